@@ -1,0 +1,2 @@
+export { channelBehavior } from './behavior.js';
+export type { ChannelEvent, ChannelState } from './state.js';

@@ -1,0 +1,178 @@
+import {
+  ChatError,
+  generateApiKey,
+  isRole,
+  ROLES,
+  secretsEqual,
+  type Command,
+  type NewUser,
+  type RealmCommand,
+} from '@chat/protocol';
+import type { ActorBehavior, ActorContext, Decision } from '@chat/runtime';
+import { toPrincipal, toProfile } from './profile.js';
+import { applyEvent, initialState, type Account, type RealmEvent, type RealmState } from './state.js';
+
+type Ctx = ActorContext<RealmState>;
+
+const MAX_NAME_LENGTH = 100;
+// Deliberately loose: the address is confirmed by mail, not by a pattern.
+const EMAIL = /^[^\s@]+@[^\s@]+$/;
+
+const noRealm = () => new ChatError('NONEXISTENT_SUBDOMAIN', 'Invalid subdomain');
+const wrongKey = () => new ChatError('INVALID_API_KEY', 'Invalid API key');
+const wrongLogin = () => new ChatError('AUTHENTICATION_FAILED', 'Your username or password is incorrect');
+const deactivated = () => new ChatError('USER_DEACTIVATED', 'Account is deactivated');
+
+/** A stable numeric id for a realm, derived from its string id. */
+export function realmIdOf(stringId: string): number {
+  let hash = 0x811c9dc5;
+  for (let i = 0; i < stringId.length; i++) hash = Math.imul(hash ^ stringId.charCodeAt(i), 0x01000193);
+  return ((hash >>> 0) % 0x7fffffff) + 1;
+}
+
+function accountByEmail(state: RealmState, email: string): Account | undefined {
+  const id = state.byEmail[email.toLowerCase()];
+  return id === undefined ? undefined : state.accounts[id];
+}
+
+function activeAccount(state: RealmState, username: string): Account {
+  const account = accountByEmail(state, username);
+  if (!account) throw wrongLogin();
+  if (!account.isActive) throw deactivated();
+  return account;
+}
+
+function newAccount(state: RealmState, user: NewUser, id: number, now: number): Account {
+  const email = user.email.trim();
+  if (!EMAIL.test(email)) throw new ChatError('BAD_REQUEST', `Invalid email '${email}'`);
+  if (accountByEmail(state, email)) throw new ChatError('BAD_REQUEST', `Email '${email}' already in use`);
+  const fullName = user.full_name.trim();
+  if (fullName.length === 0 || fullName.length > MAX_NAME_LENGTH) throw new ChatError('BAD_REQUEST', 'Invalid name');
+  if (!isRole(user.role)) throw new ChatError('BAD_REQUEST', 'Invalid role');
+  return {
+    id,
+    email,
+    fullName,
+    role: user.role,
+    isActive: true,
+    dateJoined: Math.floor(now / 1000),
+    apiKey: generateApiKey(),
+    passwordHash: user.password_hash ?? null,
+    botType: user.bot_type ?? null,
+    botOwnerId: user.bot_owner_id ?? null,
+    timezone: user.timezone ?? '',
+    avatarVersion: 1,
+  };
+}
+
+function decide(ctx: Ctx, command: RealmCommand): Decision<RealmEvent> {
+  const state = ctx.state;
+  if (command.type === 'realm.create') {
+    if (state.exists) throw new ChatError('BAD_REQUEST', `Realm '${state.stringId}' already exists`);
+    if (!command.users.some((user) => user.role === ROLES.owner)) {
+      throw new ChatError('BAD_REQUEST', 'A new realm needs an owner');
+    }
+    const firstUserId = command.first_user_id ?? 1;
+    const accounts: Account[] = [];
+    const scratch: RealmState = { ...state, byEmail: {} };
+    for (const [i, user] of command.users.entries()) {
+      const account = newAccount(scratch, user, firstUserId + i, ctx.now);
+      scratch.byEmail[account.email.toLowerCase()] = account.id;
+      accounts.push(account);
+    }
+    const info = {
+      type: 'realmCreated' as const,
+      id: realmIdOf(state.stringId),
+      name: command.name,
+      description: command.description,
+      development: command.development,
+      webPublicAccessEnabled: command.web_public_access_enabled ?? false,
+      at: Math.floor(ctx.now / 1000),
+      firstUserId,
+    };
+    const created = accounts.map((account) => ({ type: 'accountCreated' as const, account }));
+    return { events: [info, ...created], reply: accounts.map(toProfile) };
+  }
+  if (!state.exists) throw noRealm();
+  switch (command.type) {
+    case 'realm.info':
+      return {
+        reply: {
+          id: state.id,
+          string_id: state.stringId,
+          name: state.name,
+          description: state.description,
+          development: state.development,
+          web_public_access_enabled: state.webPublicAccessEnabled,
+          date_created: state.dateCreated,
+        },
+      };
+    case 'realm.createUser': {
+      const account = newAccount(state, command.user, state.nextUserId, ctx.now);
+      return { events: [{ type: 'accountCreated', account }], reply: toProfile(account) };
+    }
+    case 'realm.authenticate': {
+      const account = accountByEmail(state, command.email);
+      // Compare even for unknown addresses, so timing does not reveal which exist.
+      const expected = account?.apiKey ?? 'x'.repeat(32);
+      if (!secretsEqual(command.api_key, expected) || !account) throw wrongKey();
+      if (!account.isActive) throw deactivated();
+      return { reply: toPrincipal(state, account) };
+    }
+    case 'realm.loginCandidate': {
+      const account = activeAccount(state, command.username);
+      if (account.botType !== null) throw wrongLogin();
+      return {
+        reply: {
+          api_key: account.apiKey,
+          email: account.email,
+          user_id: account.id,
+          password_hash: account.passwordHash,
+        },
+      };
+    }
+    case 'realm.devApiKey': {
+      if (!state.development) throw new ChatError('BAD_REQUEST', 'DevAuthBackend not enabled.');
+      const account = activeAccount(state, command.username);
+      return { reply: { api_key: account.apiKey, email: account.email, user_id: account.id } };
+    }
+    case 'realm.getUser': {
+      const account = state.accounts[command.user_id];
+      if (!account) throw new ChatError('BAD_REQUEST', 'No such user');
+      return { reply: toProfile(account) };
+    }
+    case 'realm.listUsers':
+      return { reply: Object.values(state.accounts).map(toProfile) };
+    case 'realm.resetApiKey': {
+      const account = accountByEmail(state, command.email);
+      if (!account) throw new ChatError('BAD_REQUEST', `No user with email '${command.email}'`);
+      const apiKey = generateApiKey();
+      return { events: [{ type: 'apiKeyChanged', userId: account.id, apiKey }], reply: { api_key: apiKey } };
+    }
+    case 'realm.registerChannel': {
+      const name = command.name.trim();
+      if (state.channelsByName[name.toLowerCase()] !== undefined) {
+        throw new ChatError('BAD_REQUEST', `Channel '${name}' already exists`);
+      }
+      const channelId = state.nextChannelId;
+      return { events: [{ type: 'channelRegistered', channelId, name }], reply: { channel_id: channelId } };
+    }
+    case 'realm.findChannel': {
+      const channelId = state.channelsByName[command.name.trim().toLowerCase()];
+      if (channelId === undefined) {
+        throw new ChatError('STREAM_DOES_NOT_EXIST', `Channel '${command.name}' does not exist`, {
+          stream: command.name,
+        });
+      }
+      return { reply: { channel_id: channelId } };
+    }
+  }
+}
+
+export const realmBehavior: ActorBehavior<RealmState, RealmEvent> = {
+  type: 'realm',
+  eventVersion: 1,
+  initial: initialState,
+  handle: (ctx, command: Command) => decide(ctx, command as RealmCommand),
+  apply: applyEvent,
+};

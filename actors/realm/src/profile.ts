@@ -1,0 +1,30 @@
+import type { Principal, UserProfile } from '@chat/protocol';
+import type { Account, RealmState } from './state.js';
+
+export function toProfile(account: Account): UserProfile {
+  return {
+    user_id: account.id,
+    email: account.email,
+    delivery_email: account.email,
+    full_name: account.fullName,
+    date_joined: new Date(account.dateJoined * 1000).toISOString(),
+    is_active: account.isActive,
+    role: account.role,
+    is_bot: account.botType !== null,
+    bot_type: account.botType,
+    bot_owner_id: account.botOwnerId,
+    timezone: account.timezone,
+    avatar_version: account.avatarVersion,
+  };
+}
+
+export function toPrincipal(state: RealmState, account: Account): Principal {
+  return {
+    realm: state.stringId,
+    user_id: account.id,
+    email: account.email,
+    role: account.role,
+    is_bot: account.botType !== null,
+    full_name: account.fullName,
+  };
+}

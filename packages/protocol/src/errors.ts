@@ -1,0 +1,85 @@
+/**
+ * Errors as data. Every failure that crosses an actor boundary or reaches a
+ * client is a `ChatError` carrying one of the Zulip codes below. The table
+ * says which HTTP status the edge answers with and whether retrying the same
+ * request may help; nothing classifies errors by their message text.
+ */
+export const ERROR_CODES = {
+  BAD_REQUEST: { status: 400, retriable: false },
+  REQUEST_VARIABLE_MISSING: { status: 400, retriable: false },
+  STREAM_DOES_NOT_EXIST: { status: 400, retriable: false },
+  STREAM_WILDCARD_MENTION_NOT_ALLOWED: { status: 400, retriable: false },
+  TOPIC_WILDCARD_MENTION_NOT_ALLOWED: { status: 400, retriable: false },
+  MOVE_MESSAGES_TIME_LIMIT_EXCEEDED: { status: 400, retriable: false },
+  INVITATION_FAILED: { status: 400, retriable: false },
+  UNAUTHORIZED_PRINCIPAL: { status: 400, retriable: false },
+  INVALID_PUSH_DEVICE_TOKEN: { status: 400, retriable: false },
+  INVALID_REMOTE_PUSH_DEVICE_TOKEN: { status: 400, retriable: false },
+  BAD_EVENT_QUEUE_ID: { status: 400, retriable: false },
+  UNAUTHORIZED: { status: 401, retriable: false },
+  INVALID_API_KEY: { status: 401, retriable: false },
+  USER_DEACTIVATED: { status: 401, retriable: false },
+  REALM_DEACTIVATED: { status: 401, retriable: false },
+  AUTHENTICATION_FAILED: { status: 401, retriable: false },
+  PASSWORD_AUTH_DISABLED: { status: 401, retriable: false },
+  FORBIDDEN: { status: 403, retriable: false },
+  NOT_FOUND: { status: 404, retriable: false },
+  NONEXISTENT_SUBDOMAIN: { status: 404, retriable: false },
+  REQUEST_TOO_LARGE: { status: 413, retriable: false },
+  RATE_LIMIT_HIT: { status: 429, retriable: true },
+  /** A mailbox or queue is full: the caller may retry later. */
+  OVERLOADED: { status: 503, retriable: true },
+  /** The actor did not answer before the request's deadline. */
+  REQUEST_TIMEOUT: { status: 504, retriable: true },
+  /** A real fault of the server; logged with the request id. */
+  INTERNAL_SERVER_ERROR: { status: 500, retriable: false },
+} as const satisfies Record<string, { status: number; retriable: boolean }>;
+
+export type ErrorCode = keyof typeof ERROR_CODES;
+
+/** Extra fields some codes carry next to `code` and `msg`, e.g. `stream` or `var_name`. */
+export type ErrorExtra = Record<string, unknown>;
+
+/** The shape of an error on the wire, between actors or in a reply envelope. */
+export interface WireError {
+  code: ErrorCode;
+  msg: string;
+  extra?: ErrorExtra;
+}
+
+export class ChatError extends Error {
+  override readonly name = 'ChatError';
+  constructor(
+    readonly code: ErrorCode,
+    msg: string,
+    readonly extra: ErrorExtra = {},
+  ) {
+    super(msg);
+  }
+
+  get status(): number {
+    return ERROR_CODES[this.code].status;
+  }
+
+  get retriable(): boolean {
+    return ERROR_CODES[this.code].retriable;
+  }
+
+  toWire(): WireError {
+    return Object.keys(this.extra).length > 0
+      ? { code: this.code, msg: this.message, extra: this.extra }
+      : { code: this.code, msg: this.message };
+  }
+
+  static fromWire(wire: WireError): ChatError {
+    const code = wire.code in ERROR_CODES ? wire.code : 'INTERNAL_SERVER_ERROR';
+    return new ChatError(code, wire.msg, wire.extra ?? {});
+  }
+}
+
+export const isChatError = (err: unknown): err is ChatError => err instanceof ChatError;
+
+/** Shorthands for the errors raised most often. */
+export const badRequest = (msg: string, extra?: ErrorExtra) => new ChatError('BAD_REQUEST', msg, extra);
+export const missingArgument = (name: string) =>
+  new ChatError('REQUEST_VARIABLE_MISSING', `Missing '${name}' argument`, { var_name: name });

@@ -1,0 +1,74 @@
+import type { ActorAddress, ActorType, Command } from '@chat/protocol';
+import type { ActorClient } from './client.js';
+import type { ScanOptions, StoreKey, StoreRow, StoreWrite } from './ports/index.js';
+
+/** What an actor decided to do with one message. */
+export interface Decision<Event, Reply = unknown> {
+  /** State changes to record. They are applied only once durable. */
+  events?: Event[];
+  reply?: Reply;
+  /** Messages to other actors, sent after the events are durable. */
+  tells?: Array<{ to: ActorAddress; body: Command }>;
+}
+
+/** Read access to the store, for actors whose state does not fit in memory. */
+export interface StoreReader {
+  get(key: StoreKey): Promise<Uint8Array | undefined>;
+  scan(table: string, partition: string, opts?: ScanOptions): AsyncIterable<StoreRow>;
+}
+
+/** Timers belong to one actor: they fire into its mailbox and die with it. */
+export interface Timers {
+  /** (Re)arms the named timer. */
+  set(name: string, delayMs: number): void;
+  cancel(name: string): void;
+  has(name: string): boolean;
+}
+
+export interface ActorContext<State> {
+  readonly address: ActorAddress;
+  /** Read-only during `handle`: change state by returning events. */
+  readonly state: Readonly<State>;
+  /** Wall-clock time at which this message started processing (ms). */
+  readonly now: number;
+  readonly store: StoreReader;
+  readonly timers: Timers;
+  /**
+   * For asks to other actors from `handle`. An actor never holds a
+   * half-applied change while it waits (state changes only after `handle`
+   * returns), but two actors asking each other would deadlock until the
+   * deadline: prefer `Decision.tells`.
+   */
+  readonly actors: ActorClient;
+}
+
+export interface TypedEvent {
+  type: string;
+}
+
+/**
+ * The behavior of one actor type. `handle` decides; `apply` evolves. `apply`
+ * must be deterministic (timestamps and ids travel inside events) because the
+ * same events rebuild the state on recovery.
+ */
+export interface ActorBehavior<State, Event extends TypedEvent = TypedEvent> {
+  readonly type: ActorType;
+  /** Version of the event shapes written now; stored with every record. */
+  readonly eventVersion: number;
+  initial(key: string): State;
+  handle(ctx: ActorContext<State>, command: Command): Decision<Event> | Promise<Decision<Event>>;
+  /** Applies one durable event to the state, in place. */
+  apply(state: State, event: Event): void;
+  /** Rows an applied event writes to the store (idempotent puts and deletes). */
+  rows?(state: Readonly<State>, event: Event): StoreWrite[];
+  onTimer?(ctx: ActorContext<State>, name: string): Decision<Event> | Promise<Decision<Event>>;
+  /** Called when the actor comes to life (first use, or after passivation). */
+  onActivate?(ctx: ActorContext<State>): void;
+  /** False keeps the actor in memory even when idle. */
+  canPassivate?(state: Readonly<State>): boolean;
+  /** Turns an event written by an older `eventVersion` into the current shape. */
+  upcast?(event: unknown, version: number): Event;
+}
+
+/** A behavior with its types erased, so that one host can hold many. */
+export type AnyBehavior = ActorBehavior<object, TypedEvent>;

@@ -1,0 +1,189 @@
+import { ChatError, ENVELOPE_VERSION, formatAddress, isChatError } from '@chat/protocol';
+import type { ActorAddress, AskEnvelope, ReplyEnvelope, WireError } from '@chat/protocol';
+import type { ActorContext, AnyBehavior, Decision, StoreReader, TypedEvent } from './behavior.js';
+import type { ActorClient } from './client.js';
+import type { Logger } from './logger.js';
+import { Mailbox } from './mailbox.js';
+import type { StoreWrite } from './ports/index.js';
+import { IdempotencyCache, type JournalEntry, type Snapshot } from './records.js';
+import { ActorTimers } from './timers.js';
+
+export type Delivery =
+  | { kind: 'message'; envelope: AskEnvelope; respond?: (reply: ReplyEnvelope) => void }
+  | { kind: 'timer'; name: string };
+
+/** What a cell needs from its host. */
+export interface CellHost {
+  readonly store: StoreReader;
+  readonly actors: ActorClient;
+  readonly log: Logger;
+  readonly idempotencyCapacity: number;
+  /** Makes the entry durable; resolves with its journal position. */
+  commit(cell: ActorCell, entry: JournalEntry): Promise<number>;
+  /** Writes rows derived from applied events. */
+  writeRows(cell: ActorCell, rows: StoreWrite[]): Promise<void>;
+  loadSnapshot(address: ActorAddress): Promise<Snapshot | undefined>;
+}
+
+const replyError = (error: WireError): ReplyEnvelope => ({ v: ENVELOPE_VERSION, ok: false, error });
+
+/**
+ * One live actor: its state, its bounded mailbox and its timers. Messages are
+ * processed strictly one at a time; state changes only after its events are
+ * durable, and the reply is sent only then.
+ */
+export class ActorCell {
+  state!: object;
+  /** Journal position of the last record applied to `state`. */
+  position = -1;
+  lastActive = Date.now();
+  private idem: IdempotencyCache;
+  readonly timers: ActorTimers;
+  private readonly mailbox: Mailbox<Delivery>;
+  private readonly ready: Promise<void>;
+  private stopped = false;
+  private readonly log: Logger;
+
+  constructor(
+    readonly address: ActorAddress,
+    readonly behavior: AnyBehavior,
+    private readonly host: CellHost,
+    mailboxCapacity: number,
+  ) {
+    this.log = host.log.child({ actor: formatAddress(address) });
+    this.idem = new IdempotencyCache(host.idempotencyCapacity);
+    this.timers = new ActorTimers((name) => this.mailbox.offer({ kind: 'timer', name }));
+    this.mailbox = new Mailbox(mailboxCapacity, (d) => this.process(d));
+    this.ready = this.activate();
+  }
+
+  /** Queues a delivery; false when the mailbox is full. */
+  offer(delivery: Delivery): boolean {
+    return !this.stopped && this.mailbox.offer(delivery);
+  }
+
+  get idle(): boolean {
+    return !this.mailbox.busy && this.mailbox.size === 0;
+  }
+
+  whenIdle(): Promise<void> {
+    return this.mailbox.whenIdle();
+  }
+
+  snapshot(): Snapshot {
+    return { rv: 1, position: this.position, state: this.state, idem: this.idem.toJSON() };
+  }
+
+  /** Stops timers and refuses further deliveries. */
+  stop(): void {
+    this.stopped = true;
+    this.timers.clear();
+  }
+
+  private async activate(): Promise<void> {
+    const snapshot = await this.host.loadSnapshot(this.address);
+    if (snapshot) {
+      this.state = snapshot.state;
+      this.position = snapshot.position;
+      this.idem = IdempotencyCache.from(snapshot.idem, this.host.idempotencyCapacity);
+    } else {
+      this.state = this.behavior.initial(this.address.key);
+    }
+    this.behavior.onActivate?.(this.context());
+  }
+
+  private context(): ActorContext<object> {
+    return {
+      address: this.address,
+      state: this.state,
+      now: Date.now(),
+      store: this.host.store,
+      timers: this.timers,
+      actors: this.host.actors,
+    };
+  }
+
+  private async process(delivery: Delivery): Promise<void> {
+    try {
+      await this.ready;
+    } catch (err) {
+      this.log.error({ err }, 'actor failed to activate');
+      if (delivery.kind === 'message') delivery.respond?.(replyError(internal()));
+      return;
+    }
+    if (this.stopped) return;
+    this.lastActive = Date.now();
+    if (delivery.kind === 'timer') {
+      await this.run(() => this.behavior.onTimer!(this.context(), delivery.name), undefined);
+      return;
+    }
+    const { envelope, respond } = delivery;
+    // The asker has given up: doing the work now could only surprise it.
+    if (envelope.deadline < Date.now()) return;
+    const key = envelope.idempotencyKey;
+    if (key !== undefined && this.idem.has(key)) {
+      respond?.({ v: ENVELOPE_VERSION, ok: true, body: this.idem.get(key) });
+      return;
+    }
+    await this.run(() => this.behavior.handle(this.context(), envelope.body), respond, key, envelope.requestId);
+  }
+
+  private async run(
+    decide: () => Decision<TypedEvent> | Promise<Decision<TypedEvent>>,
+    respond: ((reply: ReplyEnvelope) => void) | undefined,
+    idemKey?: string,
+    requestId?: string,
+  ): Promise<void> {
+    let decision: Decision<TypedEvent>;
+    try {
+      decision = await decide();
+    } catch (err) {
+      if (!isChatError(err)) this.log.error({ err, requestId }, 'actor failed to handle a message');
+      respond?.(replyError(isChatError(err) ? err.toWire() : internal()));
+      return;
+    }
+    const events = decision.events ?? [];
+    if (events.length > 0) {
+      const entry: JournalEntry = { rv: 1, ev: this.behavior.eventVersion, events };
+      if (idemKey !== undefined) Object.assign(entry, { idem: idemKey, reply: decision.reply ?? null });
+      try {
+        this.position = await this.host.commit(this, entry);
+      } catch (err) {
+        // Nothing was applied: the caller may retry with the same key.
+        this.log.error({ err, requestId }, 'journal append failed');
+        respond?.(replyError(isChatError(err) ? err.toWire() : unavailable()));
+        return;
+      }
+      const rows = this.applyEntry(entry);
+      if (rows.length > 0) {
+        try {
+          await this.host.writeRows(this, rows);
+        } catch (err) {
+          // The journal has the change; recovery rewrites the rows.
+          this.log.error({ err, requestId }, 'store write failed after a durable append');
+        }
+      }
+    }
+    respond?.({ v: ENVELOPE_VERSION, ok: true, body: decision.reply ?? null });
+    for (const tell of decision.tells ?? []) this.host.actors.tell(tell.to, tell.body, { requestId });
+  }
+
+  private applyEntry(entry: JournalEntry): StoreWrite[] {
+    if (entry.idem !== undefined) this.idem.set(entry.idem, entry.reply);
+    return applyEntry(this.behavior, this.state, entry);
+  }
+}
+
+/** Applies a durable entry's events to a state; returns the rows they write. */
+export function applyEntry(behavior: AnyBehavior, state: object, entry: JournalEntry): StoreWrite[] {
+  const rows: StoreWrite[] = [];
+  for (const event of entry.events) {
+    behavior.apply(state, event);
+    if (behavior.rows) rows.push(...behavior.rows(state, event));
+  }
+  return rows;
+}
+
+const internal = (): WireError => new ChatError('INTERNAL_SERVER_ERROR', 'Internal server error').toWire();
+const unavailable = (): WireError =>
+  new ChatError('OVERLOADED', 'The change could not be recorded; try again').toWire();

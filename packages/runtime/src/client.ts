@@ -1,0 +1,77 @@
+import {
+  ChatError,
+  decode,
+  encode,
+  ENVELOPE_VERSION,
+  type ActorAddress,
+  type AskEnvelope,
+  type Command,
+  type ReplyEnvelope,
+} from '@chat/protocol';
+import { NoResponders, TransportTimeout, type Transport } from './ports/index.js';
+import { shardOf, shardSubject } from './shards.js';
+
+export interface AskOptions {
+  /** Defaults to the client's `defaultTimeoutMs`. */
+  timeoutMs?: number;
+  /** Makes a retried command apply once. */
+  idempotencyKey?: string;
+  requestId?: string;
+}
+
+/** How edges and actors reach actors: by address, never by host. */
+export interface ActorClient {
+  /** Resolves with the actor's reply, or rejects with a `ChatError`. */
+  ask<R = unknown>(to: ActorAddress, body: Command, opts?: AskOptions): Promise<R>;
+  /** Fire and forget: delivered at most once. */
+  tell(to: ActorAddress, body: Command, opts?: Omit<AskOptions, 'idempotencyKey'>): void;
+}
+
+export interface TransportClientOptions {
+  shardCount: number;
+  defaultTimeoutMs: number;
+}
+
+/** An `ActorClient` that routes each message to the subject of its shard. */
+export class TransportActorClient implements ActorClient {
+  constructor(
+    private readonly transport: Transport,
+    private readonly options: TransportClientOptions,
+  ) {}
+
+  async ask<R>(to: ActorAddress, body: Command, opts: AskOptions = {}): Promise<R> {
+    const timeoutMs = opts.timeoutMs ?? this.options.defaultTimeoutMs;
+    const envelope = this.envelope('ask', to, body, timeoutMs, opts);
+    let bytes: Uint8Array;
+    try {
+      bytes = await this.transport.request(this.subject(to), encode(envelope), timeoutMs);
+    } catch (err) {
+      if (err instanceof TransportTimeout) {
+        throw new ChatError('REQUEST_TIMEOUT', `No answer within ${timeoutMs} ms`);
+      }
+      if (err instanceof NoResponders) {
+        throw new ChatError('OVERLOADED', 'No actor host serves this request right now');
+      }
+      throw err;
+    }
+    const reply = decode<ReplyEnvelope>(bytes);
+    if (!reply.ok) throw ChatError.fromWire(reply.error);
+    return reply.body as R;
+  }
+
+  tell(to: ActorAddress, body: Command, opts: AskOptions = {}): void {
+    const timeoutMs = opts.timeoutMs ?? this.options.defaultTimeoutMs;
+    this.transport.publish(this.subject(to), encode(this.envelope('tell', to, body, timeoutMs, opts)));
+  }
+
+  private subject(to: ActorAddress) {
+    return shardSubject(to.type, shardOf(to, this.options.shardCount));
+  }
+
+  private envelope(kind: AskEnvelope['kind'], to: ActorAddress, body: Command, timeoutMs: number, opts: AskOptions) {
+    const envelope: AskEnvelope = { v: ENVELOPE_VERSION, kind, to, body, deadline: Date.now() + timeoutMs };
+    if (opts.idempotencyKey !== undefined) envelope.idempotencyKey = opts.idempotencyKey;
+    if (opts.requestId !== undefined) envelope.requestId = opts.requestId;
+    return envelope;
+  }
+}

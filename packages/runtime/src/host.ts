@@ -1,0 +1,204 @@
+import { ChatError, decode, encode, ENVELOPE_VERSION, formatAddress } from '@chat/protocol';
+import type { ActorAddress, AskEnvelope, ReplyEnvelope } from '@chat/protocol';
+import type { AnyBehavior } from './behavior.js';
+import { ActorCell, type CellHost } from './cell.js';
+import type { ActorClient } from './client.js';
+import { silentLogger, type Logger } from './logger.js';
+import type { Fence, Journal, StateStore, StoreWrite, Subscription, Transport } from './ports/index.js';
+import { Partition } from './partition.js';
+import { snapshotKey, decodeSnapshot, type JournalEntry, type Snapshot } from './records.js';
+import { shardOf, shardSubject } from './shards.js';
+
+export interface HostOptions {
+  transport: Transport;
+  journal: Journal;
+  store: StateStore;
+  /** Used by actors to reach other actors. */
+  actors: ActorClient;
+  behaviors: AnyBehavior[];
+  shardCount: number;
+  /** The shards this host owns; all of them by default (embedded). */
+  shards?: number[];
+  /** Ownership epoch; must grow with every new owner of a shard. */
+  epoch: number;
+  mailboxCapacity?: number;
+  /** Idle actors are dropped from memory after this long. */
+  passivateAfterMs?: number;
+  /** A partition is checkpointed after this many records... */
+  checkpointEvery?: number;
+  /** ...or this long after its first unsaved record. */
+  checkpointAfterMs?: number;
+  idempotencyCapacity?: number;
+  log?: Logger;
+}
+
+export interface HostStats {
+  live: number;
+  activations: number;
+  passivations: number;
+  checkpoints: number;
+  refusedFull: number;
+}
+
+/**
+ * Hosts the actors of the shards it owns: routes each message from the
+ * transport to its actor's mailbox, brings actors to life from the store and
+ * journal, records their changes, checkpoints them and passivates idle ones.
+ */
+export class ActorHost implements CellHost {
+  readonly store: StateStore;
+  readonly actors: ActorClient;
+  readonly log: Logger;
+  readonly idempotencyCapacity: number;
+  readonly stats: HostStats = { live: 0, activations: 0, passivations: 0, checkpoints: 0, refusedFull: 0 };
+  private readonly behaviors = new Map<string, AnyBehavior>();
+  private readonly partitions = new Map<string, Partition>();
+  private readonly cells = new Map<string, ActorCell>();
+  private readonly subscriptions: Subscription[] = [];
+  private sweeper: NodeJS.Timeout | undefined;
+  private readonly options: Required<Omit<HostOptions, 'shards' | 'log'>> & { shards: number[] };
+
+  constructor(options: HostOptions) {
+    this.options = {
+      mailboxCapacity: 1000,
+      passivateAfterMs: 5 * 60_000,
+      checkpointEvery: 1000,
+      checkpointAfterMs: 10_000,
+      idempotencyCapacity: 256,
+      ...options,
+      shards: options.shards ?? Array.from({ length: options.shardCount }, (_, i) => i),
+    };
+    this.store = options.store;
+    this.actors = options.actors;
+    this.log = options.log ?? silentLogger;
+    this.idempotencyCapacity = this.options.idempotencyCapacity;
+    for (const behavior of options.behaviors) this.behaviors.set(behavior.type, behavior);
+  }
+
+  /** Claims the shards, recovers what the journal holds past the last checkpoint, then serves. */
+  async start(): Promise<void> {
+    const { journal, store, transport } = this.options;
+    for (const shard of this.options.shards) {
+      const fence: Fence = { shard, epoch: this.options.epoch };
+      const epoch = await store.claim(fence);
+      if (epoch !== fence.epoch) throw new Error(`shard ${shard} is owned by a newer epoch ${epoch}`);
+      for (const behavior of this.behaviors.values()) {
+        const partition = new Partition(behavior, fence, {
+          journal,
+          store,
+          log: this.log,
+          idempotencyCapacity: this.idempotencyCapacity,
+          checkpointEvery: this.options.checkpointEvery,
+          checkpointAfterMs: this.options.checkpointAfterMs,
+          onCheckpoint: () => this.stats.checkpoints++,
+        });
+        await partition.recover();
+        this.partitions.set(partition.id, partition);
+        this.subscriptions.push(
+          transport.subscribe(shardSubject(behavior.type, shard), (msg) => this.deliver(msg.data, msg.respond)),
+        );
+      }
+    }
+    const sweepEvery = Math.max(10, Math.min(this.options.passivateAfterMs, this.options.checkpointAfterMs) / 2);
+    this.sweeper = setInterval(() => void this.sweep(), sweepEvery);
+    this.sweeper.unref();
+  }
+
+  /** Stops taking messages, lets mailboxes drain, checkpoints, stops timers. */
+  async stop(): Promise<void> {
+    for (const sub of this.subscriptions.splice(0)) sub.unsubscribe();
+    clearInterval(this.sweeper);
+    await this.whenIdle();
+    for (const partition of this.partitions.values()) await partition.checkpoint();
+    for (const cell of this.cells.values()) cell.stop();
+    this.cells.clear();
+    this.stats.live = 0;
+  }
+
+  /** Resolves once every live actor has an empty mailbox and is not working. */
+  async whenIdle(): Promise<void> {
+    await Promise.all([...this.cells.values()].map((cell) => cell.whenIdle()));
+  }
+
+  /** Passivates idle actors and checkpoints partitions that are due. */
+  async sweep(now = Date.now()): Promise<void> {
+    for (const [id, cell] of this.cells) {
+      const behavior = cell.behavior;
+      if (!cell.idle || now - cell.lastActive < this.options.passivateAfterMs) continue;
+      if (behavior.canPassivate && !behavior.canPassivate(cell.state)) continue;
+      await this.passivate(id, cell);
+    }
+    for (const partition of this.partitions.values()) {
+      if (partition.checkpointDue(now)) await partition.checkpoint();
+    }
+  }
+
+  /** Drops an actor from memory after saving its state. */
+  private async passivate(id: string, cell: ActorCell): Promise<void> {
+    cell.stop();
+    this.cells.delete(id);
+    this.stats.live--;
+    this.stats.passivations++;
+    await this.partitionOf(cell.address).saveAndForget(cell);
+  }
+
+  private deliver(data: Uint8Array, respond?: (data: Uint8Array) => void): void {
+    const reply = respond ? (r: ReplyEnvelope) => respond(encode(r)) : undefined;
+    let envelope: AskEnvelope;
+    try {
+      envelope = decode<AskEnvelope>(data);
+      if (envelope.v !== ENVELOPE_VERSION) throw new Error(`envelope version ${envelope.v}`);
+    } catch (err) {
+      this.log.warn({ err }, 'undecodable message dropped');
+      reply?.(errorReply(new ChatError('BAD_REQUEST', 'Undecodable message')));
+      return;
+    }
+    const cell = this.cellFor(envelope.to);
+    if (!cell) {
+      reply?.(errorReply(new ChatError('OVERLOADED', 'This host does not own that actor; try again')));
+      return;
+    }
+    if (!cell.offer({ kind: 'message', envelope, ...(reply ? { respond: reply } : {}) })) {
+      this.stats.refusedFull++;
+      reply?.(errorReply(new ChatError('OVERLOADED', `Too many requests queued for ${formatAddress(envelope.to)}`)));
+    }
+  }
+
+  private cellFor(address: ActorAddress): ActorCell | undefined {
+    const id = formatAddress(address);
+    let cell = this.cells.get(id);
+    if (cell) return cell;
+    const behavior = this.behaviors.get(address.type);
+    if (!behavior || !this.partitions.has(this.partitionId(address))) return undefined;
+    cell = new ActorCell(address, behavior, this, this.options.mailboxCapacity);
+    this.cells.set(id, cell);
+    this.stats.live++;
+    this.stats.activations++;
+    return cell;
+  }
+
+  // --- CellHost ---
+
+  commit(cell: ActorCell, entry: JournalEntry): Promise<number> {
+    return this.partitionOf(cell.address).commit(cell, entry);
+  }
+
+  writeRows(cell: ActorCell, rows: StoreWrite[]): Promise<void> {
+    return this.store.write(rows, { fence: this.partitionOf(cell.address).fence });
+  }
+
+  async loadSnapshot(address: ActorAddress): Promise<Snapshot | undefined> {
+    const bytes = await this.store.get(snapshotKey(address));
+    return bytes && decodeSnapshot(bytes);
+  }
+
+  private partitionId(address: ActorAddress): string {
+    return `${address.type}.${shardOf(address, this.options.shardCount)}`;
+  }
+
+  private partitionOf(address: ActorAddress): Partition {
+    return this.partitions.get(this.partitionId(address))!;
+  }
+}
+
+const errorReply = (err: ChatError): ReplyEnvelope => ({ v: ENVELOPE_VERSION, ok: false, error: err.toWire() });

@@ -1,0 +1,7 @@
+export * from './ports/index.js';
+export * from './client.js';
+export * from './shards.js';
+export * from './behavior.js';
+export * from './host.js';
+export * from './logger.js';
+export { Mailbox } from './mailbox.js';

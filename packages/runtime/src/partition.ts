@@ -1,0 +1,165 @@
+import { decode, encode } from '@chat/protocol';
+import type { AnyBehavior } from './behavior.js';
+import { applyEntry, type ActorCell } from './cell.js';
+import type { Logger } from './logger.js';
+import type { Fence, Journal, JournalPartition, JournalRecord, StateStore, StoreWrite } from './ports/index.js';
+import {
+  checkpointKey,
+  decodeEntry,
+  decodeSnapshot,
+  encodeEntry,
+  encodeSnapshot,
+  IdempotencyCache,
+  snapshotKey,
+  type JournalEntry,
+} from './records.js';
+
+export interface PartitionDeps {
+  journal: Journal;
+  store: StateStore;
+  log: Logger;
+  idempotencyCapacity: number;
+  checkpointEvery: number;
+  checkpointAfterMs: number;
+  onCheckpoint(): void;
+}
+
+/**
+ * One journal partition: the actors of one type in one shard. It records
+ * their changes and checkpoints them: a checkpoint saves the snapshot of
+ * every actor changed since the last one, then remembers the journal
+ * position, so that recovery only replays what came after it.
+ */
+export class Partition {
+  readonly id: string;
+  readonly journalPartition: JournalPartition;
+  /** Journal position up to which every record is reflected in the store. */
+  checkpointed = -1;
+  private lastPosition = -1;
+  private readonly dirty = new Set<ActorCell>();
+  private unsaved = 0;
+  private firstUnsavedAt = 0;
+  private inflight = 0;
+  private drained: (() => void) | undefined;
+  private gate: Promise<void> | undefined;
+
+  constructor(
+    readonly behavior: AnyBehavior,
+    readonly fence: Fence,
+    private readonly deps: PartitionDeps,
+  ) {
+    this.journalPartition = { topic: behavior.type, shard: fence.shard };
+    this.id = `${behavior.type}.${fence.shard}`;
+  }
+
+  /** Appends one entry durably. Waits while a checkpoint is being taken. */
+  async commit(cell: ActorCell, entry: JournalEntry): Promise<number> {
+    while (this.gate) await this.gate;
+    this.inflight++;
+    try {
+      const [position] = await this.deps.journal.append(
+        this.journalPartition,
+        [{ key: cell.address.key, data: encodeEntry(entry) }],
+        this.fence,
+      );
+      this.lastPosition = Math.max(this.lastPosition, position!);
+      this.dirty.add(cell);
+      if (this.unsaved++ === 0) this.firstUnsavedAt = Date.now();
+      return position!;
+    } finally {
+      // The cell applies the entry synchronously after this resolves, so a
+      // checkpoint that waits for `inflight` to reach 0 sees applied state.
+      queueMicrotask(() => {
+        if (--this.inflight === 0) this.drained?.();
+      });
+    }
+  }
+
+  checkpointDue(now: number): boolean {
+    if (this.unsaved === 0) return false;
+    return this.unsaved >= this.deps.checkpointEvery || now - this.firstUnsavedAt >= this.deps.checkpointAfterMs;
+  }
+
+  /** Saves every changed actor and advances the checkpoint. */
+  async checkpoint(): Promise<void> {
+    if (this.unsaved === 0 && this.dirty.size === 0) return;
+    while (this.gate) await this.gate;
+    let open!: () => void;
+    this.gate = new Promise((resolve) => (open = resolve));
+    try {
+      if (this.inflight > 0) await new Promise<void>((resolve) => (this.drained = resolve));
+      this.drained = undefined;
+      const position = this.lastPosition;
+      const writes: StoreWrite[] = [...this.dirty].map((cell) => ({
+        ...snapshotKey(cell.address),
+        op: 'put' as const,
+        value: encodeSnapshot(cell.snapshot()),
+      }));
+      writes.push({ ...checkpointKey(this.behavior.type, this.fence.shard), op: 'put', value: encode({ position }) });
+      await this.deps.store.write(writes, { sync: true, fence: this.fence });
+      this.deps.onCheckpoint();
+      this.dirty.clear();
+      this.unsaved = 0;
+      this.checkpointed = position;
+      await this.deps.journal.release(this.journalPartition, position);
+    } catch (err) {
+      this.deps.log.error({ err, partition: this.id }, 'checkpoint failed; will retry');
+    } finally {
+      this.gate = undefined;
+      open();
+    }
+  }
+
+  /** Saves a passivated actor's state so it no longer needs the journal. */
+  async saveAndForget(cell: ActorCell): Promise<void> {
+    if (!this.dirty.has(cell)) return;
+    await this.deps.store.write([{ ...snapshotKey(cell.address), op: 'put', value: encodeSnapshot(cell.snapshot()) }], {
+      fence: this.fence,
+    });
+    this.dirty.delete(cell);
+  }
+
+  /**
+   * Replays the journal past the partition's checkpoint into snapshots and
+   * rows, then checkpoints. After a crash this is where acknowledged changes
+   * that had not reached the store are put back.
+   */
+  async recover(): Promise<void> {
+    const { store, journal, idempotencyCapacity } = this.deps;
+    const behavior = this.behavior;
+    const saved = await store.get(checkpointKey(behavior.type, this.fence.shard));
+    const from = saved ? decode<{ position: number }>(saved).position : -1;
+    const byKey = new Map<string, JournalRecord[]>();
+    let last = from;
+    for await (const record of journal.read(this.journalPartition, from)) {
+      let list = byKey.get(record.key);
+      if (!list) byKey.set(record.key, (list = []));
+      list.push(record);
+      last = record.position;
+    }
+    this.checkpointed = this.lastPosition = from;
+    if (byKey.size === 0) return;
+    const writes: StoreWrite[] = [];
+    for (const [key, records] of byKey) {
+      const address = { type: behavior.type, key };
+      const bytes = await store.get(snapshotKey(address));
+      const snapshot = bytes ? decodeSnapshot(bytes) : undefined;
+      const state = snapshot ? snapshot.state : behavior.initial(key);
+      const idem = IdempotencyCache.from(snapshot?.idem ?? [], idempotencyCapacity);
+      let position = snapshot?.position ?? -1;
+      for (const record of records) {
+        if (record.position <= position) continue;
+        const entry = decodeEntry(record.data, behavior);
+        writes.push(...applyEntry(behavior, state, entry));
+        if (entry.idem !== undefined) idem.set(entry.idem, entry.reply);
+        position = record.position;
+      }
+      const snap = encodeSnapshot({ rv: 1, position, state, idem: idem.toJSON() });
+      writes.push({ ...snapshotKey(address), op: 'put', value: snap });
+    }
+    writes.push({ ...checkpointKey(behavior.type, this.fence.shard), op: 'put', value: encode({ position: last }) });
+    await store.write(writes, { sync: true, fence: this.fence });
+    await journal.release(this.journalPartition, last);
+    this.checkpointed = this.lastPosition = last;
+  }
+}

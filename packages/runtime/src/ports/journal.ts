@@ -1,0 +1,38 @@
+import type { Fence } from './fence.js';
+
+/**
+ * The ordered, durable record of state changes. It is partitioned like Kafka:
+ * a partition is (actor type, shard), and positions increase within a
+ * partition. A record's `key` is the actor key it belongs to.
+ */
+export interface JournalPartition {
+  topic: string;
+  shard: number;
+}
+
+export interface JournalAppend {
+  key: string;
+  data: Uint8Array;
+}
+
+export interface JournalRecord extends JournalAppend {
+  /** Increasing within the partition; opaque otherwise. */
+  position: number;
+}
+
+export interface Journal {
+  /**
+   * Appends records to one partition, in order. Resolves with their positions
+   * only once they are durable (fsync, or every in-sync replica acked).
+   * Rejects with `FencedError` when `fence.epoch` is stale for the shard.
+   */
+  append(partition: JournalPartition, records: JournalAppend[], fence: Fence): Promise<number[]>;
+  /** Every record of the partition with a position above `after`, in order. */
+  read(partition: JournalPartition, after: number): AsyncIterable<JournalRecord>;
+  /**
+   * Records at or below `upTo` are no longer needed for recovery (their effect
+   * is in the store). The adapter may drop them; it need not.
+   */
+  release(partition: JournalPartition, upTo: number): Promise<void>;
+  close(): Promise<void>;
+}

@@ -1,0 +1,48 @@
+import type { Fence } from './fence.js';
+
+/**
+ * Tables of rows under a two-part key, shaped after Cassandra: `partition`
+ * groups rows that are read together, `sort` orders them inside the
+ * partition (compared as strings). Values are bytes; the runtime owns the
+ * codec.
+ */
+export interface StoreKey {
+  table: string;
+  partition: string;
+  sort: string;
+}
+
+export type StoreWrite = (StoreKey & { op: 'put'; value: Uint8Array }) | (StoreKey & { op: 'del' });
+
+export interface ScanOptions {
+  /** Rows with sort > gt / >= gte / < lt / <= lte. */
+  gt?: string;
+  gte?: string;
+  lt?: string;
+  lte?: string;
+  reverse?: boolean;
+  limit?: number;
+}
+
+export interface StoreRow {
+  sort: string;
+  value: Uint8Array;
+}
+
+export interface StateStore {
+  get(key: StoreKey): Promise<Uint8Array | undefined>;
+  /**
+   * Applies the writes atomically where the engine can (one partition at
+   * least). With `sync`, resolves once durable on disk. With `fence`, rejects
+   * with `FencedError` when the epoch is stale for the shard.
+   */
+  write(writes: StoreWrite[], opts?: { sync?: boolean; fence?: Fence }): Promise<void>;
+  scan(table: string, partition: string, opts?: ScanOptions): AsyncIterable<StoreRow>;
+  /**
+   * Raises the shard's epoch to `fence.epoch` unless a newer one is recorded,
+   * and resolves with the epoch now in force. A new owner calls it when it
+   * takes the shard, which fences every older owner's later writes.
+   */
+  claim(fence: Fence): Promise<number>;
+  close(): Promise<void>;
+}

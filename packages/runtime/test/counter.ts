@@ -1,0 +1,78 @@
+import { ChatError, type Command } from '@chat/protocol';
+import type { ActorBehavior, ActorContext } from '../src/index.js';
+
+/** A small actor used to exercise the runtime: a list of numbers and a timer log. */
+export interface CounterState {
+  values: number[];
+  fired: string[];
+}
+
+export type CounterEvent = { type: 'added'; value: number } | { type: 'fired'; name: string };
+
+/** Observes the runtime from inside handlers: concurrency and latches. */
+export class Probe {
+  active = 0;
+  maxActive = 0;
+  handled = 0;
+  private latch: Promise<void> | undefined;
+  private openLatch: (() => void) | undefined;
+
+  hold(): void {
+    this.latch = new Promise((resolve) => (this.openLatch = resolve));
+  }
+  release(): void {
+    this.openLatch?.();
+    this.latch = undefined;
+  }
+  async enter(): Promise<void> {
+    this.active++;
+    this.maxActive = Math.max(this.maxActive, this.active);
+    if (this.latch) await this.latch;
+  }
+  leave(): void {
+    this.active--;
+    this.handled++;
+  }
+}
+
+export function counterBehavior(probe = new Probe()): ActorBehavior<CounterState, CounterEvent> {
+  return {
+    type: 'user',
+    eventVersion: 1,
+    initial: () => ({ values: [], fired: [] }),
+    async handle(ctx: ActorContext<CounterState>, command: Command) {
+      await probe.enter();
+      try {
+        switch (command.type) {
+          case 'add': {
+            // Yield between decide and reply so overlapping work would show.
+            await new Promise((resolve) => setImmediate(resolve));
+            const value = command.value as number;
+            return { events: [{ type: 'added', value }], reply: { count: ctx.state.values.length + 1 } };
+          }
+          case 'get':
+            return { reply: ctx.state };
+          case 'sleep':
+            await new Promise((resolve) => setTimeout(resolve, command.ms as number));
+            return { reply: 'woke' };
+          case 'arm':
+            ctx.timers.set(command.name as string, command.ms as number);
+            return { reply: 'armed' };
+          case 'fail':
+            throw new ChatError('BAD_REQUEST', 'Refused on purpose');
+          default:
+            throw new ChatError('BAD_REQUEST', `unknown command ${command.type}`);
+        }
+      } finally {
+        probe.leave();
+      }
+    },
+    apply(state, event) {
+      if (event.type === 'added') state.values.push(event.value);
+      else state.fired.push(event.name);
+    },
+    onTimer(_ctx, name) {
+      return { events: [{ type: 'fired', name }] };
+    },
+  };
+}

@@ -1,0 +1,74 @@
+import { mkdtemp, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { FileJournal, InProcessTransport, LevelStore } from '@chat/embedded';
+import { ActorHost, TransportActorClient, type AnyBehavior, type HostOptions } from '../src/index.js';
+
+/** A whole embedded node over a data folder, restartable on the same folder. */
+export class TestNode {
+  transport!: InProcessTransport;
+  journal!: FileJournal;
+  store!: LevelStore;
+  host!: ActorHost;
+  client!: TransportActorClient;
+  private epoch = 0;
+
+  private constructor(
+    readonly dir: string,
+    private readonly behaviors: AnyBehavior[],
+    private readonly options: Partial<HostOptions>,
+  ) {}
+
+  static async start(behaviors: AnyBehavior[], options: Partial<HostOptions> = {}): Promise<TestNode> {
+    const node = new TestNode(await mkdtemp(join(tmpdir(), 'runtime-test-')), behaviors, options);
+    await node.boot();
+    return node;
+  }
+
+  async boot(): Promise<void> {
+    this.transport = new InProcessTransport();
+    this.journal = await FileJournal.open(join(this.dir, 'journal'));
+    this.store = await LevelStore.open(join(this.dir, 'store'));
+    this.client = new TransportActorClient(this.transport, { shardCount: 4, defaultTimeoutMs: 2000 });
+    this.host = new ActorHost({
+      transport: this.transport,
+      journal: this.journal,
+      store: this.store,
+      actors: this.client,
+      behaviors: this.behaviors,
+      shardCount: 4,
+      epoch: ++this.epoch,
+      ...this.options,
+    });
+    await this.host.start();
+  }
+
+  /** A clean stop: checkpoints, then closes the adapters. */
+  async stop(): Promise<void> {
+    await this.host.stop();
+    await this.closeAdapters();
+  }
+
+  /** Like a crash: nothing is checkpointed; only what the journal holds survives. */
+  async abandon(): Promise<void> {
+    await this.closeAdapters();
+  }
+
+  async destroy(): Promise<void> {
+    await rm(this.dir, { recursive: true, force: true });
+  }
+
+  private async closeAdapters(): Promise<void> {
+    await this.transport.close();
+    await this.journal.close();
+    await this.store.close();
+  }
+}
+
+export async function waitFor(check: () => boolean | Promise<boolean>, timeoutMs = 5000): Promise<void> {
+  const until = Date.now() + timeoutMs;
+  while (!(await check())) {
+    if (Date.now() > until) throw new Error('condition not met in time');
+    await new Promise((resolve) => setTimeout(resolve, 5));
+  }
+}

@@ -1,0 +1,153 @@
+import { rm } from 'node:fs/promises';
+import { join } from 'node:path';
+import anyTest, { type TestFn } from 'ava';
+import { ChatError, type ActorAddress } from '@chat/protocol';
+import { counterBehavior, Probe, type CounterState } from './counter.js';
+import { TestNode, waitFor } from './node.js';
+
+const test = anyTest as TestFn<{ nodes: TestNode[] }>;
+
+test.beforeEach((t) => {
+  t.context.nodes = [];
+});
+
+test.afterEach.always(async (t) => {
+  for (const node of t.context.nodes) {
+    await node.stop().catch(() => undefined);
+    await node.destroy();
+  }
+});
+
+const actor = (key: string): ActorAddress => ({ type: 'user', key });
+
+async function start(t: { context: { nodes: TestNode[] } }, probe = new Probe(), options = {}) {
+  const node = await TestNode.start([counterBehavior(probe)], options);
+  t.context.nodes.push(node);
+  return node;
+}
+
+test('messages to one actor are processed in the order they were sent', async (t) => {
+  const node = await start(t);
+  const replies = await Promise.all(
+    Array.from({ length: 100 }, (_, i) => node.client.ask(actor('order'), { type: 'add', value: i })),
+  );
+  const state = await node.client.ask<CounterState>(actor('order'), { type: 'get' });
+  t.deepEqual(
+    state.values,
+    Array.from({ length: 100 }, (_, i) => i),
+  );
+  t.deepEqual(
+    replies.map((r) => (r as { count: number }).count),
+    Array.from({ length: 100 }, (_, i) => i + 1),
+  );
+});
+
+test('an actor handles one message at a time under concurrent asks', async (t) => {
+  const probe = new Probe();
+  const node = await start(t, probe);
+  await Promise.all(Array.from({ length: 50 }, (_, i) => node.client.ask(actor('serial'), { type: 'add', value: i })));
+  t.is(probe.maxActive, 1);
+  // Different actors do run side by side: the limit is per actor, not global.
+  probe.maxActive = 0;
+  await Promise.all(
+    Array.from({ length: 20 }, (_, i) => node.client.ask(actor(`parallel-${i}`), { type: 'sleep', ms: 20 })),
+  );
+  t.true(probe.maxActive > 1);
+});
+
+test('an ask past its deadline fails with REQUEST_TIMEOUT and a late reply is dropped', async (t) => {
+  const node = await start(t);
+  const err = await t.throwsAsync(node.client.ask(actor('slow'), { type: 'sleep', ms: 300 }, { timeoutMs: 50 }));
+  t.true(err instanceof ChatError);
+  t.is((err as ChatError).code, 'REQUEST_TIMEOUT');
+  t.regex(err!.message, /50 ms/);
+  // The actor is still usable once the slow work is over.
+  t.is(await node.client.ask(actor('slow'), { type: 'sleep', ms: 1 }), 'woke');
+});
+
+test('a domain error travels back as a ChatError with its code', async (t) => {
+  const node = await start(t);
+  const err = await t.throwsAsync(node.client.ask(actor('err'), { type: 'fail' }));
+  t.is((err as ChatError).code, 'BAD_REQUEST');
+  t.is(err!.message, 'Refused on purpose');
+});
+
+test('a retried command with the same idempotency key applies once, across restarts', async (t) => {
+  const node = await start(t);
+  const first = await node.client.ask(actor('idem'), { type: 'add', value: 7 }, { idempotencyKey: 'k1' });
+  const retry = await node.client.ask(actor('idem'), { type: 'add', value: 7 }, { idempotencyKey: 'k1' });
+  t.deepEqual(retry, first);
+  await node.abandon();
+  await node.boot();
+  const afterCrash = await node.client.ask(actor('idem'), { type: 'add', value: 7 }, { idempotencyKey: 'k1' });
+  t.deepEqual(afterCrash, first);
+  const state = await node.client.ask<CounterState>(actor('idem'), { type: 'get' });
+  t.deepEqual(state.values, [7]);
+});
+
+test('a passivated actor comes back with its state', async (t) => {
+  const node = await start(t, new Probe(), { passivateAfterMs: 60_000 });
+  await node.client.ask(actor('sleepy'), { type: 'add', value: 1 });
+  await node.client.ask(actor('sleepy'), { type: 'add', value: 2 });
+  t.is(node.host.stats.live, 1);
+  await node.host.whenIdle();
+  await node.host.sweep(Date.now() + 120_000);
+  t.is(node.host.stats.live, 0);
+  t.is(node.host.stats.passivations, 1);
+  const state = await node.client.ask<CounterState>(actor('sleepy'), { type: 'get' });
+  t.deepEqual(state.values, [1, 2]);
+  t.is(node.host.stats.activations, 2);
+});
+
+test('state survives a crash before any checkpoint: recovery replays the journal', async (t) => {
+  const node = await start(t);
+  for (let i = 0; i < 10; i++) await node.client.ask(actor('durable'), { type: 'add', value: i });
+  await node.abandon();
+  await node.boot();
+  const state = await node.client.ask<CounterState>(actor('durable'), { type: 'get' });
+  t.deepEqual(state.values, [0, 1, 2, 3, 4, 5, 6, 7, 8, 9]);
+});
+
+test('checkpoints move state into the store: after a clean stop the journal is not needed', async (t) => {
+  const node = await start(t, new Probe(), { checkpointEvery: 5 });
+  for (let i = 0; i < 12; i++) await node.client.ask(actor('cp'), { type: 'add', value: i });
+  await node.host.whenIdle();
+  await node.host.sweep();
+  t.true(node.host.stats.checkpoints > 0);
+  await node.stop();
+  await rm(join(node.dir, 'journal'), { recursive: true });
+  await node.boot();
+  const state = await node.client.ask<CounterState>(actor('cp'), { type: 'get' });
+  t.is(state.values.length, 12);
+});
+
+test('a full mailbox refuses new messages with OVERLOADED', async (t) => {
+  const probe = new Probe();
+  const node = await start(t, probe, { mailboxCapacity: 3 });
+  probe.hold();
+  const asks = Array.from({ length: 8 }, (_, i) =>
+    node.client.ask(actor('busy'), { type: 'add', value: i }).then(
+      () => 'ok',
+      (err: ChatError) => err.code,
+    ),
+  );
+  await waitFor(() => node.host.stats.refusedFull > 0);
+  probe.release();
+  const outcomes = await Promise.all(asks);
+  t.true(outcomes.includes('OVERLOADED'));
+  t.true(outcomes.includes('ok'));
+  t.is(outcomes.filter((o) => o === 'ok').length + node.host.stats.refusedFull, 8);
+});
+
+test('timers fire into the actor and stop with it', async (t) => {
+  const node = await start(t, new Probe(), { passivateAfterMs: 60_000 });
+  await node.client.ask(actor('timer'), { type: 'arm', name: 'tick', ms: 10 });
+  await waitFor(async () => (await node.client.ask<CounterState>(actor('timer'), { type: 'get' })).fired.length === 1);
+  await node.client.ask(actor('timer'), { type: 'arm', name: 'late', ms: 100 });
+  await node.host.whenIdle();
+  await node.host.sweep(Date.now() + 120_000);
+  t.is(node.host.stats.live, 0);
+  await new Promise((resolve) => setTimeout(resolve, 300));
+  const state = await node.client.ask<CounterState>(actor('timer'), { type: 'get' });
+  t.deepEqual(state.fired, ['tick']);
+});
