@@ -1,0 +1,4 @@
+export { InProcessTransport, type InProcessTransportOptions } from './transport.js';
+export { FileJournal, type FileJournalOptions, type JournalStats } from './journal/file-journal.js';
+export { LevelStore } from './store.js';
+export { LocalFileStore } from './files.js';

@@ -1,0 +1,186 @@
+import {
+  NoResponders,
+  TransportTimeout,
+  type Subscription,
+  type Transport,
+  type TransportHandler,
+  type TransportMessage,
+} from '@chat/runtime';
+
+/**
+ * Subjects are dot-separated tokens as in NATS. A subscription may use `*`
+ * for exactly one token and a trailing `>` for one or more tokens, so that a
+ * host can serve e.g. `actor.channel.>` with one subscription.
+ */
+function matches(pattern: string[], subject: string[]): boolean {
+  for (let i = 0; i < pattern.length; i++) {
+    const token = pattern[i];
+    if (token === '>' && i === pattern.length - 1) return subject.length > i;
+    if (i >= subject.length) return false;
+    if (token !== '*' && token !== subject[i]) return false;
+  }
+  return pattern.length === subject.length;
+}
+
+const isWildcard = (tokens: string[]) => tokens.some((t) => t === '*' || t === '>');
+
+/**
+ * A copy that is a plain Uint8Array. `Buffer#slice` returns a view (not a
+ * copy), so a Buffer passed in would otherwise still be shared.
+ */
+const copy = (data: Uint8Array): Uint8Array => new Uint8Array(data);
+
+interface Sub {
+  readonly pattern: string;
+  readonly tokens: string[];
+  readonly handler: TransportHandler;
+  readonly queue: string | undefined;
+  active: boolean;
+}
+
+interface PendingRequest {
+  resolve(data: Uint8Array): void;
+  reject(err: Error): void;
+  timer: NodeJS.Timeout;
+}
+
+export interface InProcessTransportOptions {
+  /**
+   * Called when a handler throws. Defaults to logging: one faulty handler
+   * must not take down the process nor stop delivery to the others.
+   */
+  onHandlerError?: (err: unknown, subject: string) => void;
+}
+
+/**
+ * The embedded transport: a map of subjects to handlers in this process. It
+ * behaves like the wire on purpose: every delivery gets its own copy of the
+ * bytes, and handlers run in a later microtask, never inside the caller's
+ * `publish`/`request`, so code that works here does not depend on shared
+ * memory or synchronous re-entrancy that a real network would not give it.
+ */
+export class InProcessTransport implements Transport {
+  private readonly exact = new Map<string, Set<Sub>>();
+  private readonly wildcards = new Set<Sub>();
+  private readonly pending = new Set<PendingRequest>();
+  /** Round-robin cursor per queue group, so load spreads evenly. */
+  private readonly cursors = new Map<string, number>();
+  private readonly onHandlerError: (err: unknown, subject: string) => void;
+  private closed = false;
+
+  constructor(opts: InProcessTransportOptions = {}) {
+    this.onHandlerError =
+      opts.onHandlerError ?? ((err, subject) => console.error(`transport handler for ${subject} threw`, err));
+  }
+
+  subscribe(subject: string, handler: TransportHandler, opts: { queue?: string } = {}): Subscription {
+    if (this.closed) throw new Error('transport is closed');
+    const tokens = subject.split('.');
+    const sub: Sub = { pattern: subject, tokens, handler, queue: opts.queue, active: true };
+    if (isWildcard(tokens)) {
+      this.wildcards.add(sub);
+    } else {
+      let set = this.exact.get(subject);
+      if (!set) this.exact.set(subject, (set = new Set()));
+      set.add(sub);
+    }
+    return {
+      unsubscribe: () => {
+        // Messages already queued for this subscriber are dropped at delivery.
+        sub.active = false;
+        this.wildcards.delete(sub);
+        const set = this.exact.get(subject);
+        set?.delete(sub);
+        if (set?.size === 0) this.exact.delete(subject);
+      },
+    };
+  }
+
+  publish(subject: string, data: Uint8Array): void {
+    if (this.closed) return; // at-most-once: a closed transport drops.
+    for (const sub of this.recipients(subject)) this.deliver(sub, { subject, data: copy(data) });
+  }
+
+  request(subject: string, data: Uint8Array, timeoutMs: number): Promise<Uint8Array> {
+    if (this.closed) return Promise.reject(new Error('transport is closed'));
+    const recipients = this.recipients(subject);
+    if (recipients.length === 0) {
+      return Promise.reject(new NoResponders(`no responders for ${subject}`));
+    }
+    return new Promise<Uint8Array>((resolve, reject) => {
+      const settle = () => {
+        clearTimeout(entry.timer);
+        this.pending.delete(entry);
+      };
+      const entry: PendingRequest = {
+        resolve: (reply) => {
+          settle();
+          resolve(reply);
+        },
+        reject: (err) => {
+          settle();
+          reject(err);
+        },
+        timer: setTimeout(
+          () => entry.reject(new TransportTimeout(`no reply on ${subject} within ${timeoutMs} ms`)),
+          timeoutMs,
+        ),
+      };
+      this.pending.add(entry);
+      // Several plain subscribers may all answer; like NATS, the first wins.
+      const respond = (reply: Uint8Array) => {
+        if (this.pending.has(entry)) entry.resolve(copy(reply));
+      };
+      for (const sub of recipients) this.deliver(sub, { subject, data: copy(data), respond });
+    });
+  }
+
+  async close(): Promise<void> {
+    this.closed = true;
+    for (const sub of this.wildcards) sub.active = false;
+    for (const set of this.exact.values()) for (const sub of set) sub.active = false;
+    this.wildcards.clear();
+    this.exact.clear();
+    for (const entry of [...this.pending]) entry.reject(new Error('transport closed'));
+  }
+
+  /**
+   * Every plain subscriber, plus one member of each queue group. Queue groups
+   * are keyed by subject pattern and queue name, as in NATS.
+   */
+  private recipients(subject: string): Sub[] {
+    const tokens = subject.split('.');
+    const candidates = [...(this.exact.get(subject) ?? [])];
+    for (const sub of this.wildcards) if (matches(sub.tokens, tokens)) candidates.push(sub);
+
+    const out: Sub[] = [];
+    const groups = new Map<string, Sub[]>();
+    for (const sub of candidates) {
+      if (sub.queue === undefined) {
+        out.push(sub);
+        continue;
+      }
+      const key = `${sub.pattern}\u0000${sub.queue}`;
+      const members = groups.get(key);
+      if (members) members.push(sub);
+      else groups.set(key, [sub]);
+    }
+    for (const [key, members] of groups) {
+      const cursor = this.cursors.get(key) ?? 0;
+      out.push(members[cursor % members.length]!);
+      this.cursors.set(key, (cursor + 1) % members.length);
+    }
+    return out;
+  }
+
+  private deliver(sub: Sub, msg: TransportMessage): void {
+    queueMicrotask(() => {
+      if (!sub.active || this.closed) return;
+      try {
+        sub.handler(msg);
+      } catch (err) {
+        this.onHandlerError(err, msg.subject);
+      }
+    });
+  }
+}
