@@ -1,0 +1,85 @@
+import Koa from 'koa';
+import { Router, type RouterContext } from '@koa/router';
+import type { Logger } from 'pino';
+import type { Registry } from 'prom-client';
+import type { ActorClient } from '@chat/runtime';
+import { ChatError } from '@chat/protocol';
+import type { Authenticate } from './auth.js';
+import { createBodyParsers, type BodyLimits } from './body.js';
+import { MethodNotAllowed, errorFunnel } from './errors.js';
+import { withRedaction } from './logger.js';
+import { edgeMetrics } from './metrics.js';
+import { observe } from './observe.js';
+import { buildOpenApi, type OpenApiInfo } from './openapi.js';
+import { routeMiddleware } from './pipeline.js';
+import { bySpecificity, routerPath, type Route } from './route.js';
+import type { EdgeState } from './state.js';
+
+export interface EdgeAppOptions {
+  routes: readonly Route[];
+  actors: ActorClient;
+  authenticate: Authenticate;
+  logger: Logger;
+  /** The edge registers its metrics here and serves the whole registry at GET /metrics. */
+  metrics: Registry;
+  limits: BodyLimits;
+  /** Describes the API in GET /api/v1/openapi.json. */
+  info?: OpenApiInfo;
+  /** Trust X-Forwarded-* (client address, host) because a load balancer sets them. */
+  proxy?: boolean;
+}
+
+const DEFAULT_INFO: OpenApiInfo = { title: 'Team chat API', version: '1.0.0' };
+
+/**
+ * The HTTP edge as a Koa application: request ids, the request log and
+ * metrics, the single error funnel, then the routes. The caller owns the
+ * HTTP server (`http.createServer(app.callback())`).
+ */
+export function createEdgeApp(options: EdgeAppOptions): Koa<EdgeState> {
+  const logger = withRedaction(options.logger);
+  const app = new Koa<EdgeState>({ proxy: options.proxy ?? false });
+  // Nothing escapes the funnel; Koa's own report would print to stderr.
+  app.silent = true;
+  app.on('error', (err: unknown) => logger.error({ err }, 'koa error'));
+
+  const router = new Router<EdgeState>();
+  const deps = {
+    actors: options.actors,
+    authenticate: options.authenticate,
+    parsers: createBodyParsers(options.limits),
+  };
+  const seen = new Set<string>();
+  for (const route of [...options.routes].sort(bySpecificity)) {
+    const key = `${route.method} ${route.path}`;
+    if (seen.has(key)) throw new Error(`Route defined twice: ${key}`);
+    seen.add(key);
+    router.register(`/api/v1${routerPath(route.path)}`, [route.method], routeMiddleware(route, deps));
+  }
+
+  // Built and serialized once: the routes do not change while the app runs.
+  const openApi = JSON.stringify(buildOpenApi(options.routes, options.info ?? DEFAULT_INFO));
+  router.get('/api/v1/openapi.json', (ctx) => {
+    ctx.state.route = '/api/v1/openapi.json';
+    ctx.type = 'application/json';
+    ctx.body = openApi;
+  });
+  router.get('/metrics', async (ctx) => {
+    ctx.state.route = '/metrics';
+    ctx.body = await options.metrics.metrics();
+    ctx.type = options.metrics.contentType;
+  });
+
+  app.use(observe(logger, edgeMetrics(options.metrics)));
+  app.use(errorFunnel);
+  app.use(router.routes());
+  app.use(unmatched);
+  return app;
+}
+
+/** Reached only when no route answered: a known path with another method, or nothing at all. */
+function unmatched(ctx: Koa.ParameterizedContext<EdgeState> & Partial<RouterContext<EdgeState>>): never {
+  const allowed = new Set((ctx.matched ?? []).flatMap((layer) => layer.methods));
+  if (allowed.size > 0) throw new MethodNotAllowed([...allowed]);
+  throw new ChatError('NOT_FOUND', 'Endpoint does not exist');
+}

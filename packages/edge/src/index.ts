@@ -1,0 +1,19 @@
+export { createEdgeApp, type EdgeAppOptions } from './app.js';
+export {
+  defineRoute,
+  type AuthMode,
+  type HandlerContext,
+  type HandlerResult,
+  type HttpMethod,
+  type Principal,
+  type RequestInfo,
+  type Route,
+  type RouteSpec,
+  type UploadedFile,
+} from './route.js';
+export { basicCredentials, type Authenticate, type AuthRequest, type Credentials } from './auth.js';
+export type { BodyLimits } from './body.js';
+export { buildOpenApi, openApiSchema, type OpenApiInfo } from './openapi.js';
+export { createMetricsRegistry, edgeMetrics, type EdgeMetrics } from './metrics.js';
+export { createLogger, REDACT_PATHS } from './logger.js';
+export { requestIdOf } from './observe.js';

@@ -1,0 +1,88 @@
+import type { Context } from 'koa';
+import type { ActorClient, AskOptions } from '@chat/runtime';
+import type { ActorAddress, Command } from '@chat/protocol';
+import { principalFor, type Authenticate } from './auth.js';
+import { bodyFields, formFields, removeFiles, uploadedFiles, type BodyParsers } from './body.js';
+import { readParams } from './params.js';
+import type { RequestInfo, Route } from './route.js';
+import type { EdgeState } from './state.js';
+
+export interface PipelineDeps {
+  actors: ActorClient;
+  authenticate: Authenticate;
+  parsers: BodyParsers;
+}
+
+type EdgeContext = Context & { state: EdgeState; params?: Record<string, string> };
+
+/**
+ * One route's request, in the reference server's order: authenticate (so an
+ * anonymous caller learns nothing about parameters), read the body, read and
+ * validate the parameters, run the handler, render the success envelope.
+ * Failures are thrown to the error funnel.
+ */
+export function routeMiddleware(route: Route, deps: PipelineDeps) {
+  const template = `/api/v1${route.path}`;
+  const parse = route.files ? deps.parsers.upload : deps.parsers.standard;
+  return async (ctx: EdgeContext): Promise<void> => {
+    const { requestId, log } = ctx.state;
+    ctx.state.route = template;
+    const actors = scopedActors(deps.actors, requestId);
+    const request = requestInfo(ctx);
+    const principal = await principalFor(route.auth, ctx.get('Authorization') || undefined, deps.authenticate, {
+      request,
+      requestId,
+      log,
+      actors,
+    });
+    if (principal) {
+      ctx.state.principal = principal;
+      ctx.state.log = log.child({ userId: principal.userId });
+    }
+    await parse(ctx, async () => {});
+    const { files, paths } = uploadedFiles(ctx.request.files);
+    try {
+      const { params, ignored } = readParams(route.compiled, route.aliases, {
+        path: ctx.params ?? {},
+        body: bodyFields(ctx),
+        query: formFields(ctx.query),
+      });
+      // Files sent to a route that takes none are unknown parameters like any other.
+      if (!route.files) {
+        for (const { field } of files) if (!ignored.includes(field)) ignored.push(field);
+        ignored.sort();
+      }
+      const result = await route.handler({
+        params,
+        principal,
+        actors,
+        requestId,
+        log: ctx.state.log,
+        request,
+        files: route.files ? files : [],
+      });
+      ctx.status = 200;
+      ctx.body = {
+        result: 'success',
+        msg: '',
+        ...result,
+        ...(ignored.length > 0 ? { ignored_parameters_unsupported: ignored } : {}),
+      };
+    } finally {
+      await removeFiles(paths);
+    }
+  };
+}
+
+function requestInfo(ctx: Context): RequestInfo {
+  return { host: ctx.host, ip: ctx.ip, userAgent: ctx.get('User-Agent') };
+}
+
+/** Every ask of this request carries its id, so the actors' logs lead back to it. */
+function scopedActors(actors: ActorClient, requestId: string): ActorClient {
+  return {
+    ask: <R>(to: ActorAddress, body: Command, opts?: AskOptions) => actors.ask<R>(to, body, { requestId, ...opts }),
+    tell: (to: ActorAddress, body: Command, opts?: Omit<AskOptions, 'idempotencyKey'>) =>
+      actors.tell(to, body, { requestId, ...opts }),
+  };
+}
