@@ -18,8 +18,8 @@ export interface CellHost {
   readonly actors: ActorClient;
   readonly log: Logger;
   readonly idempotencyCapacity: number;
-  /** Makes the entry durable; resolves with its journal position. */
-  commit(cell: ActorCell, entry: JournalEntry): Promise<number>;
+  /** Issues the entry's append, calling `apply` as it does; see `Partition.issue`. */
+  issue(cell: ActorCell, entry: JournalEntry, apply: () => void): Promise<{ durable: Promise<number> }>;
   /** Writes rows derived from applied events. */
   writeRows(cell: ActorCell, rows: StoreWrite[]): Promise<void>;
   loadSnapshot(address: ActorAddress): Promise<Snapshot | undefined>;
@@ -42,7 +42,10 @@ export class ActorCell {
   private readonly mailbox: Mailbox<Delivery>;
   private readonly ready: Promise<void>;
   private stopped = false;
+  /** The tail of the chain of replies waiting for their entries to be durable. */
+  private replies: Promise<void> = Promise.resolve();
   private readonly log: Logger;
+  private pendingReplies = 0;
 
   constructor(
     readonly address: ActorAddress,
@@ -63,15 +66,20 @@ export class ActorCell {
   }
 
   get idle(): boolean {
-    return !this.mailbox.busy && this.mailbox.size === 0;
+    return !this.mailbox.busy && this.mailbox.size === 0 && this.pendingReplies === 0;
   }
 
-  whenIdle(): Promise<void> {
-    return this.mailbox.whenIdle();
+  /** Resolves once the mailbox is empty and every reply has gone out. */
+  async whenIdle(): Promise<void> {
+    do {
+      await this.mailbox.whenIdle();
+      await this.replies;
+    } while (!this.idle);
   }
 
-  snapshot(): Snapshot {
-    return { rv: 1, position: this.position, state: this.state, idem: this.idem.toJSON() };
+  /** The state as of journal `position`, which the caller vouches for. */
+  snapshot(position: number): Snapshot {
+    return { rv: 1, position, state: this.state, idem: this.idem.toJSON() };
   }
 
   /** Stops timers and refuses further deliveries. */
@@ -128,6 +136,12 @@ export class ActorCell {
     await this.run(() => this.behavior.handle(this.context(), envelope.body), respond, key, envelope.requestId);
   }
 
+  /**
+   * Decides one message. Its events are applied as their append is issued,
+   * so the next message can be decided while they become durable; its reply
+   * (and its tells) wait for that, and for every reply before it, so that no
+   * one ever sees a change that could still be lost.
+   */
   private async run(
     decide: () => Decision<TypedEvent> | Promise<Decision<TypedEvent>>,
     respond: ((reply: ReplyEnvelope) => void) | undefined,
@@ -139,33 +153,53 @@ export class ActorCell {
       decision = await decide();
     } catch (err) {
       if (!isChatError(err)) this.log.error({ err, requestId }, 'actor failed to handle a message');
-      respond?.(replyError(isChatError(err) ? err.toWire() : internal()));
+      const error = isChatError(err) ? err.toWire() : internal();
+      this.afterPrevious(async () => respond?.(replyError(error)));
       return;
     }
     const events = decision.events ?? [];
+    let durable: Promise<number> | undefined;
+    let rows: StoreWrite[] = [];
     if (events.length > 0) {
       const entry: JournalEntry = { rv: 1, ev: this.behavior.eventVersion, events };
       if (idemKey !== undefined) Object.assign(entry, { idem: idemKey, reply: decision.reply ?? null });
       try {
-        this.position = await this.host.commit(this, entry);
+        ({ durable } = await this.host.issue(this, entry, () => (rows = this.applyEntry(entry))));
       } catch (err) {
-        // Nothing was applied: the caller may retry with the same key.
-        this.log.error({ err, requestId }, 'journal append failed');
-        respond?.(replyError(isChatError(err) ? err.toWire() : unavailable()));
+        // Not issued, so not applied: the caller may retry with the same key.
+        this.log.error({ err, requestId }, 'journal append refused');
+        this.afterPrevious(async () => respond?.(replyError(unavailable())));
         return;
       }
-      const rows = this.applyEntry(entry);
-      if (rows.length > 0) {
+    }
+    this.afterPrevious(async () => {
+      if (durable) {
         try {
-          await this.host.writeRows(this, rows);
+          await durable;
         } catch (err) {
-          // The journal has the change; recovery rewrites the rows.
-          this.log.error({ err, requestId }, 'store write failed after a durable append');
+          this.log.error({ err, requestId }, 'journal append failed');
+          respond?.(replyError(unavailable()));
+          return;
+        }
+        if (rows.length > 0) {
+          // The journal has the change; recovery rewrites the rows if this fails.
+          await this.host.writeRows(this, rows).catch((err: unknown) => {
+            this.log.error({ err, requestId }, 'store write failed after a durable append');
+          });
         }
       }
-    }
-    respond?.({ v: ENVELOPE_VERSION, ok: true, body: decision.reply ?? null });
-    for (const tell of decision.tells ?? []) this.host.actors.tell(tell.to, tell.body, { requestId });
+      respond?.({ v: ENVELOPE_VERSION, ok: true, body: decision.reply ?? null });
+      for (const tell of decision.tells ?? []) this.host.actors.tell(tell.to, tell.body, { requestId });
+    });
+  }
+
+  /** Runs `step` once every earlier reply has gone out, keeping replies in order. */
+  private afterPrevious(step: () => Promise<void>): void {
+    this.pendingReplies++;
+    this.replies = this.replies
+      .then(step)
+      .catch((err: unknown) => this.log.error({ err }, 'reply failed'))
+      .finally(() => this.pendingReplies--);
   }
 
   private applyEntry(entry: JournalEntry): StoreWrite[] {

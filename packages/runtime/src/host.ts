@@ -56,6 +56,7 @@ export class ActorHost implements CellHost {
   private readonly cells = new Map<string, ActorCell>();
   private readonly subscriptions: Subscription[] = [];
   private sweeper: NodeJS.Timeout | undefined;
+  private readonly recovering = new Map<string, Promise<void>>();
   private readonly options: Required<Omit<HostOptions, 'shards' | 'log'>> & { shards: number[] };
 
   constructor(options: HostOptions) {
@@ -91,6 +92,7 @@ export class ActorHost implements CellHost {
           checkpointEvery: this.options.checkpointEvery,
           checkpointAfterMs: this.options.checkpointAfterMs,
           onCheckpoint: () => this.stats.checkpoints++,
+          onBroken: (broken) => void this.recover(broken),
         });
         await partition.recover();
         this.partitions.set(partition.id, partition);
@@ -130,6 +132,38 @@ export class ActorHost implements CellHost {
     }
     for (const partition of this.partitions.values()) {
       if (partition.checkpointDue(now)) await partition.checkpoint();
+    }
+  }
+
+  /**
+   * After a failed append, the partition's actors may hold state that is not
+   * durable: drop them and rebuild the partition from the journal. Messages
+   * that arrive meanwhile wait for the recovery in their actor's activation.
+   */
+  private async recover(partition: Partition): Promise<void> {
+    if (this.recovering.has(partition.id)) return;
+    this.log.warn({ partition: partition.id, err: partition.broken }, 'append failed; recovering the partition');
+    let done!: () => void;
+    this.recovering.set(partition.id, new Promise((resolve) => (done = resolve)));
+    try {
+      for (const [id, cell] of this.cells) {
+        if (this.partitionOf(cell.address) !== partition) continue;
+        cell.stop();
+        this.cells.delete(id);
+        this.stats.live--;
+      }
+      for (let attempt = 1; ; attempt++) {
+        try {
+          await partition.recover();
+          return;
+        } catch (err) {
+          this.log.error({ err, partition: partition.id, attempt }, 'partition recovery failed; retrying');
+          await new Promise((resolve) => setTimeout(resolve, Math.min(5000, 100 * attempt)));
+        }
+      }
+    } finally {
+      this.recovering.delete(partition.id);
+      done();
     }
   }
 
@@ -179,8 +213,8 @@ export class ActorHost implements CellHost {
 
   // --- CellHost ---
 
-  commit(cell: ActorCell, entry: JournalEntry): Promise<number> {
-    return this.partitionOf(cell.address).commit(cell, entry);
+  issue(cell: ActorCell, entry: JournalEntry, apply: () => void): Promise<{ durable: Promise<number> }> {
+    return this.partitionOf(cell.address).issue(cell, entry, apply);
   }
 
   writeRows(cell: ActorCell, rows: StoreWrite[]): Promise<void> {
@@ -188,6 +222,7 @@ export class ActorHost implements CellHost {
   }
 
   async loadSnapshot(address: ActorAddress): Promise<Snapshot | undefined> {
+    await this.recovering.get(this.partitionId(address));
     const bytes = await this.store.get(snapshotKey(address));
     return bytes && decodeSnapshot(bytes);
   }

@@ -22,6 +22,8 @@ export interface PartitionDeps {
   checkpointEvery: number;
   checkpointAfterMs: number;
   onCheckpoint(): void;
+  /** An append failed: the host must drop this partition's actors and recover it. */
+  onBroken(partition: Partition): void;
 }
 
 /**
@@ -40,6 +42,8 @@ export class Partition {
   private unsaved = 0;
   private firstUnsavedAt = 0;
   private inflight = 0;
+  /** Set when an append failed; cleared by `recover`. */
+  broken: Error | undefined;
   private drained: (() => void) | undefined;
   private gate: Promise<void> | undefined;
 
@@ -52,27 +56,46 @@ export class Partition {
     this.id = `${behavior.type}.${fence.shard}`;
   }
 
-  /** Appends one entry durably. Waits while a checkpoint is being taken. */
-  async commit(cell: ActorCell, entry: JournalEntry): Promise<number> {
+  /**
+   * Issues the append of one entry and, in the same tick, applies it to the
+   * actor's state (`apply`), so that the actor can decide its next message
+   * while the append becomes durable. Waits only while a checkpoint is taken:
+   * a checkpoint therefore never sees state whose append was not issued.
+   * Resolves with the promise of the entry's durable position.
+   */
+  async issue(cell: ActorCell, entry: JournalEntry, apply: () => void): Promise<{ durable: Promise<number> }> {
     while (this.gate) await this.gate;
+    if (this.broken) throw this.broken;
     this.inflight++;
-    try {
-      const [position] = await this.deps.journal.append(
-        this.journalPartition,
-        [{ key: cell.address.key, data: encodeEntry(entry) }],
-        this.fence,
-      );
-      this.lastPosition = Math.max(this.lastPosition, position!);
-      this.dirty.add(cell);
-      if (this.unsaved++ === 0) this.firstUnsavedAt = Date.now();
-      return position!;
-    } finally {
-      // The cell applies the entry synchronously after this resolves, so a
-      // checkpoint that waits for `inflight` to reach 0 sees applied state.
-      queueMicrotask(() => {
-        if (--this.inflight === 0) this.drained?.();
-      });
-    }
+    const append = this.deps.journal.append(
+      this.journalPartition,
+      [{ key: cell.address.key, data: encodeEntry(entry) }],
+      this.fence,
+    );
+    apply();
+    this.dirty.add(cell);
+    if (this.unsaved++ === 0) this.firstUnsavedAt = Date.now();
+    const durable = append.then(
+      ([position]) => {
+        this.lastPosition = Math.max(this.lastPosition, position!);
+        cell.position = Math.max(cell.position, position!);
+        this.settle();
+        return position!;
+      },
+      (err: unknown) => {
+        // Later entries of this partition were decided on state that is now
+        // not durable: nothing more is accepted until the partition recovers.
+        this.broken ??= err instanceof Error ? err : new Error(String(err));
+        this.settle();
+        this.deps.onBroken(this);
+        throw err;
+      },
+    );
+    return { durable };
+  }
+
+  private settle(): void {
+    if (--this.inflight === 0) this.drained?.();
   }
 
   checkpointDue(now: number): boolean {
@@ -90,10 +113,12 @@ export class Partition {
       if (this.inflight > 0) await new Promise<void>((resolve) => (this.drained = resolve));
       this.drained = undefined;
       const position = this.lastPosition;
+      if (this.broken) return;
+      // Every applied entry is durable now, and none is newer than `position`.
       const writes: StoreWrite[] = [...this.dirty].map((cell) => ({
         ...snapshotKey(cell.address),
         op: 'put' as const,
-        value: encodeSnapshot(cell.snapshot()),
+        value: encodeSnapshot(cell.snapshot(position)),
       }));
       writes.push({ ...checkpointKey(this.behavior.type, this.fence.shard), op: 'put', value: encode({ position }) });
       await this.deps.store.write(writes, { sync: true, fence: this.fence });
@@ -112,8 +137,9 @@ export class Partition {
 
   /** Saves a passivated actor's state so it no longer needs the journal. */
   async saveAndForget(cell: ActorCell): Promise<void> {
-    if (!this.dirty.has(cell)) return;
-    await this.deps.store.write([{ ...snapshotKey(cell.address), op: 'put', value: encodeSnapshot(cell.snapshot()) }], {
+    if (!this.dirty.has(cell) || this.broken) return;
+    const snapshot = encodeSnapshot(cell.snapshot(cell.position));
+    await this.deps.store.write([{ ...snapshotKey(cell.address), op: 'put', value: snapshot }], {
       fence: this.fence,
     });
     this.dirty.delete(cell);
@@ -138,6 +164,9 @@ export class Partition {
       last = record.position;
     }
     this.checkpointed = this.lastPosition = from;
+    this.dirty.clear();
+    this.unsaved = 0;
+    this.broken = undefined;
     if (byKey.size === 0) return;
     const writes: StoreWrite[] = [];
     for (const [key, records] of byKey) {

@@ -2,7 +2,7 @@ import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { FileJournal, InProcessTransport, LevelStore } from '@chat/embedded';
-import { ActorHost, TransportActorClient, type AnyBehavior, type HostOptions } from '../src/index.js';
+import { ActorHost, TransportActorClient, type AnyBehavior, type HostOptions, type Journal } from '../src/index.js';
 
 /** A whole embedded node over a data folder, restartable on the same folder. */
 export class TestNode {
@@ -10,6 +10,8 @@ export class TestNode {
   journal!: FileJournal;
   store!: LevelStore;
   host!: ActorHost;
+  /** When set, the next append to the journal fails (a disk error, a lost broker). */
+  failNextAppend = false;
   client!: TransportActorClient;
   private epoch = 0;
 
@@ -30,9 +32,20 @@ export class TestNode {
     this.journal = await FileJournal.open(join(this.dir, 'journal'));
     this.store = await LevelStore.open(join(this.dir, 'store'));
     this.client = new TransportActorClient(this.transport, { shardCount: 4, defaultTimeoutMs: 2000 });
+    const journal = this.journal;
+    const failing: Journal = {
+      append: (partition, records, fence) => {
+        if (!this.failNextAppend) return journal.append(partition, records, fence);
+        this.failNextAppend = false;
+        return Promise.reject(new Error('simulated journal failure'));
+      },
+      read: (partition, after) => journal.read(partition, after),
+      release: (partition, upTo) => journal.release(partition, upTo),
+      close: () => journal.close(),
+    };
     this.host = new ActorHost({
       transport: this.transport,
-      journal: this.journal,
+      journal: failing,
       store: this.store,
       actors: this.client,
       behaviors: this.behaviors,

@@ -42,6 +42,21 @@ test('messages to one actor are processed in the order they were sent', async (t
   );
 });
 
+test("one actor's concurrent writes share fsyncs, and replies keep their order", async (t) => {
+  const node = await start(t);
+  const before = node.journal.stats.fsyncs;
+  const replies = await Promise.all(
+    Array.from({ length: 100 }, (_, i) => node.client.ask<{ count: number }>(actor('hot'), { type: 'add', value: i })),
+  );
+  const fsyncs = node.journal.stats.fsyncs - before;
+  t.log(`100 writes to one actor: ${fsyncs} fsyncs`);
+  t.true(fsyncs < 50);
+  t.deepEqual(
+    replies.map((r) => r.count),
+    Array.from({ length: 100 }, (_, i) => i + 1),
+  );
+});
+
 test('an actor handles one message at a time under concurrent asks', async (t) => {
   const probe = new Probe();
   const node = await start(t, probe);
@@ -150,4 +165,18 @@ test('timers fire into the actor and stop with it', async (t) => {
   await new Promise((resolve) => setTimeout(resolve, 300));
   const state = await node.client.ask<CounterState>(actor('timer'), { type: 'get' });
   t.deepEqual(state.fired, ['tick']);
+});
+
+test('a failed append is not applied: the actor is rebuilt from what is durable', async (t) => {
+  const node = await start(t);
+  await node.client.ask(actor('fragile'), { type: 'add', value: 1 });
+  node.failNextAppend = true;
+  const err = await t.throwsAsync(node.client.ask(actor('fragile'), { type: 'add', value: 2 }));
+  t.is((err as ChatError).code, 'OVERLOADED');
+  await node.client.ask(actor('fragile'), { type: 'add', value: 3 });
+  const state = await node.client.ask<CounterState>(actor('fragile'), { type: 'get' });
+  t.deepEqual(state.values, [1, 3]);
+  await node.abandon();
+  await node.boot();
+  t.deepEqual((await node.client.ask<CounterState>(actor('fragile'), { type: 'get' })).values, [1, 3]);
 });

@@ -25,6 +25,12 @@ export interface Journal {
    * Appends records to one partition, in order. Resolves with their positions
    * only once they are durable (fsync, or every in-sync replica acked).
    * Rejects with `FencedError` when `fence.epoch` is stale for the shard.
+   *
+   * Appends to one partition take effect in call order, and when one fails,
+   * every later append to that partition issued before the failure was
+   * reported fails too: the runtime issues appends without waiting for the
+   * previous one (pipelining) and relies on the journal never keeping a
+   * record whose predecessor it lost.
    */
   append(partition: JournalPartition, records: JournalAppend[], fence: Fence): Promise<number[]>;
   /** Every record of the partition with a position above `after`, in order. */
