@@ -5,6 +5,7 @@ import {
   ROLES,
   secretsEqual,
   type Command,
+  type CreatedUser,
   type NewUser,
   type RealmCommand,
 } from '@chat/protocol';
@@ -65,6 +66,8 @@ function newAccount(state: RealmState, user: NewUser, id: number, now: number): 
   };
 }
 
+const toCreated = (account: Account): CreatedUser => ({ ...toProfile(account), api_key: account.apiKey });
+
 function decide(ctx: Ctx, command: RealmCommand): Decision<RealmEvent> {
   const state = ctx.state;
   if (command.type === 'realm.create') {
@@ -91,7 +94,7 @@ function decide(ctx: Ctx, command: RealmCommand): Decision<RealmEvent> {
       firstUserId,
     };
     const created = accounts.map((account) => ({ type: 'accountCreated' as const, account }));
-    return { events: [info, ...created], reply: accounts.map(toProfile) };
+    return { events: [info, ...created], reply: accounts.map(toCreated) };
   }
   if (!state.exists) throw noRealm();
   switch (command.type) {
@@ -109,7 +112,7 @@ function decide(ctx: Ctx, command: RealmCommand): Decision<RealmEvent> {
       };
     case 'realm.createUser': {
       const account = newAccount(state, command.user, state.nextUserId, ctx.now);
-      return { events: [{ type: 'accountCreated', account }], reply: toProfile(account) };
+      return { events: [{ type: 'accountCreated', account }], reply: toCreated(account) };
     }
     case 'realm.authenticate': {
       const account = accountByEmail(state, command.email);

@@ -37,6 +37,11 @@ export interface UserProfile {
   avatar_version: number;
 }
 
+/** The reply to account creation: the creator hands the key over (as bot creation does). */
+export interface CreatedUser extends UserProfile {
+  api_key: string;
+}
+
 export interface RealmInfo {
   id: number;
   string_id: string;

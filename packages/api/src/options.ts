@@ -1,0 +1,14 @@
+import type { RequestInfo } from '@chat/edge';
+
+/** What the operations need to know about the server they run in. */
+export interface ApiOptions {
+  mode: 'development' | 'production';
+  /** Base URL of the server as clients reach it, without a trailing slash. */
+  externalUrl: string;
+  /** The string id of the realm a request is for (chosen by Host). */
+  realmOf(request: RequestInfo): string;
+}
+
+/** The feature level of the API this server implements. */
+export const FEATURE_LEVEL = 420;
+export const ZULIP_VERSION = '11.0';

@@ -1,0 +1,35 @@
+import { createHash } from 'node:crypto';
+import { ROLES, type UserProfile } from '@chat/protocol';
+
+/** The avatar of a user who uploaded none: an identicon keyed by address. */
+export function gravatarUrl(email: string, version: number): string {
+  const hash = createHash('md5').update(email.toLowerCase()).digest('hex');
+  return `https://secure.gravatar.com/avatar/${hash}?d=identicon&version=${version}`;
+}
+
+/**
+ * A user as the API shows it. With `clientGravatar` the client computes
+ * gravatar URLs itself, so `avatar_url` is null for users without an upload
+ * (which, until avatars can be uploaded, is everyone).
+ */
+export function renderUser(user: UserProfile, clientGravatar: boolean) {
+  return {
+    user_id: user.user_id,
+    delivery_email: user.delivery_email,
+    email: user.email,
+    full_name: user.full_name,
+    date_joined: user.date_joined,
+    is_active: user.is_active,
+    is_owner: user.role === ROLES.owner,
+    is_admin: user.role === ROLES.owner || user.role === ROLES.administrator,
+    is_guest: user.role === ROLES.guest,
+    is_bot: user.is_bot,
+    bot_type: user.bot_type,
+    bot_owner_id: user.bot_owner_id,
+    role: user.role,
+    timezone: user.timezone,
+    avatar_url: clientGravatar ? null : gravatarUrl(user.email, user.avatar_version),
+    avatar_version: user.avatar_version,
+    profile_data: {},
+  };
+}

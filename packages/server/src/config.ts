@@ -1,0 +1,59 @@
+import { resolve } from 'node:path';
+
+export type Mode = 'development' | 'production';
+
+/** Every setting of a server process, read once from the environment. */
+export interface Config {
+  mode: Mode;
+  port: number;
+  /** Interface to listen on; loopback unless told otherwise. */
+  bindHost: string;
+  /** Where the embedded node keeps its journal, store and uploads. */
+  dataDir: string;
+  /** Base URL clients reach this server at (realm_url); the listening address if unset. */
+  externalUrl: string | undefined;
+  /** String id of the realm served when the Host names no other. */
+  defaultRealm: string;
+  shardCount: number;
+  askTimeoutMs: number;
+  mailboxCapacity: number;
+  passivateAfterMs: number;
+  maxBodyBytes: number;
+  maxUploadBytes: number;
+  logLevel: string;
+}
+
+function integer(env: NodeJS.ProcessEnv, name: string, fallback: number): number {
+  const raw = env[name];
+  if (raw === undefined || raw === '') return fallback;
+  const value = Number(raw);
+  if (!Number.isSafeInteger(value) || value < 0)
+    throw new Error(`${name} must be a non-negative integer, got '${raw}'`);
+  return value;
+}
+
+export function loadConfig(env: NodeJS.ProcessEnv = process.env, overrides: Partial<Config> = {}): Config {
+  const mode: Mode = (env.CHAT_MODE ?? 'development') === 'production' ? 'production' : 'development';
+  if (env.CHAT_MODE && !['development', 'production'].includes(env.CHAT_MODE)) {
+    throw new Error(`CHAT_MODE must be 'development' or 'production', got '${env.CHAT_MODE}'`);
+  }
+  const port = integer(env, 'PORT', 9991);
+  const bindHost = env.BIND_HOST ?? '127.0.0.1';
+  const config: Config = {
+    mode,
+    port,
+    bindHost,
+    dataDir: resolve(env.DATA_DIR ?? 'data'),
+    externalUrl: env.EXTERNAL_URL || undefined,
+    defaultRealm: env.DEFAULT_REALM ?? 'zulip',
+    shardCount: integer(env, 'SHARD_COUNT', 16),
+    askTimeoutMs: integer(env, 'ASK_TIMEOUT_MS', 10_000),
+    mailboxCapacity: integer(env, 'MAILBOX_CAPACITY', 1000),
+    passivateAfterMs: integer(env, 'PASSIVATE_AFTER_MS', 5 * 60_000),
+    maxBodyBytes: integer(env, 'MAX_BODY_BYTES', 1024 * 1024),
+    maxUploadBytes: integer(env, 'MAX_UPLOAD_MIB', 25) * 1024 * 1024,
+    logLevel: env.LOG_LEVEL ?? 'info',
+    ...overrides,
+  };
+  return config;
+}

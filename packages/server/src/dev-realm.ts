@@ -1,0 +1,130 @@
+import {
+  channelAddress,
+  ChatError,
+  realmAddress,
+  ROLES,
+  type ErrorCode,
+  type NewUser,
+  type Role,
+  type UserProfile,
+} from '@chat/protocol';
+import type { ActorClient } from '@chat/runtime';
+
+/**
+ * The organization of the original server's development environment, so that
+ * client developers can point their test suites at familiar data. Users,
+ * roles, channels and subscriptions follow the original's test-suite data;
+ * ids follow its ordering (hamlet is 10, Verona is 3).
+ */
+const u = (email: string, full_name: string, role: Role): NewUser => ({ email, full_name, role });
+
+const USERS: NewUser[] = [
+  u('AARON@zulip.com', 'aaron', ROLES.member),
+  u('ZOE@zulip.com', 'Zoe', ROLES.member),
+  u('cordelia@zulip.com', "Cordelia, Lear's daughter", ROLES.member),
+  u('desdemona@zulip.com', 'Desdemona', ROLES.owner),
+  u('hamlet@zulip.com', 'King Hamlet', ROLES.member),
+  u('iago@zulip.com', 'Iago', ROLES.administrator),
+  u('othello@zulip.com', 'Othello, the Moor of Venice', ROLES.member),
+  u('polonius@zulip.com', 'Polonius', ROLES.guest),
+  u('prospero@zulip.com', 'Prospero from The Tempest', ROLES.member),
+  u('shiva@zulip.com', 'शिव', ROLES.moderator),
+];
+const FIRST_USER_ID = 6;
+
+interface DevChannel {
+  name: string;
+  description: string;
+  invite_only?: boolean;
+  is_web_public?: boolean;
+  members: string[];
+}
+
+const CORE = ['desdemona', 'hamlet', 'iago'];
+const CHANNELS: DevChannel[] = [
+  { name: 'Zulip', description: 'Questions and discussion about using Zulip.', members: CORE },
+  { name: 'sandbox', description: 'Experiment with Zulip here. :test_tube:', members: CORE },
+  {
+    name: 'Verona',
+    description: 'A city in Italy',
+    members: ['AARON', 'ZOE', 'cordelia', 'desdemona', 'hamlet', 'iago', 'othello', 'polonius', 'prospero', 'shiva'],
+  },
+  {
+    name: 'Denmark',
+    description: 'A Scandinavian country',
+    members: ['desdemona', 'hamlet', 'iago', 'othello', 'prospero', 'shiva', 'ZOE'],
+  },
+  { name: 'Rome', description: 'Yet another Italian city', is_web_public: true, members: ['ZOE'] },
+  {
+    name: 'Scotland',
+    description: 'Located in the United Kingdom',
+    members: ['iago', 'othello', 'prospero', 'shiva', 'ZOE'],
+  },
+  { name: 'Venice', description: 'A northeastern Italian city', members: ['desdemona', 'prospero', 'ZOE'] },
+  { name: 'core team', description: 'A private channel for core team members', invite_only: true, members: CORE },
+];
+
+export const DEV_REALM = {
+  stringId: 'zulip',
+  name: 'Zulip Dev',
+  description: "The Zulip development environment default organization.  It's great for testing!",
+  users: USERS,
+  channels: CHANNELS,
+};
+
+/**
+ * Creates the development realm unless it exists. Each step is idempotent,
+ * so a start interrupted half-way finishes the job on the next start.
+ */
+export async function ensureDevRealm(actors: ActorClient): Promise<'created' | 'present'> {
+  const realm = realmAddress(DEV_REALM.stringId);
+  const realmExists = await succeeds(actors.ask(realm, { type: 'realm.info' }), 'NONEXISTENT_SUBDOMAIN');
+  if (!realmExists) {
+    await actors.ask(realm, {
+      type: 'realm.create',
+      name: DEV_REALM.name,
+      description: DEV_REALM.description,
+      development: true,
+      web_public_access_enabled: true,
+      users: USERS,
+      first_user_id: FIRST_USER_ID,
+    });
+  }
+  const users = await actors.ask<UserProfile[]>(realm, { type: 'realm.listUsers' });
+  const idOf = new Map(users.map((user) => [user.email.split('@')[0]!, user.user_id]));
+  for (const channel of CHANNELS) {
+    const found = await actors
+      .ask<{ channel_id: number }>(realm, { type: 'realm.findChannel', name: channel.name })
+      .catch(ignore('STREAM_DOES_NOT_EXIST'));
+    const { channel_id } =
+      found ?? (await actors.ask<{ channel_id: number }>(realm, { type: 'realm.registerChannel', name: channel.name }));
+    const address = channelAddress(DEV_REALM.stringId, channel_id);
+    if (await succeeds(actors.ask(address, { type: 'channel.info' }), 'BAD_REQUEST')) continue;
+    await actors.ask(address, {
+      type: 'channel.create',
+      channel: {
+        channel_id,
+        name: channel.name,
+        description: channel.description,
+        invite_only: channel.invite_only ?? false,
+        is_web_public: channel.is_web_public ?? false,
+        history_public_to_subscribers: true,
+        creator_id: null,
+        subscribers: channel.members.map((name) => idOf.get(name)!),
+      },
+    });
+  }
+  return realmExists ? 'present' : 'created';
+}
+
+async function succeeds(ask: Promise<unknown>, failure: ErrorCode): Promise<boolean> {
+  return ask.then(() => true, ignore(failure)).then((ok) => ok === true);
+}
+
+/** Turns one expected error code into `undefined`; rethrows the rest. */
+function ignore(code: ErrorCode) {
+  return (err: unknown): undefined => {
+    if (err instanceof ChatError && err.code === code) return undefined;
+    throw err;
+  };
+}

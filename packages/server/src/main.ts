@@ -1,0 +1,82 @@
+#!/usr/bin/env node
+import { parseArgs } from 'node:util';
+import { ChatError, realmAddress, type ApiKeyGrant } from '@chat/protocol';
+import { ADMIN_COMMANDS, UsageError } from './admin.js';
+import { loadConfig } from './config.js';
+import { DEV_REALM } from './dev-realm.js';
+import { startEmbeddedNode } from './node.js';
+import { startServer } from './server.js';
+import { createLogger } from '@chat/edge';
+
+const HELP = `Usage: team-chat <command> [options]
+
+  start                 run the server (embedded; PORT, DATA_DIR, CHAT_MODE from the environment)
+${Object.entries(ADMIN_COMMANDS)
+  .map(([name, c]) => `  ${name.padEnd(21)} ${c.usage}`)
+  .join('\n')}
+
+Admin commands open DATA_DIR themselves: stop the server first.`;
+
+async function start(): Promise<void> {
+  const config = loadConfig();
+  const server = await startServer(config);
+  console.log(`\nTeam chat server (${config.mode} mode) at ${server.url}  data: ${config.dataDir}`);
+  if (config.mode === 'development') {
+    const iago = await server.node.actors.ask<ApiKeyGrant>(realmAddress(DEV_REALM.stringId), {
+      type: 'realm.devApiKey',
+      username: 'iago@zulip.com',
+    });
+    console.log(`Try:  curl -u ${iago.email}:${iago.api_key} ${server.url}/api/v1/users/me\n`);
+  }
+  let stopping = false;
+  const stop = (signal: string) => {
+    if (stopping) return;
+    stopping = true;
+    console.log(`\n${signal}: stopping…`);
+    server.close().then(
+      () => process.exit(0),
+      (err: unknown) => {
+        console.error(err);
+        process.exit(1);
+      },
+    );
+  };
+  process.on('SIGINT', () => stop('SIGINT'));
+  process.on('SIGTERM', () => stop('SIGTERM'));
+}
+
+async function admin(command: string, args: string[]): Promise<void> {
+  const spec = ADMIN_COMMANDS[command];
+  if (!spec) throw new UsageError(`unknown command '${command}'\n\n${HELP}`);
+  const { values } = parseArgs({
+    args,
+    options: {
+      realm: { type: 'string' },
+      'realm-name': { type: 'string' },
+      email: { type: 'string' },
+      name: { type: 'string' },
+      role: { type: 'string' },
+      password: { type: 'string' },
+      bot: { type: 'boolean' },
+    },
+  });
+  const config = loadConfig();
+  const node = await startEmbeddedNode(config, createLogger({ level: 'warn' }));
+  try {
+    console.log(JSON.stringify(await spec.run(node.actors, values), null, 2));
+  } finally {
+    await node.close();
+  }
+}
+
+const [command, ...args] = process.argv.slice(2);
+const run = command === 'start' ? start() : command && command !== 'help' ? admin(command, args) : undefined;
+if (!run) {
+  console.log(HELP);
+} else {
+  run.catch((err: unknown) => {
+    if (err instanceof UsageError || err instanceof ChatError) console.error(`error: ${err.message}`);
+    else console.error(err);
+    process.exit(1);
+  });
+}

@@ -1,0 +1,59 @@
+import { mkdir } from 'node:fs/promises';
+import { join } from 'node:path';
+import { channelBehavior } from '@chat/channel-actor';
+import { FileJournal, InProcessTransport, LevelStore, LocalFileStore } from '@chat/embedded';
+import { realmBehavior } from '@chat/realm-actor';
+import { ActorHost, TransportActorClient, type ActorClient, type Logger, type Ports } from '@chat/runtime';
+import type { Config } from './config.js';
+
+/** Everything behind the edge in one process: adapters, actor host and a client. */
+export interface EmbeddedNode {
+  ports: Ports;
+  actors: ActorClient;
+  host: ActorHost;
+  journal: FileJournal;
+  close(): Promise<void>;
+}
+
+export const BEHAVIORS = [realmBehavior, channelBehavior];
+
+export async function startEmbeddedNode(config: Config, log: Logger): Promise<EmbeddedNode> {
+  await mkdir(config.dataDir, { recursive: true });
+  const store = await LevelStore.open(join(config.dataDir, 'store')).catch((err: unknown) => {
+    throw new Error(`cannot open ${config.dataDir}: is another server using it? (${String(err)})`);
+  });
+  const journal = await FileJournal.open(join(config.dataDir, 'journal'));
+  const files = await LocalFileStore.open(join(config.dataDir, 'uploads'));
+  const transport = new InProcessTransport();
+  const actors = new TransportActorClient(transport, {
+    shardCount: config.shardCount,
+    defaultTimeoutMs: config.askTimeoutMs,
+  });
+  const host = new ActorHost({
+    transport,
+    journal,
+    store,
+    actors,
+    behaviors: BEHAVIORS,
+    shardCount: config.shardCount,
+    // One process owns every shard; each start fences the one before it.
+    epoch: (await store.claim({ shard: 0, epoch: 0 })) + 1,
+    mailboxCapacity: config.mailboxCapacity,
+    passivateAfterMs: config.passivateAfterMs,
+    log,
+  });
+  await host.start();
+  return {
+    ports: { transport, journal, store, files },
+    actors,
+    host,
+    journal,
+    async close() {
+      await host.stop();
+      await transport.close();
+      await journal.close();
+      await files.close();
+      await store.close();
+    },
+  };
+}

@@ -1,0 +1,73 @@
+import { createServer, type Server } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { apiRoutes, authenticateWith, FEATURE_LEVEL, type ApiOptions } from '@chat/api';
+import { createEdgeApp, createLogger, createMetricsRegistry } from '@chat/edge';
+import type { Config } from './config.js';
+import { ensureDevRealm } from './dev-realm.js';
+import { registerNodeMetrics } from './metrics.js';
+import { startEmbeddedNode, type EmbeddedNode } from './node.js';
+import { realmResolver } from './realm-host.js';
+
+export interface RunningServer {
+  /** Where the server listens, e.g. http://127.0.0.1:9991 */
+  url: string;
+  node: EmbeddedNode;
+  close(): Promise<void>;
+}
+
+/** Starts an embedded server: the node, the development realm if wanted, the edge. */
+export async function startServer(config: Config): Promise<RunningServer> {
+  const log = createLogger({ level: config.logLevel });
+  const node = await startEmbeddedNode(config, log);
+  if (config.mode === 'development') {
+    const outcome = await ensureDevRealm(node.actors);
+    log.info({ realm: 'zulip', outcome }, 'development realm ready');
+  }
+  // Bind first: with PORT=0 the URL clients are told about needs the real port.
+  const server = createServer();
+  server.requestTimeout = 60_000; // slow clients may not hold a connection forever
+  server.headersTimeout = 20_000;
+  await listen(server, config.port, config.bindHost);
+  const { port } = server.address() as AddressInfo;
+  const url = `http://${config.bindHost}:${port}`;
+  const externalUrl = config.externalUrl ?? url;
+  const options: ApiOptions = {
+    mode: config.mode,
+    externalUrl,
+    realmOf: realmResolver(externalUrl, config.defaultRealm),
+  };
+  const metrics = createMetricsRegistry();
+  registerNodeMetrics(metrics, node);
+  const app = createEdgeApp({
+    routes: apiRoutes(options),
+    actors: node.actors,
+    authenticate: authenticateWith(options),
+    logger: log,
+    metrics,
+    limits: { bodyBytes: config.maxBodyBytes, uploadBytes: config.maxUploadBytes },
+    info: { title: 'Team chat API', version: `feature level ${FEATURE_LEVEL}` },
+  });
+  server.on('request', app.callback());
+  log.info({ port, mode: config.mode, dataDir: config.dataDir }, 'server listening');
+  return {
+    url,
+    node,
+    async close() {
+      await new Promise<void>((resolve) => {
+        server.close(() => resolve());
+        server.closeAllConnections();
+      });
+      await node.close();
+    },
+  };
+}
+
+function listen(server: Server, port: number, host: string): Promise<void> {
+  return new Promise((resolve, reject) => {
+    server.once('error', reject);
+    server.listen(port, host, () => {
+      server.off('error', reject);
+      resolve();
+    });
+  });
+}

@@ -1,0 +1,161 @@
+import anyTest, { type TestFn } from 'ava';
+import type { ChatClient, Params, Reply } from '@chat/testkit';
+import { TestServer, wrongKey } from './support.js';
+
+/**
+ * The ladder every route climbs: no credentials, wrong credentials, a
+ * malformed or missing parameter, an unknown parameter, then success. The
+ * table must name every operation the server documents, so a new route
+ * cannot skip it.
+ */
+interface Case {
+  method: 'GET' | 'POST';
+  path: string;
+  /** The documented path, as in openapi.json. */
+  template?: string;
+  auth: boolean;
+  valid: Params;
+  /** A request with one bad parameter, and that parameter's name. */
+  bad: { path?: string; params: Params; name: string; code?: string };
+}
+
+const CASES: Case[] = [
+  { method: 'GET', path: '/server_settings', auth: false, valid: {}, bad: { params: {}, name: '' } },
+  {
+    method: 'POST',
+    path: '/fetch_api_key',
+    auth: false,
+    valid: { username: 'iago@zulip.com', password: 'wrong' },
+    bad: { params: { password: 'x' }, name: 'username', code: 'REQUEST_VARIABLE_MISSING' },
+  },
+  {
+    method: 'POST',
+    path: '/dev_fetch_api_key',
+    auth: false,
+    valid: { username: 'iago@zulip.com' },
+    bad: { params: {}, name: 'username', code: 'REQUEST_VARIABLE_MISSING' },
+  },
+  { method: 'GET', path: '/users/me', auth: true, valid: {}, bad: { params: {}, name: '' } },
+  {
+    method: 'GET',
+    path: '/users',
+    auth: true,
+    valid: { client_gravatar: true },
+    bad: { params: { user_ids: '[1, "two"]' }, name: 'user_ids' },
+  },
+  {
+    method: 'POST',
+    path: '/users',
+    auth: true,
+    valid: { email: 'ladder@zulip.com', password: 'pw', full_name: 'Ladder' },
+    bad: { params: { email: 'x@zulip.com', full_name: 'X' }, name: 'password', code: 'REQUEST_VARIABLE_MISSING' },
+  },
+  {
+    method: 'GET',
+    path: '/users/10',
+    template: '/users/{user_id}',
+    auth: true,
+    valid: {},
+    bad: { path: '/users/ten', params: {}, name: 'user_id' },
+  },
+];
+
+const test = anyTest as TestFn<{ server: TestServer; iago: ChatClient }>;
+
+test.before(async (t) => {
+  t.context.server = await TestServer.start();
+  t.context.iago = await t.context.server.login('iago@zulip.com');
+});
+test.after.always(async (t) => {
+  await t.context.server?.stop();
+});
+
+const send = (client: ChatClient, c: Case, params: Params, path = c.path): Promise<Reply> =>
+  client.call(c.method, path, params);
+
+function assertNoStack(t: { false(v: boolean, m?: string): void }, reply: Reply) {
+  const text = JSON.stringify(reply.body);
+  t.false(/\n\s+at |\.ts:\d+|\.js:\d+/.test(text), `stack trace leaked: ${text}`);
+}
+
+test('the table covers every documented operation', async (t) => {
+  const { body } = await t.context.server.client.get<{ paths: Record<string, Record<string, unknown>> }>(
+    '//api/v1/openapi.json',
+  );
+  const documented = Object.entries(body.paths).flatMap(([path, ops]) =>
+    Object.keys(ops).map((method) => `${method.toUpperCase()} ${path.replace(/^\/api\/v1/, '')}`),
+  );
+  const covered = CASES.map((c) => `${c.method} ${c.template ?? c.path}`);
+  t.deepEqual([...documented].sort(), [...covered].sort());
+});
+
+for (const c of CASES) {
+  const name = `${c.method} ${c.template ?? c.path}`;
+
+  if (c.auth) {
+    test(`${name}: no credentials -> 401 UNAUTHORIZED`, async (t) => {
+      const reply = await send(t.context.server.client, c, c.valid);
+      t.is(reply.status, 401);
+      t.deepEqual(Object.keys(reply.body).sort(), ['code', 'msg', 'result']);
+      t.like(reply.body, { result: 'error', code: 'UNAUTHORIZED' });
+    });
+
+    test(`${name}: wrong API key -> 401 INVALID_API_KEY`, async (t) => {
+      const reply = await send(t.context.server.client.as(wrongKey('iago@zulip.com')), c, c.valid);
+      t.is(reply.status, 401);
+      t.like(reply.body, { result: 'error', code: 'INVALID_API_KEY', msg: 'Invalid API key' });
+    });
+  }
+
+  if (c.bad.name) {
+    test(`${name}: bad ${c.bad.name} -> 400 naming it`, async (t) => {
+      const reply = await send(t.context.iago, c, c.bad.params, c.bad.path);
+      t.is(reply.status, 400);
+      t.is(reply.body.code, c.bad.code ?? 'BAD_REQUEST');
+      t.true(reply.body.msg.includes(c.bad.name), reply.body.msg);
+      assertNoStack(t, reply);
+    });
+  }
+
+  test(`${name}: an unknown parameter is reported, not fatal`, async (t) => {
+    const params: Params = { ...c.valid, no_such_parameter: 'x' };
+    if (c.path === '/users' && c.method === 'POST') params.email = 'ladder2@zulip.com';
+    const reply = await send(t.context.iago, c, params);
+    if (c.path === '/fetch_api_key') {
+      // The only ladder case whose valid form fails: it authenticates with a wrong password.
+      t.is(reply.status, 401);
+      return;
+    }
+    t.is(reply.status, 200, JSON.stringify(reply.body));
+    t.is(reply.body.result, 'success');
+    t.deepEqual(reply.body.ignored_parameters_unsupported, ['no_such_parameter']);
+  });
+}
+
+test('an unknown route answers 404 with an envelope', async (t) => {
+  for (const path of ['/no/such/route', '/users/10/nothing']) {
+    const reply = await t.context.iago.get(path);
+    t.is(reply.status, 404);
+    t.like(reply.body, { result: 'error', code: 'NOT_FOUND' });
+  }
+  const outside = await t.context.server.client.get('//favicon.ico');
+  t.is(outside.status, 404);
+  t.is(outside.body.result, 'error');
+});
+
+test('every response carries a request id, echoed when the client sent one', async (t) => {
+  const mine = await t.context.server.client.call('GET', '/server_settings', {}, { 'x-request-id': 'abc-123' });
+  t.is(mine.headers.get('x-request-id'), 'abc-123');
+  const theirs = await t.context.server.client.get('/server_settings');
+  t.regex(theirs.headers.get('x-request-id') ?? '', /^[0-9a-f-]{36}$/);
+});
+
+test('metrics are served for scraping', async (t) => {
+  await t.context.iago.get('/users/me');
+  const response = await fetch(`${t.context.server.server.url}/metrics`);
+  const text = await response.text();
+  t.is(response.status, 200);
+  t.regex(text, /http_requests_total\{[^}]*route="\/api\/v1\/users\/me"[^}]*\} \d+/);
+  t.regex(text, /chat_journal_fsyncs \d+/);
+  t.regex(text, /chat_actors_live \d+/);
+});

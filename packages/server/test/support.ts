@@ -1,0 +1,40 @@
+import { mkdtemp, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { ChatClient, type Credentials } from '@chat/testkit';
+import { loadConfig, startServer, type Config, type RunningServer } from '../src/index.js';
+
+export const MAIN = fileURLToPath(new URL('../src/main.js', import.meta.url));
+
+export const tempDir = (prefix: string) => mkdtemp(join(tmpdir(), `${prefix}-`));
+
+/** An in-process server on a free port over a fresh data folder. */
+export class TestServer {
+  private constructor(
+    readonly server: RunningServer,
+    readonly dir: string,
+    readonly client: ChatClient,
+  ) {}
+
+  static async start(overrides: Partial<Config> = {}): Promise<TestServer> {
+    const dir = overrides.dataDir ?? (await tempDir('server-test'));
+    const config = loadConfig({}, { port: 0, dataDir: dir, logLevel: 'silent', ...overrides });
+    const server = await startServer(config);
+    return new TestServer(server, dir, new ChatClient(server.url));
+  }
+
+  /** A client logged in as a development realm user. */
+  async login(email: string): Promise<ChatClient> {
+    const reply = await this.client.post<{ api_key: string }>('/dev_fetch_api_key', { username: email });
+    if (reply.status !== 200) throw new Error(`cannot log in ${email}: ${JSON.stringify(reply.body)}`);
+    return this.client.as({ email, apiKey: reply.body.api_key });
+  }
+
+  async stop(): Promise<void> {
+    await this.server.close();
+    await rm(this.dir, { recursive: true, force: true });
+  }
+}
+
+export const wrongKey = (email: string): Credentials => ({ email, apiKey: 'x'.repeat(32) });

@@ -1,0 +1,3 @@
+export { ChatClient, type Credentials, type Params, type Reply } from './client.js';
+export { ServerProcess } from './process.js';
+export { waitFor } from './wait.js';

@@ -1,0 +1,63 @@
+import { spawn, type ChildProcess } from 'node:child_process';
+import { once } from 'node:events';
+
+/**
+ * A server started as a child process, for tests that must kill it for real.
+ * It is found ready when it prints its URL (`... at http://host:port`).
+ */
+export class ServerProcess {
+  url = '';
+  private child: ChildProcess | undefined;
+  private output = '';
+
+  constructor(
+    private readonly command: string[],
+    private readonly env: NodeJS.ProcessEnv,
+  ) {}
+
+  get pid(): number | undefined {
+    return this.child?.pid;
+  }
+
+  /** What the process printed so far, for failure messages. */
+  get log(): string {
+    return this.output;
+  }
+
+  async start(timeoutMs = 30_000): Promise<string> {
+    const [cmd, ...args] = this.command;
+    const child = spawn(cmd!, args, { env: { ...process.env, ...this.env }, stdio: ['ignore', 'pipe', 'pipe'] });
+    this.child = child;
+    this.output = '';
+    return new Promise((resolve, reject) => {
+      const timer = setTimeout(
+        () => reject(new Error(`server not ready in ${timeoutMs} ms:\n${this.output}`)),
+        timeoutMs,
+      );
+      const onData = (chunk: Buffer) => {
+        this.output += chunk.toString();
+        const match = /at (http:\/\/[\d.]+:\d+)/.exec(this.output);
+        if (match) {
+          clearTimeout(timer);
+          this.url = match[1]!;
+          resolve(this.url);
+        }
+      };
+      child.stdout!.on('data', onData);
+      child.stderr!.on('data', (chunk: Buffer) => (this.output += chunk.toString()));
+      child.once('exit', (code) => {
+        clearTimeout(timer);
+        reject(new Error(`server exited with ${code} before it was ready:\n${this.output}`));
+      });
+    });
+  }
+
+  /** Sends a signal and waits for the process to end. */
+  async kill(signal: NodeJS.Signals = 'SIGTERM'): Promise<void> {
+    const child = this.child;
+    if (!child || child.exitCode !== null || child.signalCode !== null) return;
+    const exited = once(child, 'exit');
+    child.kill(signal);
+    await exited;
+  }
+}
