@@ -126,9 +126,9 @@ export function accountRoutes(options: ApiOptions): Route[] {
       description: 'The calling user.',
       tags: ['users'],
       async handler({ principal, actors }) {
-        const user = await actors.ask<UserProfile>(realmAddress(principal.realmKey), {
+        const user = await actors.ask<UserProfile>(realmAddress(principal.realm), {
           type: 'realm.getUser',
-          user_id: principal.userId,
+          user_id: principal.user_id,
         });
         // No message has reached anyone until messaging exists: -1 as the original server says then.
         return { ...renderUser(user, false), max_message_id: -1 };
@@ -148,7 +148,7 @@ export function accountRoutes(options: ApiOptions): Route[] {
       description: 'Every user of the organization, bots and deactivated users included.',
       tags: ['users'],
       async handler({ params, principal, actors }) {
-        const users = await actors.ask<UserProfile[]>(realmAddress(principal.realmKey), { type: 'realm.listUsers' });
+        const users = await actors.ask<UserProfile[]>(realmAddress(principal.realm), { type: 'realm.listUsers' });
         const wanted = params.user_ids && new Set(params.user_ids);
         const members = users
           .filter((user) => !wanted || wanted.has(user.user_id))
@@ -174,7 +174,7 @@ export function accountRoutes(options: ApiOptions): Route[] {
         if (principal.role !== ROLES.owner && principal.role !== ROLES.administrator) {
           throw new ChatError('BAD_REQUEST', 'Must be an organization administrator');
         }
-        const user = await actors.ask<CreatedUser>(realmAddress(principal.realmKey), {
+        const user = await actors.ask<CreatedUser>(realmAddress(principal.realm), {
           type: 'realm.createUser',
           user: {
             email: params.email,
@@ -200,7 +200,7 @@ export function accountRoutes(options: ApiOptions): Route[] {
       description: 'One user of the organization.',
       tags: ['users'],
       async handler({ params, principal, actors }) {
-        const user = await actors.ask<UserProfile>(realmAddress(principal.realmKey), {
+        const user = await actors.ask<UserProfile>(realmAddress(principal.realm), {
           type: 'realm.getUser',
           user_id: params.user_id,
         });

@@ -41,7 +41,7 @@ export function observe(logger: Logger, metrics: EdgeMetrics) {
         path: ctx.path,
         status,
         durationMs: Math.round(seconds * 1e6) / 1e3,
-        userId: ctx.state.principal?.userId,
+        userId: ctx.state.principal?.user_id,
       };
       if (status >= 500) log.error(line, 'request');
       else log.info(line, 'request');

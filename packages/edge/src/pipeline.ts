@@ -37,7 +37,7 @@ export function routeMiddleware(route: Route, deps: PipelineDeps) {
     });
     if (principal) {
       ctx.state.principal = principal;
-      ctx.state.log = log.child({ userId: principal.userId });
+      ctx.state.log = log.child({ userId: principal.user_id });
     }
     await parse(ctx, async () => {});
     const { files, paths } = uploadedFiles(ctx.request.files);

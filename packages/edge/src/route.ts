@@ -1,4 +1,5 @@
 import type { Static, TObject } from '@sinclair/typebox';
+import type { Principal } from '@chat/protocol';
 import type { ActorClient } from '@chat/runtime';
 import type { Logger } from 'pino';
 import { compileParams, type CompiledParams } from './params.js';
@@ -13,15 +14,7 @@ export type HttpMethod = 'GET' | 'POST' | 'PUT' | 'PATCH' | 'DELETE';
  */
 export type AuthMode = 'required' | 'optional' | 'none';
 
-/** The authenticated caller, as the injected `authenticate` resolves it. */
-export interface Principal {
-  realmKey: string;
-  userId: number;
-  email: string;
-  role: number;
-  isBot: boolean;
-  fullName: string;
-}
+export type { Principal };
 
 /** Facts about the HTTP request that some operations need (realm by host, client by user agent). */
 export interface RequestInfo {

@@ -17,12 +17,12 @@ import {
 export const SECRET_MESSAGE = 'database password is hunter2';
 
 const iago: Principal = {
-  realmKey: '1',
-  userId: 11,
+  realm: 'zulip',
+  user_id: 11,
   email: 'iago@zulip.com',
   role: 200,
-  isBot: false,
-  fullName: 'Iago',
+  is_bot: false,
+  full_name: 'Iago',
 };
 
 export const authenticate: Authenticate = async ({ email, apiKey }) => {
@@ -64,7 +64,7 @@ const routes = [
     description: 'The caller.',
     params: Type.Object({}),
     // `principal` needs no check on a required route: the type says it is set.
-    handler: ({ principal }) => ({ user_id: principal.userId, email: principal.email }),
+    handler: ({ principal }) => ({ user_id: principal.user_id, email: principal.email }),
   }),
   defineRoute({
     method: 'POST',
@@ -111,7 +111,7 @@ const routes = [
     summary: 'Server settings',
     description: 'Anyone may ask; a signed-in caller is recognized.',
     params: Type.Object({}),
-    handler: ({ principal }) => ({ user_id: principal?.userId ?? null }),
+    handler: ({ principal }) => ({ user_id: principal?.user_id ?? null }),
   }),
   defineRoute({
     method: 'POST',
