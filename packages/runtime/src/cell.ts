@@ -119,7 +119,11 @@ export class ActorCell {
       if (delivery.kind === 'message') delivery.respond?.(replyError(internal()));
       return;
     }
-    if (this.stopped) return;
+    if (this.stopped) {
+      // Dropped with its partition: the asker may retry on the rebuilt actor.
+      if (delivery.kind === 'message') delivery.respond?.(replyError(unavailable()));
+      return;
+    }
     this.lastActive = Date.now();
     if (delivery.kind === 'timer') {
       await this.run(() => this.behavior.onTimer!(this.context(), delivery.name), undefined);
@@ -130,7 +134,9 @@ export class ActorCell {
     if (envelope.deadline < Date.now()) return;
     const key = envelope.idempotencyKey;
     if (key !== undefined && this.idem.has(key)) {
-      respond?.({ v: ENVELOPE_VERSION, ok: true, body: this.idem.get(key) });
+      // The original may still be on its way to disk: answer behind it.
+      const body = this.idem.get(key);
+      this.afterPrevious(respond, async () => ({ v: ENVELOPE_VERSION, ok: true, body }));
       return;
     }
     await this.run(() => this.behavior.handle(this.context(), envelope.body), respond, key, envelope.requestId);
@@ -154,7 +160,7 @@ export class ActorCell {
     } catch (err) {
       if (!isChatError(err)) this.log.error({ err, requestId }, 'actor failed to handle a message');
       const error = isChatError(err) ? err.toWire() : internal();
-      this.afterPrevious(async () => respond?.(replyError(error)));
+      this.afterPrevious(respond, async () => replyError(error));
       return;
     }
     const events = decision.events ?? [];
@@ -168,18 +174,17 @@ export class ActorCell {
       } catch (err) {
         // Not issued, so not applied: the caller may retry with the same key.
         this.log.error({ err, requestId }, 'journal append refused');
-        this.afterPrevious(async () => respond?.(replyError(unavailable())));
+        this.afterPrevious(respond, async () => replyError(unavailable()));
         return;
       }
     }
-    this.afterPrevious(async () => {
+    this.afterPrevious(respond, async () => {
       if (durable) {
         try {
           await durable;
         } catch (err) {
           this.log.error({ err, requestId }, 'journal append failed');
-          respond?.(replyError(unavailable()));
-          return;
+          return replyError(unavailable());
         }
         if (rows.length > 0) {
           // The journal has the change; recovery rewrites the rows if this fails.
@@ -188,16 +193,23 @@ export class ActorCell {
           });
         }
       }
-      respond?.({ v: ENVELOPE_VERSION, ok: true, body: decision.reply ?? null });
       for (const tell of decision.tells ?? []) this.host.actors.tell(tell.to, tell.body, { requestId });
+      return { v: ENVELOPE_VERSION, ok: true, body: decision.reply ?? null };
     });
   }
 
-  /** Runs `step` once every earlier reply has gone out, keeping replies in order. */
-  private afterPrevious(step: () => Promise<void>): void {
+  /**
+   * Sends the reply `step` produces once every earlier reply has gone out,
+   * keeping replies in order. A cell stopped meanwhile lost an append: what
+   * it decided since may rest on that change, so nothing of it is confirmed.
+   */
+  private afterPrevious(respond: ((reply: ReplyEnvelope) => void) | undefined, step: () => Promise<ReplyEnvelope>) {
     this.pendingReplies++;
     this.replies = this.replies
-      .then(step)
+      .then(async () => {
+        const reply = await step();
+        respond?.(this.stopped && reply.ok ? replyError(unavailable()) : reply);
+      })
       .catch((err: unknown) => this.log.error({ err }, 'reply failed'))
       .finally(() => this.pendingReplies--);
   }

@@ -180,3 +180,18 @@ test('a failed append is not applied: the actor is rebuilt from what is durable'
   await node.boot();
   t.deepEqual((await node.client.ask<CounterState>(actor('fragile'), { type: 'get' })).values, [1, 3]);
 });
+
+test('a retry of a write whose append fails is not confirmed either', async (t) => {
+  const node = await start(t);
+  node.failNextAppend = true;
+  const outcomes = await Promise.all(
+    [1, 2].map(() =>
+      node.client.ask(actor('retry'), { type: 'add', value: 9 }, { idempotencyKey: 'same' }).then(
+        () => 'ok',
+        (err: ChatError) => err.code,
+      ),
+    ),
+  );
+  t.deepEqual(outcomes, ['OVERLOADED', 'OVERLOADED']);
+  t.deepEqual((await node.client.ask<CounterState>(actor('retry'), { type: 'get' })).values, []);
+});
