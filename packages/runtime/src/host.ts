@@ -57,6 +57,9 @@ export class ActorHost implements CellHost {
   private readonly subscriptions: Subscription[] = [];
   private sweeper: NodeJS.Timeout | undefined;
   private readonly recovering = new Map<string, Promise<void>>();
+  /** Snapshots of passivated actors still being written, by address. */
+  private readonly saving = new Map<string, Promise<void>>();
+  private sweeping = false;
   private readonly options: Required<Omit<HostOptions, 'shards' | 'log'>> & { shards: number[] };
 
   constructor(options: HostOptions) {
@@ -124,6 +127,16 @@ export class ActorHost implements CellHost {
 
   /** Passivates idle actors and checkpoints partitions that are due. */
   async sweep(now = Date.now()): Promise<void> {
+    if (this.sweeping) return;
+    this.sweeping = true;
+    try {
+      await this.sweepOnce(now);
+    } finally {
+      this.sweeping = false;
+    }
+  }
+
+  private async sweepOnce(now: number): Promise<void> {
     for (const [id, cell] of this.cells) {
       const behavior = cell.behavior;
       if (!cell.idle || now - cell.lastActive < this.options.passivateAfterMs) continue;
@@ -167,13 +180,22 @@ export class ActorHost implements CellHost {
     }
   }
 
-  /** Drops an actor from memory after saving its state. */
+  /**
+   * Drops an actor from memory after saving its state. A message that comes
+   * meanwhile starts a new cell, whose activation waits for the save.
+   */
   private async passivate(id: string, cell: ActorCell): Promise<void> {
     cell.stop();
     this.cells.delete(id);
     this.stats.live--;
     this.stats.passivations++;
-    await this.partitionOf(cell.address).saveAndForget(cell);
+    const saving = this.partitionOf(cell.address).saveAndForget(cell);
+    this.saving.set(id, saving);
+    try {
+      await saving;
+    } finally {
+      this.saving.delete(id);
+    }
   }
 
   private deliver(data: Uint8Array, respond?: (data: Uint8Array) => void): void {
@@ -223,6 +245,7 @@ export class ActorHost implements CellHost {
 
   async loadSnapshot(address: ActorAddress): Promise<Snapshot | undefined> {
     await this.recovering.get(this.partitionId(address));
+    await this.saving.get(formatAddress(address))?.catch(() => undefined);
     const bytes = await this.store.get(snapshotKey(address));
     return bytes && decodeSnapshot(bytes);
   }

@@ -2,7 +2,14 @@ import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { FileJournal, InProcessTransport, LevelStore } from '@chat/embedded';
-import { ActorHost, TransportActorClient, type AnyBehavior, type HostOptions, type Journal } from '../src/index.js';
+import {
+  ActorHost,
+  TransportActorClient,
+  type AnyBehavior,
+  type HostOptions,
+  type Journal,
+  type StateStore,
+} from '../src/index.js';
 
 /** A whole embedded node over a data folder, restartable on the same folder. */
 export class TestNode {
@@ -12,6 +19,8 @@ export class TestNode {
   host!: ActorHost;
   /** When set, the next append to the journal fails (a disk error, a lost broker). */
   failNextAppend = false;
+  /** Delays every store write, like a remote store under load. */
+  storeDelayMs = 0;
   client!: TransportActorClient;
   private epoch = 0;
 
@@ -43,10 +52,21 @@ export class TestNode {
       release: (partition, upTo) => journal.release(partition, upTo),
       close: () => journal.close(),
     };
+    const store = this.store;
+    const slow: StateStore = {
+      get: (key) => store.get(key),
+      scan: (table, partition, opts) => store.scan(table, partition, opts),
+      claim: (fence) => store.claim(fence),
+      close: () => store.close(),
+      write: async (writes, opts) => {
+        if (this.storeDelayMs > 0) await new Promise((resolve) => setTimeout(resolve, this.storeDelayMs));
+        return store.write(writes, opts);
+      },
+    };
     this.host = new ActorHost({
       transport: this.transport,
       journal: failing,
-      store: this.store,
+      store: slow,
       actors: this.client,
       behaviors: this.behaviors,
       shardCount: 4,

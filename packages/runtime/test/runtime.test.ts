@@ -195,3 +195,15 @@ test('a retry of a write whose append fails is not confirmed either', async (t) 
   t.deepEqual(outcomes, ['OVERLOADED', 'OVERLOADED']);
   t.deepEqual((await node.client.ask<CounterState>(actor('retry'), { type: 'get' })).values, []);
 });
+
+test('a message that arrives while its actor is being passivated sees the latest state', async (t) => {
+  const node = await start(t, new Probe(), { passivateAfterMs: 60_000 });
+  for (let i = 0; i < 20; i++) await node.client.ask(actor('racy'), { type: 'add', value: i });
+  await node.host.whenIdle();
+  node.storeDelayMs = 50;
+  const sweeping = node.host.sweep(Date.now() + 120_000);
+  const state = await node.client.ask<CounterState>(actor('racy'), { type: 'get' });
+  await sweeping;
+  t.is(node.host.stats.passivations, 1);
+  t.is(state.values.length, 20);
+});
