@@ -25,7 +25,7 @@ const wrongLogin = () => new ChatError('AUTHENTICATION_FAILED', 'Your username o
 const deactivated = () => new ChatError('USER_DEACTIVATED', 'Account is deactivated');
 
 /** A stable numeric id for a realm, derived from its string id. */
-export function realmIdOf(stringId: string): number {
+function realmIdOf(stringId: string): number {
   let hash = 0x811c9dc5;
   for (let i = 0; i < stringId.length; i++) hash = Math.imul(hash ^ stringId.charCodeAt(i), 0x01000193);
   return ((hash >>> 0) % 0x7fffffff) + 1;

@@ -1,2 +1,2 @@
-export { realmBehavior, realmIdOf } from './behavior.js';
+export { realmBehavior } from './behavior.js';
 export type { Account, RealmEvent, RealmState } from './state.js';

@@ -4,4 +4,3 @@ export * from './shards.js';
 export * from './behavior.js';
 export * from './host.js';
 export * from './logger.js';
-export { Mailbox } from './mailbox.js';

@@ -35,8 +35,6 @@ export interface PartitionDeps {
 export class Partition {
   readonly id: string;
   readonly journalPartition: JournalPartition;
-  /** Journal position up to which every record is reflected in the store. */
-  checkpointed = -1;
   private lastPosition = -1;
   private readonly dirty = new Set<ActorCell>();
   private unsaved = 0;
@@ -125,7 +123,6 @@ export class Partition {
       this.deps.onCheckpoint();
       this.dirty.clear();
       this.unsaved = 0;
-      this.checkpointed = position;
       await this.deps.journal.release(this.journalPartition, position);
     } catch (err) {
       this.deps.log.error({ err, partition: this.id }, 'checkpoint failed; will retry');
@@ -163,7 +160,7 @@ export class Partition {
       list.push(record);
       last = record.position;
     }
-    this.checkpointed = this.lastPosition = from;
+    this.lastPosition = from;
     this.dirty.clear();
     this.unsaved = 0;
     this.broken = undefined;
@@ -189,6 +186,6 @@ export class Partition {
     writes.push({ ...checkpointKey(behavior.type, this.fence.shard), op: 'put', value: encode({ position: last }) });
     await store.write(writes, { sync: true, fence: this.fence });
     await journal.release(this.journalPartition, last);
-    this.checkpointed = this.lastPosition = last;
+    this.lastPosition = last;
   }
 }

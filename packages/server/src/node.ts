@@ -15,7 +15,7 @@ export interface EmbeddedNode {
   close(): Promise<void>;
 }
 
-export const BEHAVIORS = [realmBehavior, channelBehavior];
+const BEHAVIORS = [realmBehavior, channelBehavior];
 
 export async function startEmbeddedNode(config: Config, log: Logger): Promise<EmbeddedNode> {
   await mkdir(config.dataDir, { recursive: true });
