@@ -1,39 +1,152 @@
-import type { ChannelInfo } from '@chat/protocol';
+import { defaultChannelPermissions } from '@chat/protocol';
+import type { ChannelChanges, ChannelSettings, MessageEdit, Reaction, StoredMessage } from '@chat/protocol';
 
+/**
+ * One conversation: a channel with its subscribers, or a direct-message
+ * conversation with its participants; either way its messages, oldest first.
+ */
 export interface ChannelState {
-  exists: boolean;
-  info: ChannelInfo;
+  kind: 'none' | 'channel' | 'dm';
+  channel: ChannelSettings | null;
+  /** Subscribers or participants, sorted. */
+  members: number[];
+  /**
+   * For channels with protected history: the newest message id when each
+   * subscriber joined; they see only what came after.
+   */
+  joinedAfter: Record<number, number>;
+  messages: StoredMessage[];
 }
 
-export type ChannelEvent = { type: 'channelCreated'; info: ChannelInfo } | { type: 'subscribed'; userIds: number[] };
+export type ChannelEvent =
+  | { type: 'channelCreated'; channel: ChannelSettings; subscribers: number[] }
+  | { type: 'dmOpened'; userIds: number[] }
+  | { type: 'subscribed'; userIds: number[] }
+  | { type: 'unsubscribed'; userIds: number[] }
+  | { type: 'channelUpdated'; changes: ChannelChanges }
+  | { type: 'messageSent'; message: StoredMessage }
+  /** Content edits and topic moves inside the conversation; `content` fields only for a content edit. */
+  | {
+      type: 'messagesEdited';
+      ids: number[];
+      edit: MessageEdit;
+      content?: Pick<StoredMessage, 'content' | 'rendered' | 'mentioned_user_ids' | 'mentioned_group_ids'> &
+        Partial<StoredMessage>;
+      topic?: string;
+      at: number;
+    }
+  | { type: 'messagesRemoved'; ids: number[] }
+  | { type: 'messagesImported'; messages: StoredMessage[] }
+  | { type: 'reactionAdded'; id: number; reaction: Reaction }
+  | { type: 'reactionRemoved'; id: number; reaction: Reaction };
 
 export function initialState(): ChannelState {
-  return {
-    exists: false,
-    info: {
-      channel_id: 0,
-      name: '',
-      description: '',
-      invite_only: false,
-      is_web_public: false,
-      history_public_to_subscribers: true,
-      creator_id: null,
-      subscribers: [],
-      date_created: 0,
-    },
-  };
+  return { kind: 'none', channel: null, members: [], joinedAfter: {}, messages: [] };
 }
+
+export const lastMessageId = (state: ChannelState): number => state.messages.at(-1)?.id ?? 0;
+
+/** Index of the first message with id >= `id`. */
+export function lowerBound(messages: StoredMessage[], id: number): number {
+  let lo = 0;
+  let hi = messages.length;
+  while (lo < hi) {
+    const mid = (lo + hi) >>> 1;
+    if (messages[mid]!.id < id) lo = mid + 1;
+    else hi = mid;
+  }
+  return lo;
+}
+
+export function findMessage(state: ChannelState, id: number): StoredMessage | undefined {
+  const message = state.messages[lowerBound(state.messages, id)];
+  return message?.id === id ? message : undefined;
+}
+
+const sortedUnion = (a: number[], b: number[]) => [...new Set([...a, ...b])].sort((x, y) => x - y);
 
 export function applyEvent(state: ChannelState, event: ChannelEvent): void {
   switch (event.type) {
     case 'channelCreated':
-      state.exists = true;
-      state.info = { ...event.info, subscribers: [...new Set(event.info.subscribers)].sort((a, b) => a - b) };
+      state.kind = 'channel';
+      state.channel = event.channel;
+      state.members = sortedUnion([], event.subscribers);
       return;
-    case 'subscribed': {
-      const all = new Set([...state.info.subscribers, ...event.userIds]);
-      state.info.subscribers = [...all].sort((a, b) => a - b);
+    case 'dmOpened':
+      state.kind = 'dm';
+      state.members = sortedUnion([], event.userIds);
+      return;
+    case 'subscribed':
+      for (const id of event.userIds) state.joinedAfter[id] = lastMessageId(state);
+      state.members = sortedUnion(state.members, event.userIds);
+      return;
+    case 'unsubscribed': {
+      const gone = new Set(event.userIds);
+      state.members = state.members.filter((id) => !gone.has(id));
+      for (const id of event.userIds) delete state.joinedAfter[id];
+      return;
+    }
+    case 'channelUpdated': {
+      const { permissions, ...plain } = event.changes;
+      Object.assign(state.channel!, plain);
+      for (const [name, change] of Object.entries(permissions ?? {})) {
+        Object.assign(state.channel!, { [name]: change.new });
+      }
+      return;
+    }
+    case 'messageSent':
+      // Ids only grow within a conversation, so appending keeps the order.
+      state.messages.push(event.message);
+      return;
+    case 'messagesEdited':
+      for (const id of event.ids) {
+        const message = findMessage(state, id);
+        if (!message) continue;
+        if (event.content) Object.assign(message, event.content, { last_edit_timestamp: event.at });
+        if (event.topic !== undefined) {
+          message.topic = event.topic;
+          message.last_moved_timestamp = event.at;
+        }
+        message.edits.push(event.edit);
+      }
+      return;
+    case 'messagesRemoved': {
+      const gone = new Set(event.ids);
+      state.messages = state.messages.filter((m) => !gone.has(m.id));
+      return;
+    }
+    case 'messagesImported':
+      state.messages = [...state.messages, ...event.messages].sort((a, b) => a.id - b.id);
+      return;
+    case 'reactionAdded':
+      findMessage(state, event.id)?.reactions.push(event.reaction);
+      return;
+    case 'reactionRemoved': {
+      const message = findMessage(state, event.id);
+      if (!message) return;
+      const r = event.reaction;
+      message.reactions = message.reactions.filter(
+        (x) => !(x.user_id === r.user_id && x.emoji_code === r.emoji_code && x.reaction_type === r.reaction_type),
+      );
       return;
     }
   }
+}
+
+/** Version 1 recorded a channel as a flat info object with its subscribers. */
+export function upcast(event: unknown, version: number): ChannelEvent {
+  const old = event as { type: string; info?: Record<string, unknown> & { subscribers: number[] } };
+  if (version !== 1 || old.type !== 'channelCreated' || !old.info) return event as ChannelEvent;
+  const { subscribers, channel_id, ...rest } = old.info;
+  const channel = {
+    ...defaultChannelPermissions(null),
+    ...(rest as object),
+    stream_id: channel_id as number,
+    rendered_description: '',
+    message_retention_days: null,
+    is_archived: false,
+    folder_id: null,
+    topics_policy: 'inherit',
+  } as ChannelSettings;
+  return { type: 'channelCreated', channel, subscribers };
 }

@@ -11,7 +11,16 @@ import {
 } from '@chat/protocol';
 import type { ActorBehavior, ActorContext, Decision } from '@chat/runtime';
 import { toPrincipal, toProfile } from './profile.js';
-import { applyEvent, initialState, type Account, type RealmEvent, type RealmState } from './state.js';
+import { directoryCommand } from './directory.js';
+import {
+  applyEvent,
+  initialState,
+  migrate,
+  NOTIFICATION_BOT,
+  type Account,
+  type RealmEvent,
+  type RealmState,
+} from './state.js';
 
 type Ctx = ActorContext<RealmState>;
 
@@ -31,7 +40,7 @@ function realmIdOf(stringId: string): number {
   return ((hash >>> 0) % 0x7fffffff) + 1;
 }
 
-function accountByEmail(state: RealmState, email: string): Account | undefined {
+export function accountByEmail(state: RealmState, email: string): Account | undefined {
   const id = state.byEmail[email.toLowerCase()];
   return id === undefined ? undefined : state.accounts[id];
 }
@@ -93,8 +102,10 @@ function decide(ctx: Ctx, command: RealmCommand): Decision<RealmEvent> {
       at: Math.floor(ctx.now / 1000),
       firstUserId,
     };
-    const created = accounts.map((account) => ({ type: 'accountCreated' as const, account }));
-    return { events: [info, ...created], reply: accounts.map(toCreated) };
+    const bot = newAccount(scratch, { ...NOTIFICATION_BOT, bot_type: 1 }, firstUserId + accounts.length, ctx.now);
+    const created = [...accounts, bot].map((account) => ({ type: 'accountCreated' as const, account }));
+    const botEvent = { type: 'notificationBotCreated' as const, userId: bot.id };
+    return { events: [info, ...created, botEvent], reply: accounts.map(toCreated) };
   }
   if (!state.exists) throw noRealm();
   switch (command.type) {
@@ -152,23 +163,8 @@ function decide(ctx: Ctx, command: RealmCommand): Decision<RealmEvent> {
       const apiKey = generateApiKey();
       return { events: [{ type: 'apiKeyChanged', userId: account.id, apiKey }], reply: { api_key: apiKey } };
     }
-    case 'realm.registerChannel': {
-      const name = command.name.trim();
-      if (state.channelsByName[name.toLowerCase()] !== undefined) {
-        throw new ChatError('BAD_REQUEST', `Channel '${name}' already exists`);
-      }
-      const channelId = state.nextChannelId;
-      return { events: [{ type: 'channelRegistered', channelId, name }], reply: { channel_id: channelId } };
-    }
-    case 'realm.findChannel': {
-      const channelId = state.channelsByName[command.name.trim().toLowerCase()];
-      if (channelId === undefined) {
-        throw new ChatError('STREAM_DOES_NOT_EXIST', `Channel '${command.name}' does not exist`, {
-          stream: command.name,
-        });
-      }
-      return { reply: { channel_id: channelId } };
-    }
+    default:
+      return directoryCommand(ctx, command);
   }
 }
 
@@ -178,4 +174,5 @@ export const realmBehavior: ActorBehavior<RealmState, RealmEvent> = {
   initial: initialState,
   handle: (ctx, command: Command) => decide(ctx, command as RealmCommand),
   apply: applyEvent,
+  onActivate: (ctx) => migrate(ctx.state as RealmState),
 };

@@ -1,4 +1,4 @@
-import type { BotType, Role } from '@chat/protocol';
+import { ROLES, SYSTEM_GROUPS, type BotType, type ChannelEntry, type RealmSettings, type Role } from '@chat/protocol';
 
 /** One account of the realm, as the RealmActor keeps it. */
 export interface Account {
@@ -32,8 +32,38 @@ export interface RealmState {
   nextUserId: number;
   /** The channel directory: lower-cased name -> channel id. */
   channelsByName: Record<string, number>;
+  channels: Record<number, ChannelEntry>;
   nextChannelId: number;
+  settings: RealmSettings;
+  /** Sends the automated notices (topic moves, resolutions). */
+  notificationBotId: number | null;
 }
+
+const WEEK = 7 * 24 * 3600;
+
+/** A new organization's settings, as the original sets them. */
+export const DEFAULT_SETTINGS: RealmSettings = {
+  allow_message_editing: true,
+  message_content_edit_limit_seconds: 600,
+  move_messages_within_stream_limit_seconds: WEEK,
+  move_messages_between_streams_limit_seconds: WEEK,
+  topics_policy: 'allow_empty_topic',
+  empty_topic_display_name: 'general chat',
+  message_retention_days: -1,
+  enable_spectator_access: false,
+  can_mention_many_users_group: SYSTEM_GROUPS['role:administrators'],
+  can_move_messages_between_channels_group: SYSTEM_GROUPS['role:members'],
+  can_move_messages_between_topics_group: SYSTEM_GROUPS['role:everyone'],
+  can_resolve_topics_group: SYSTEM_GROUPS['role:everyone'],
+  can_delete_any_message_group: SYSTEM_GROUPS['role:administrators'],
+  can_delete_own_message_group: SYSTEM_GROUPS['role:everyone'],
+  can_create_public_channel_group: SYSTEM_GROUPS['role:members'],
+  can_create_private_channel_group: SYSTEM_GROUPS['role:members'],
+  can_create_web_public_channel_group: SYSTEM_GROUPS['role:owners'],
+  can_add_subscribers_group: SYSTEM_GROUPS['role:members'],
+};
+
+export const NOTIFICATION_BOT = { email: 'notification-bot@zulip.com', full_name: 'Notification Bot', role: ROLES.member };
 
 export type RealmEvent =
   | {
@@ -48,7 +78,10 @@ export type RealmEvent =
     }
   | { type: 'accountCreated'; account: Account }
   | { type: 'apiKeyChanged'; userId: number; apiKey: string }
-  | { type: 'channelRegistered'; channelId: number; name: string };
+  | { type: 'channelRegistered'; channelId: number; name: string; entry?: ChannelEntry }
+  | { type: 'channelRenamed'; channelId: number; name: string }
+  | { type: 'channelChanged'; entry: Omit<ChannelEntry, 'is_default'> }
+  | { type: 'notificationBotCreated'; userId: number };
 
 export function initialState(stringId: string): RealmState {
   return {
@@ -64,7 +97,10 @@ export function initialState(stringId: string): RealmState {
     byEmail: {},
     nextUserId: 1,
     channelsByName: {},
+    channels: {},
     nextChannelId: 1,
+    settings: DEFAULT_SETTINGS,
+    notificationBotId: null,
   };
 }
 
@@ -92,7 +128,39 @@ export function applyEvent(state: RealmState, event: RealmEvent): void {
       return;
     case 'channelRegistered':
       state.channelsByName[event.name.toLowerCase()] = event.channelId;
+      state.channels ??= {};
+      state.channels[event.channelId] = event.entry ?? {
+        channel_id: event.channelId,
+        name: event.name,
+        invite_only: false,
+        is_web_public: false,
+        is_archived: false,
+        is_default: false,
+      };
       state.nextChannelId = Math.max(state.nextChannelId, event.channelId + 1);
       return;
+    case 'channelRenamed': {
+      const entry = state.channels[event.channelId]!;
+      delete state.channelsByName[entry.name.toLowerCase()];
+      state.channelsByName[event.name.toLowerCase()] = event.channelId;
+      entry.name = event.name;
+      return;
+    }
+    case 'channelChanged':
+      Object.assign(state.channels[event.entry.channel_id]!, event.entry);
+      return;
+    case 'notificationBotCreated':
+      state.notificationBotId = event.userId;
+      return;
+  }
+}
+
+/** Fills in what snapshots written before a field existed lack. */
+export function migrate(state: RealmState): void {
+  state.channels ??= {};
+  state.settings = { ...DEFAULT_SETTINGS, ...state.settings };
+  state.notificationBotId ??= null;
+  for (const [name, id] of Object.entries(state.channelsByName)) {
+    state.channels[id] ??= { channel_id: id, name, invite_only: false, is_web_public: false, is_archived: false, is_default: false };
   }
 }

@@ -1,9 +1,13 @@
-import MarkdownIt from 'markdown-it';
+import { render } from '@chat/markdown';
 
-// Raw HTML off: descriptions are user input and must not carry markup of their own.
-const markdown = new MarkdownIt({ html: false, linkify: true, breaks: false });
+const NOTHING_RESOLVED = {
+  usersByName: new Map(),
+  usersById: new Map(),
+  groupsByName: new Map(),
+  channelsByName: new Map(),
+};
 
-/** Renders a description (realm, channel, folder) to HTML. */
+/** Renders a description (realm, channel, folder) in the service's Markdown; mentions stay text. */
 export function renderDescription(source: string): string {
-  return markdown.render(source).trim();
+  return render(source, NOTHING_RESOLVED).html;
 }

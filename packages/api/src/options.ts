@@ -7,6 +7,10 @@ export interface ApiOptions {
   externalUrl: string;
   /** The string id of the realm a request is for (chosen by Host). */
   realmOf(request: RequestInfo): string;
+  /** Wildcard mentions reaching more people than this need `can_mention_many_users_group`. */
+  wildcardThreshold: number;
+  /** How long one topic deletion may run before it answers `complete: false`. */
+  topicDeleteBudgetMs: number;
 }
 
 /** The feature level of the API this server implements. */

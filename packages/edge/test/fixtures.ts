@@ -23,6 +23,7 @@ const iago: Principal = {
   role: 200,
   is_bot: false,
   full_name: 'Iago',
+  groups: [1, 2, 3, 4, 5, 6],
 };
 
 export const authenticate: Authenticate = async ({ email, apiKey }) => {

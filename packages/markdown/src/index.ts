@@ -1,1 +1,40 @@
-export {};
+import { newEnv } from './env.js';
+import { md } from './parser.js';
+import type { MentionQuery, RenderContext, Rendered } from './types.js';
+
+export type { MentionQuery, RenderChannel, RenderContext, RenderGroup, RenderUser, Rendered } from './types.js';
+export { emojiCode, isEmojiName } from './emoji.js';
+export { htmlToText } from './text.js';
+
+/** What a message's content refers to, found before rendering so the caller can resolve it in one round trip. */
+export function scan(content: string): MentionQuery {
+  const env = newEnv();
+  md.parse(content, env);
+  return {
+    userNames: [...env.found.userNames],
+    userIds: [...env.found.userIds],
+    groupNames: [...env.found.groupNames],
+    channelNames: [...env.found.channelNames],
+  };
+}
+
+const sorted = (ids: Iterable<number>) => [...ids].sort((a, b) => a - b);
+
+/** Renders a message's Markdown to sanitized HTML, resolving mentions, channel links and emoji with `ctx`. */
+export function render(content: string, ctx: RenderContext): Rendered {
+  const env = newEnv(ctx);
+  // The original's HTML has no trailing newline after the last block.
+  const html = md.render(content, env).replace(/\n+$/, '');
+  return {
+    html,
+    mentionedUserIds: sorted(env.mentioned),
+    silentUserIds: sorted([...env.silent].filter((id) => !env.mentioned.has(id))),
+    mentionedGroupIds: sorted(env.groups),
+    channelWildcard: env.channelWildcard,
+    topicWildcard: env.topicWildcard,
+    hasLink: env.hasLink,
+    hasImage: env.hasImage,
+    hasAttachment: env.uploadPaths.size > 0,
+    uploadPaths: [...env.uploadPaths],
+  };
+}

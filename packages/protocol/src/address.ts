@@ -12,6 +12,11 @@ export const channelAddress = (realm: string, channelId: number): ActorAddress =
   type: 'channel',
   key: `${realm}:${channelId}`,
 });
+/** A direct-message conversation is a ChannelActor keyed by its participants, the sender included. */
+export const conversationAddress = (realm: string, userIds: number[]): ActorAddress => ({
+  type: 'channel',
+  key: `${realm}:dm:${[...new Set(userIds)].sort((a, b) => a - b).join(',')}`,
+});
 export const userAddress = (realm: string, userId: number): ActorAddress => ({
   type: 'user',
   key: `${realm}:${userId}`,
@@ -19,3 +24,15 @@ export const userAddress = (realm: string, userId: number): ActorAddress => ({
 export const queueAddress = (queueId: string): ActorAddress => ({ type: 'queue', key: queueId });
 
 export const formatAddress = (a: ActorAddress) => `${a.type}/${a.key}`;
+
+/**
+ * Where a message lives: a store row per message naming its conversation's
+ * actor key, written by the ChannelActor, so an operation that only has a
+ * message id finds the actor to ask. Buckets of 2^32 ids (about 17 minutes
+ * of ids) keep partitions bounded.
+ */
+export const messageLocationKey = (realm: string, messageId: number) => ({
+  table: 'message_location',
+  partition: `${realm}/${Math.floor(messageId / 2 ** 32)}`,
+  sort: String(messageId).padStart(16, '0'),
+});

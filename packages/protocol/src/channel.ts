@@ -1,21 +1,222 @@
-/** The ChannelActor's contract. */
-export interface NewChannel {
-  channel_id: number;
+/**
+ * The ChannelActor's contract. One actor holds one conversation: a channel
+ * (key `realm:id`) or a direct-message conversation (key `realm:dm:ids`),
+ * with its members and its messages.
+ */
+import { SYSTEM_GROUPS, type GroupSetting, type Member } from './groups.js';
+import type { Principal, RealmSettings, UserRef } from './realm.js';
+
+export type TopicsPolicy = 'inherit' | 'allow_empty_topic' | 'disable_empty_topic' | 'empty_topic_only';
+
+export const CHANNEL_PERMISSIONS = [
+  'can_add_subscribers_group',
+  'can_remove_subscribers_group',
+  'can_administer_channel_group',
+  'can_delete_any_message_group',
+  'can_delete_own_message_group',
+  'can_move_messages_out_of_channel_group',
+  'can_move_messages_within_channel_group',
+  'can_send_message_group',
+  'can_subscribe_group',
+  'can_resolve_topics_group',
+] as const;
+export type ChannelPermission = (typeof CHANNEL_PERMISSIONS)[number];
+export type ChannelPermissions = Record<ChannelPermission, GroupSetting>;
+
+export interface ChannelSettings extends ChannelPermissions {
+  stream_id: number;
   name: string;
   description: string;
+  rendered_description: string;
+  /** Epoch seconds. */
+  date_created: number;
+  creator_id: number | null;
   invite_only: boolean;
   is_web_public: boolean;
   history_public_to_subscribers: boolean;
-  creator_id: number | null;
-  subscribers: number[];
+  /** Days; null inherits the realm's setting, -1 keeps forever. */
+  message_retention_days: number | null;
+  is_archived: boolean;
+  folder_id: number | null;
+  topics_policy: TopicsPolicy;
 }
 
-export interface ChannelInfo extends NewChannel {
-  /** Epoch seconds. */
-  date_created: number;
+export interface ChannelInfo extends ChannelSettings {
+  subscribers: number[];
+  first_message_id: number | null;
+  /** Id of the newest message, or null. */
+  last_message_id: number | null;
 }
+
+export interface Reaction {
+  emoji_name: string;
+  emoji_code: string;
+  reaction_type: 'unicode_emoji' | 'realm_emoji' | 'zulip_extra_emoji';
+  user_id: number;
+}
+
+/** One entry of a message's edit history (what the history endpoint shows). */
+export interface MessageEdit {
+  timestamp: number;
+  user_id: number | null;
+  prev_content?: string;
+  prev_rendered_content?: string;
+  prev_topic?: string;
+  prev_stream?: number;
+  topic?: string;
+  stream?: number;
+}
+
+/** What rendering found in a message's content. */
+export interface ContentFacts {
+  mentioned_user_ids: number[];
+  mentioned_group_ids: number[];
+  channel_wildcard: boolean;
+  topic_wildcard: boolean;
+  has_link: boolean;
+  has_image: boolean;
+  has_attachment: boolean;
+  upload_paths: string[];
+}
+
+/** Content as the edge prepared it: raw Markdown, its HTML and what it mentions. */
+export interface PreparedContent extends ContentFacts {
+  content: string;
+  rendered: string;
+  /** Users in the mentioned groups (resolved by the realm), for the mentioned flag. */
+  group_member_ids: number[];
+}
+
+export interface StoredMessage extends ContentFacts {
+  id: number;
+  sender_id: number;
+  /** Epoch seconds. */
+  timestamp: number;
+  topic: string;
+  content: string;
+  rendered: string;
+  client: string;
+  group_member_ids: number[];
+  reactions: Reaction[];
+  edits: MessageEdit[];
+  last_edit_timestamp: number | null;
+  last_moved_timestamp: number | null;
+}
+
+/** A message as a viewer sees it: where it lives and the viewer's flags. */
+export interface ViewedMessage extends StoredMessage {
+  channel_id: number | null;
+  channel_name: string | null;
+  /** Participants of a direct message, the sender included; [] for channel messages. */
+  dm_user_ids: number[];
+  flags: string[];
+  /** With a search narrow: content and topic with the matched words marked. */
+  match_content?: string;
+  match_subject?: string;
+}
+
+/** Inclusive ranges [from, to] of message ids. */
+export type IdRanges = Array<[number, number]>;
+
+/** Who is reading, with the personal state that decides flags. */
+export interface Viewer extends Member {
+  role: number;
+  /** Ids the viewer has read in this conversation. */
+  read: IdRanges;
+  /** Ids the viewer starred (in any conversation). */
+  starred: number[];
+  /** Own messages the viewer marked unread. */
+  unread_own: number[];
+}
+
+export interface FetchResult {
+  messages: ViewedMessage[];
+  /** The anchor's position was reached at the end of history in each direction. */
+  found_oldest: boolean;
+  found_newest: boolean;
+  found_anchor: boolean;
+}
+
+export type EditPropagation = 'change_one' | 'change_later' | 'change_all';
 
 export type ChannelCommand =
-  | { type: 'channel.create'; channel: NewChannel }
-  | { type: 'channel.info' }
-  | { type: 'channel.subscribe'; user_ids: number[] };
+  | { type: 'channel.create'; channel: ChannelSettings; subscribers: number[] }
+  /** With a viewer, refused unless the viewer may see the channel's metadata. */
+  | { type: 'channel.info'; viewer?: Principal }
+  | { type: 'channel.subscribe'; actor: Principal | null; users: UserRef[]; settings: RealmSettings }
+  | { type: 'channel.unsubscribe'; actor: Principal; users: UserRef[] }
+  | { type: 'channel.update'; actor: Principal; changes: ChannelChanges; settings: RealmSettings; dry_run: boolean }
+  | {
+      type: 'message.send';
+      sender: Principal;
+      topic: string;
+      prepared: PreparedContent;
+      settings: RealmSettings;
+      wildcard_threshold: number;
+      client: string;
+    }
+  | {
+      type: 'message.fetch';
+      viewer: Viewer;
+      /** Narrow terms as `@chat/narrow` resolves them. */
+      narrow: unknown[];
+      anchor: number;
+      num_before: number;
+      num_after: number;
+      include_anchor: boolean;
+    }
+  | { type: 'message.get'; viewer: Viewer; ids: number[] }
+  /** The ids among `ids` that match the narrow, with their highlighted content and topic. */
+  | { type: 'message.match'; viewer: Viewer; ids: number[]; narrow: unknown[] }
+  /** The oldest message the viewer has not read, or null. */
+  | { type: 'message.firstUnread'; viewer: Viewer }
+  | {
+      type: 'message.edit';
+      actor: Principal;
+      message_id: number;
+      prepared?: PreparedContent;
+      topic?: string;
+      propagate_mode: EditPropagation;
+      prev_content_sha256?: string;
+      notify_old: boolean;
+      notify_new: boolean;
+      settings: RealmSettings;
+      wildcard_threshold: number;
+    }
+  | { type: 'message.delete'; actor: Principal; message_id: number; settings: RealmSettings }
+  | { type: 'topic.delete'; actor: Principal; topic: string; batch: number }
+  | { type: 'reaction.add' | 'reaction.remove'; actor: Principal; message_id: number; reaction: Reaction }
+  | { type: 'topic.list'; viewer: Principal };
+
+export type ChannelChanges = Partial<
+  Pick<
+    ChannelSettings,
+    | 'name'
+    | 'description'
+    | 'rendered_description'
+    | 'invite_only'
+    | 'is_web_public'
+    | 'history_public_to_subscribers'
+    | 'message_retention_days'
+    | 'is_archived'
+    | 'folder_id'
+    | 'topics_policy'
+  >
+> & { permissions?: Partial<Record<ChannelPermission, { new: GroupSetting; old?: GroupSetting }>> };
+
+/** A new channel's permissions when its creator does not choose: the realm's settings decide the rest. */
+export function defaultChannelPermissions(creatorId: number | null): ChannelPermissions {
+  const nobody = SYSTEM_GROUPS['role:nobody'];
+  return {
+    can_add_subscribers_group: nobody,
+    can_remove_subscribers_group: SYSTEM_GROUPS['role:administrators'],
+    can_administer_channel_group: { direct_members: creatorId === null ? [] : [creatorId], direct_subgroups: [] },
+    can_delete_any_message_group: nobody,
+    can_delete_own_message_group: nobody,
+    can_move_messages_out_of_channel_group: nobody,
+    can_move_messages_within_channel_group: nobody,
+    can_send_message_group: SYSTEM_GROUPS['role:everyone'],
+    can_subscribe_group: nobody,
+    can_resolve_topics_group: nobody,
+  };
+}

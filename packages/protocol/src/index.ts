@@ -4,4 +4,7 @@ export * from './envelope.js';
 export * from './errors.js';
 export * from './credentials.js';
 export * from './realm.js';
+export * from './groups.js';
 export * from './channel.js';
+export * from './ranges.js';
+export * from './user.js';

@@ -1,3 +1,5 @@
+import type { GroupSetting } from './groups.js';
+
 /**
  * The RealmActor's contract: the commands edges and tools send it and the
  * replies they get. Field names follow the API where the value reaches a
@@ -60,6 +62,70 @@ export interface Principal {
   role: Role;
   is_bot: boolean;
   full_name: string;
+  /** Every group that contains the user, system groups included: what permissions are checked against. */
+  groups: number[];
+}
+
+/** The organization settings that decide what messaging operations may do. */
+export interface RealmSettings {
+  allow_message_editing: boolean;
+  /** Seconds; null: no limit. */
+  message_content_edit_limit_seconds: number | null;
+  move_messages_within_stream_limit_seconds: number | null;
+  move_messages_between_streams_limit_seconds: number | null;
+  topics_policy: 'allow_empty_topic' | 'disable_empty_topic';
+  /** How clients show the empty topic; also accepted as a topic name meaning the empty topic. */
+  empty_topic_display_name: string;
+  /** Days; -1 keeps messages forever. */
+  message_retention_days: number;
+  enable_spectator_access: boolean;
+  can_mention_many_users_group: GroupSetting;
+  can_move_messages_between_channels_group: GroupSetting;
+  can_move_messages_between_topics_group: GroupSetting;
+  can_resolve_topics_group: GroupSetting;
+  can_delete_any_message_group: GroupSetting;
+  can_delete_own_message_group: GroupSetting;
+  can_create_public_channel_group: GroupSetting;
+  can_create_private_channel_group: GroupSetting;
+  can_create_web_public_channel_group: GroupSetting;
+  can_add_subscribers_group: GroupSetting;
+}
+
+/** A channel as the realm's directory knows it: enough to list and find channels without asking each one. */
+export interface ChannelEntry {
+  channel_id: number;
+  name: string;
+  invite_only: boolean;
+  is_web_public: boolean;
+  is_archived: boolean;
+  is_default: boolean;
+}
+
+/** A user as other operations need to see them (mentions, recipients, principals). */
+export interface UserRef {
+  user_id: number;
+  email: string;
+  full_name: string;
+  role: Role;
+  is_bot: boolean;
+  is_active: boolean;
+  bot_owner_id: number | null;
+}
+
+/** Names and addresses an operation needs turned into ids, in one round trip. */
+export interface ResolveQuery {
+  emails?: string[];
+  user_ids?: number[];
+  /** Full names, compared case-insensitively; a name can match several users. */
+  user_names?: string[];
+  group_names?: string[];
+  channel_names?: string[];
+}
+
+export interface Resolved {
+  users: UserRef[];
+  groups: Array<{ id: number; name: string }>;
+  channels: ChannelEntry[];
 }
 
 export interface ApiKeyGrant {
@@ -90,8 +156,18 @@ export type RealmCommand =
   | { type: 'realm.getUser'; user_id: number }
   | { type: 'realm.listUsers' }
   | { type: 'realm.resetApiKey'; email: string }
-  | { type: 'realm.registerChannel'; name: string }
-  | { type: 'realm.findChannel'; name: string };
+  | { type: 'realm.settings' }
+  /** The principal of the bot that posts automated notices. */
+  | { type: 'realm.notificationBot' }
+  | { type: 'realm.resolve'; query: ResolveQuery }
+  /** Reserves a name and an id for a new channel. */
+  | { type: 'realm.registerChannel'; entry: Omit<ChannelEntry, 'channel_id'> }
+  | { type: 'realm.findChannel'; name: string }
+  | { type: 'realm.channels' }
+  /** Renames a channel in the directory; refused when the name is taken. */
+  | { type: 'realm.renameChannel'; channel_id: number; name: string }
+  /** Keeps the directory's copy of a channel's flags current (sent by the ChannelActor). */
+  | { type: 'realm.channelChanged'; entry: Omit<ChannelEntry, 'is_default'> };
 
 export interface LoginCandidate extends ApiKeyGrant {
   password_hash: string | null;

@@ -27,6 +27,8 @@ export interface Timers {
 
 export interface ActorContext<State> {
   readonly address: ActorAddress;
+  /** The shard the address belongs to (ids allocated per shard stay unique). */
+  readonly shard: number;
   /** Read-only during `handle`: change state by returning events. */
   readonly state: Readonly<State>;
   /** Wall-clock time at which this message started processing (ms). */
@@ -60,7 +62,7 @@ export interface ActorBehavior<State, Event extends TypedEvent = TypedEvent> {
   /** Applies one durable event to the state, in place. */
   apply(state: State, event: Event): void;
   /** Rows an applied event writes to the store (idempotent puts and deletes). */
-  rows?(state: Readonly<State>, event: Event): StoreWrite[];
+  rows?(state: Readonly<State>, event: Event, address: ActorAddress): StoreWrite[];
   onTimer?(ctx: ActorContext<State>, name: string): Decision<Event> | Promise<Decision<Event>>;
   /** Called when the actor comes to life (first use, or after passivation). */
   onActivate?(ctx: ActorContext<State>): void;

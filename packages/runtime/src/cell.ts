@@ -19,9 +19,7 @@ export interface CellHost {
   readonly log: Logger;
   readonly idempotencyCapacity: number;
   /** Issues the entry's append, calling `apply` as it does; see `Partition.issue`. */
-  issue(cell: ActorCell, entry: JournalEntry, apply: () => void): Promise<{ durable: Promise<number> }>;
-  /** Writes rows derived from applied events. */
-  writeRows(cell: ActorCell, rows: StoreWrite[]): Promise<void>;
+  issue(cell: ActorCell, entry: JournalEntry, apply: () => StoreWrite[]): Promise<{ durable: Promise<number> }>;
   loadSnapshot(address: ActorAddress): Promise<Snapshot | undefined>;
 }
 
@@ -50,6 +48,8 @@ export class ActorCell {
   constructor(
     readonly address: ActorAddress,
     readonly behavior: AnyBehavior,
+    /** The shard the address hashes to. */
+    readonly shard: number,
     private readonly host: CellHost,
     mailboxCapacity: number,
   ) {
@@ -103,6 +103,7 @@ export class ActorCell {
   private context(): ActorContext<object> {
     return {
       address: this.address,
+      shard: this.shard,
       state: this.state,
       now: Date.now(),
       store: this.host.store,
@@ -165,12 +166,11 @@ export class ActorCell {
     }
     const events = decision.events ?? [];
     let durable: Promise<number> | undefined;
-    let rows: StoreWrite[] = [];
     if (events.length > 0) {
       const entry: JournalEntry = { rv: 1, ev: this.behavior.eventVersion, events };
       if (idemKey !== undefined) Object.assign(entry, { idem: idemKey, reply: decision.reply ?? null });
       try {
-        ({ durable } = await this.host.issue(this, entry, () => (rows = this.applyEntry(entry))));
+        ({ durable } = await this.host.issue(this, entry, () => this.applyEntry(entry)));
       } catch (err) {
         // Not issued, so not applied: the caller may retry with the same key.
         this.log.error({ err, requestId }, 'journal append refused');
@@ -183,14 +183,8 @@ export class ActorCell {
         try {
           await durable;
         } catch (err) {
-          this.log.error({ err, requestId }, 'journal append failed');
+          this.log.error({ err, requestId }, 'journal append or row write failed');
           return replyError(unavailable());
-        }
-        if (rows.length > 0) {
-          // The journal has the change; recovery rewrites the rows if this fails.
-          await this.host.writeRows(this, rows).catch((err: unknown) => {
-            this.log.error({ err, requestId }, 'store write failed after a durable append');
-          });
         }
       }
       for (const tell of decision.tells ?? []) this.host.actors.tell(tell.to, tell.body, { requestId });
@@ -216,16 +210,21 @@ export class ActorCell {
 
   private applyEntry(entry: JournalEntry): StoreWrite[] {
     if (entry.idem !== undefined) this.idem.set(entry.idem, entry.reply);
-    return applyEntry(this.behavior, this.state, entry);
+    return applyEntry(this.behavior, this.state, entry, this.address);
   }
 }
 
 /** Applies a durable entry's events to a state; returns the rows they write. */
-export function applyEntry(behavior: AnyBehavior, state: object, entry: JournalEntry): StoreWrite[] {
+export function applyEntry(
+  behavior: AnyBehavior,
+  state: object,
+  entry: JournalEntry,
+  address: ActorAddress,
+): StoreWrite[] {
   const rows: StoreWrite[] = [];
   for (const event of entry.events) {
     behavior.apply(state, event);
-    if (behavior.rows) rows.push(...behavior.rows(state, event));
+    if (behavior.rows) rows.push(...behavior.rows(state, event, address));
   }
   return rows;
 }

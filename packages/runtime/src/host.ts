@@ -226,7 +226,7 @@ export class ActorHost implements CellHost {
     if (cell) return cell;
     const behavior = this.behaviors.get(address.type);
     if (!behavior || !this.partitions.has(this.partitionId(address))) return undefined;
-    cell = new ActorCell(address, behavior, this, this.options.mailboxCapacity);
+    cell = new ActorCell(address, behavior, shardOf(address, this.options.shardCount), this, this.options.mailboxCapacity);
     this.cells.set(id, cell);
     this.stats.live++;
     this.stats.activations++;
@@ -235,12 +235,8 @@ export class ActorHost implements CellHost {
 
   // --- CellHost ---
 
-  issue(cell: ActorCell, entry: JournalEntry, apply: () => void): Promise<{ durable: Promise<number> }> {
+  issue(cell: ActorCell, entry: JournalEntry, apply: () => StoreWrite[]): Promise<{ durable: Promise<number> }> {
     return this.partitionOf(cell.address).issue(cell, entry, apply);
-  }
-
-  writeRows(cell: ActorCell, rows: StoreWrite[]): Promise<void> {
-    return this.store.write(rows, { fence: this.partitionOf(cell.address).fence });
   }
 
   async loadSnapshot(address: ActorAddress): Promise<Snapshot | undefined> {

@@ -59,9 +59,15 @@ export class Partition {
    * actor's state (`apply`), so that the actor can decide its next message
    * while the append becomes durable. Waits only while a checkpoint is taken:
    * a checkpoint therefore never sees state whose append was not issued.
-   * Resolves with the promise of the entry's durable position.
+   * Resolves with the promise of the entry's durable position, which also
+   * waits for the rows `apply` returned to be written: a checkpoint must not
+   * pass an entry whose rows are not in the store yet.
    */
-  async issue(cell: ActorCell, entry: JournalEntry, apply: () => void): Promise<{ durable: Promise<number> }> {
+  async issue(
+    cell: ActorCell,
+    entry: JournalEntry,
+    apply: () => StoreWrite[],
+  ): Promise<{ durable: Promise<number> }> {
     while (this.gate) await this.gate;
     if (this.broken) throw this.broken;
     this.inflight++;
@@ -70,15 +76,19 @@ export class Partition {
       [{ key: cell.address.key, data: encodeEntry(entry) }],
       this.fence,
     );
-    apply();
+    const rows = apply();
     this.dirty.add(cell);
     if (this.unsaved++ === 0) this.firstUnsavedAt = Date.now();
-    const durable = append.then(
-      ([position]) => {
-        this.lastPosition = Math.max(this.lastPosition, position!);
-        cell.position = Math.max(cell.position, position!);
+    const written = append.then(async ([position]) => {
+      if (rows.length > 0) await this.deps.store.write(rows, { fence: this.fence });
+      return position!;
+    });
+    const durable = written.then(
+      (position) => {
+        this.lastPosition = Math.max(this.lastPosition, position);
+        cell.position = Math.max(cell.position, position);
         this.settle();
-        return position!;
+        return position;
       },
       (err: unknown) => {
         // Later entries of this partition were decided on state that is now
@@ -176,7 +186,7 @@ export class Partition {
       for (const record of records) {
         if (record.position <= position) continue;
         const entry = decodeEntry(record.data, behavior);
-        writes.push(...applyEntry(behavior, state, entry));
+        writes.push(...applyEntry(behavior, state, entry, address));
         if (entry.idem !== undefined) idem.set(entry.idem, entry.reply);
         position = record.position;
       }

@@ -20,6 +20,10 @@ export interface Config {
   passivateAfterMs: number;
   maxBodyBytes: number;
   maxUploadBytes: number;
+  /** Wildcard mentions reaching more people than this need permission (the original's 15). */
+  wildcardThreshold: number;
+  /** How long one topic deletion runs before answering `complete: false`. */
+  topicDeleteBudgetMs: number;
   logLevel: string;
 }
 
@@ -52,8 +56,12 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env, overrides: Part
     passivateAfterMs: integer(env, 'PASSIVATE_AFTER_MS', 5 * 60_000),
     maxBodyBytes: integer(env, 'MAX_BODY_BYTES', 1024 * 1024),
     maxUploadBytes: integer(env, 'MAX_UPLOAD_MIB', 25) * 1024 * 1024,
+    wildcardThreshold: integer(env, 'WILDCARD_MENTION_THRESHOLD', 15),
+    topicDeleteBudgetMs: integer(env, 'TOPIC_DELETE_BUDGET_MS', 10_000),
     logLevel: env.LOG_LEVEL ?? 'info',
     ...overrides,
   };
+  // Message ids keep the shard in 6 bits (see actors/channel/src/ids.ts).
+  if (config.shardCount < 1 || config.shardCount > 64) throw new Error('SHARD_COUNT must be between 1 and 64');
   return config;
 }

@@ -1,5 +1,4 @@
 import {
-  channelAddress,
   ChatError,
   realmAddress,
   ROLES,
@@ -9,6 +8,7 @@ import {
   type UserProfile,
 } from '@chat/protocol';
 import type { ActorClient } from '@chat/runtime';
+import { createChannel } from '@chat/api';
 
 /**
  * The organization of the original server's development environment, so that
@@ -96,23 +96,15 @@ export async function ensureDevRealm(actors: ActorClient): Promise<'created' | '
     const found = await actors
       .ask<{ channel_id: number }>(realm, { type: 'realm.findChannel', name: channel.name })
       .catch(ignore('STREAM_DOES_NOT_EXIST'));
-    const { channel_id } =
-      found ?? (await actors.ask<{ channel_id: number }>(realm, { type: 'realm.registerChannel', name: channel.name }));
-    const address = channelAddress(DEV_REALM.stringId, channel_id);
-    if (await succeeds(actors.ask(address, { type: 'channel.info' }), 'BAD_REQUEST')) continue;
-    await actors.ask(address, {
-      type: 'channel.create',
-      channel: {
-        channel_id,
-        name: channel.name,
-        description: channel.description,
-        invite_only: channel.invite_only ?? false,
-        is_web_public: channel.is_web_public ?? false,
-        history_public_to_subscribers: true,
-        creator_id: null,
-        subscribers: channel.members.map((name) => idOf.get(name)!),
-      },
-    });
+    if (found) continue;
+    const spec = {
+      name: channel.name,
+      description: channel.description,
+      invite_only: channel.invite_only ?? false,
+      is_web_public: channel.is_web_public ?? false,
+      history_public_to_subscribers: true,
+    };
+    await createChannel(actors, DEV_REALM.stringId, spec, null, channel.members.map((name) => idOf.get(name)!));
   }
   return realmExists ? 'present' : 'created';
 }

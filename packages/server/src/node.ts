@@ -3,6 +3,7 @@ import { join } from 'node:path';
 import { channelBehavior } from '@chat/channel-actor';
 import { FileJournal, InProcessTransport, LevelStore, LocalFileStore } from '@chat/embedded';
 import { realmBehavior } from '@chat/realm-actor';
+import { userBehavior } from '@chat/user-actor';
 import { ActorHost, TransportActorClient, type ActorClient, type Logger, type Ports } from '@chat/runtime';
 import type { Config } from './config.js';
 
@@ -15,7 +16,7 @@ export interface EmbeddedNode {
   close(): Promise<void>;
 }
 
-const BEHAVIORS = [realmBehavior, channelBehavior];
+const BEHAVIORS = [realmBehavior, channelBehavior, userBehavior];
 
 export async function startEmbeddedNode(config: Config, log: Logger): Promise<EmbeddedNode> {
   await mkdir(config.dataDir, { recursive: true });

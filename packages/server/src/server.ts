@@ -35,6 +35,8 @@ export async function startServer(config: Config): Promise<RunningServer> {
     mode: config.mode,
     externalUrl,
     realmOf: realmResolver(externalUrl, config.defaultRealm),
+    wildcardThreshold: config.wildcardThreshold,
+    topicDeleteBudgetMs: config.topicDeleteBudgetMs,
   };
   const metrics = createMetricsRegistry();
   registerNodeMetrics(metrics, node);

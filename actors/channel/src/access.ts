@@ -1,0 +1,48 @@
+import { ChatError, inGroupSetting, ROLES, type ChannelPermission, type Member } from '@chat/protocol';
+import type { ChannelState } from './state.js';
+import type { StoredMessage } from '@chat/protocol';
+
+/** Someone acting on the conversation: an id, a role and their groups. */
+export type Actor = Member & { role: number };
+
+export const isAdmin = (who: Actor) => who.role <= ROLES.administrator;
+export const isModerator = (who: Actor) => who.role <= ROLES.moderator;
+export const isGuest = (who: Actor) => who.role === ROLES.guest;
+export const isMember = (state: ChannelState, userId: number) => state.members.includes(userId);
+
+/** The original answers the same for "no such channel" and "not yours to see", so nothing leaks. */
+export const invalidChannel = () => new ChatError('BAD_REQUEST', 'Invalid channel ID');
+export const invalidMessage = () => new ChatError('BAD_REQUEST', 'Invalid message(s)');
+export const notAllowed = (msg = 'Insufficient permission') => new ChatError('BAD_REQUEST', msg);
+
+export function can(state: ChannelState, permission: ChannelPermission, who: Actor): boolean {
+  return state.channel !== null && inGroupSetting(state.channel[permission], who);
+}
+
+/** Whether `who` may read the conversation's messages at all. */
+export function hasContentAccess(state: ChannelState, who: Actor): boolean {
+  if (isMember(state, who.user_id)) return true;
+  if (state.kind !== 'channel' || isGuest(who)) return false;
+  return !state.channel!.invite_only;
+}
+
+/** Whether `who` may know the channel exists and see its settings and subscribers. */
+export function hasMetadataAccess(state: ChannelState, who: Actor): boolean {
+  return hasContentAccess(state, who) || (state.kind === 'channel' && isAdmin(who));
+}
+
+export function canAdminister(state: ChannelState, who: Actor): boolean {
+  return isAdmin(who) || can(state, 'can_administer_channel_group', who);
+}
+
+/** Private channels with protected history show a subscriber only what was sent after they joined. */
+export function canSee(state: ChannelState, who: Actor, message: StoredMessage): boolean {
+  const channel = state.channel;
+  if (!channel || !channel.invite_only || channel.history_public_to_subscribers) return true;
+  const joined = state.joinedAfter[who.user_id];
+  return joined !== undefined && message.id > joined;
+}
+
+export function requireContentAccess(state: ChannelState, who: Actor): void {
+  if (state.kind === 'none' || !hasContentAccess(state, who)) throw invalidChannel();
+}

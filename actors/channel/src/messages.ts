@@ -1,0 +1,67 @@
+import { ChatError, inGroupSetting, ROLES, type ChannelCommand } from '@chat/protocol';
+import type { ActorContext, Decision } from '@chat/runtime';
+import { can, canSee, invalidMessage, requireContentAccess } from './access.js';
+import { findMessage, type ChannelEvent, type ChannelState } from './state.js';
+
+type Of<T extends ChannelCommand['type']> = Extract<ChannelCommand, { type: T }>;
+type Ctx = ActorContext<ChannelState>;
+
+export function decideDelete(ctx: Ctx, cmd: Of<'message.delete'>): Decision<ChannelEvent> {
+  const state = ctx.state;
+  requireContentAccess(state, cmd.actor);
+  const message = findMessage(state, cmd.message_id);
+  if (!message || !canSee(state, cmd.actor, message)) throw invalidMessage();
+  const anyMessage =
+    inGroupSetting(cmd.settings.can_delete_any_message_group, cmd.actor) ||
+    can(state, 'can_delete_any_message_group', cmd.actor);
+  const ownMessage =
+    message.sender_id === cmd.actor.user_id &&
+    (inGroupSetting(cmd.settings.can_delete_own_message_group, cmd.actor) ||
+      can(state, 'can_delete_own_message_group', cmd.actor));
+  if (!anyMessage && !ownMessage) throw new ChatError('BAD_REQUEST', "You don't have permission to delete this message");
+  return { events: [{ type: 'messagesRemoved', ids: [message.id] }], reply: { topic: message.topic } };
+}
+
+/** Deletes up to `batch` of the topic's newest messages; `complete` once none remain. */
+export function decideTopicDelete(ctx: Ctx, cmd: Of<'topic.delete'>): Decision<ChannelEvent> {
+  const state = ctx.state;
+  requireContentAccess(state, cmd.actor);
+  if (cmd.actor.role > ROLES.administrator) {
+    throw new ChatError('UNAUTHORIZED_PRINCIPAL', 'Must be an organization administrator');
+  }
+  const topic = cmd.topic.toLowerCase();
+  const inTopic = state.messages.filter((m) => m.topic.toLowerCase() === topic && canSee(state, cmd.actor, m));
+  const ids = inTopic.slice(-cmd.batch).map((m) => m.id);
+  const complete = ids.length === inTopic.length;
+  if (ids.length === 0) return { reply: { complete, deleted: [] } };
+  return { events: [{ type: 'messagesRemoved', ids }], reply: { complete, deleted: ids } };
+}
+
+export function decideReaction(ctx: Ctx, cmd: Of<'reaction.add' | 'reaction.remove'>): Decision<ChannelEvent> {
+  const state = ctx.state;
+  requireContentAccess(state, cmd.actor);
+  const message = findMessage(state, cmd.message_id);
+  if (!message || !canSee(state, cmd.actor, message)) throw invalidMessage();
+  const r = cmd.reaction;
+  const exists = message.reactions.some(
+    (x) => x.user_id === r.user_id && x.emoji_code === r.emoji_code && x.reaction_type === r.reaction_type,
+  );
+  if (cmd.type === 'reaction.add') {
+    if (exists) throw new ChatError('BAD_REQUEST', 'Reaction already exists.');
+    return { events: [{ type: 'reactionAdded', id: message.id, reaction: r }], reply: null };
+  }
+  if (!exists) throw new ChatError('BAD_REQUEST', "Reaction doesn't exist.");
+  return { events: [{ type: 'reactionRemoved', id: message.id, reaction: r }], reply: null };
+}
+
+/** Topics with their newest visible message, newest first. */
+export function decideTopics(ctx: Ctx, cmd: Of<'topic.list'>): Decision<ChannelEvent> {
+  const state = ctx.state;
+  requireContentAccess(state, { ...cmd.viewer, role: ROLES.member });
+  const newest = new Map<string, { name: string; max_id: number }>();
+  for (const m of state.messages) {
+    if (!canSee(state, { ...cmd.viewer, role: ROLES.member }, m)) continue;
+    newest.set(m.topic.toLowerCase(), { name: m.topic, max_id: m.id });
+  }
+  return { reply: [...newest.values()].sort((a, b) => b.max_id - a.max_id) };
+}

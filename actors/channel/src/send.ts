@@ -1,0 +1,112 @@
+import { ChatError, inGroupSetting, type ChannelCommand, type RealmSettings, type StoredMessage } from '@chat/protocol';
+import type { ActorContext, Decision } from '@chat/runtime';
+import { can, hasContentAccess, isGuest, isMember } from './access.js';
+import { nextMessageId } from './ids.js';
+import { dmParticipants, userTells } from './members.js';
+import { lastMessageId, type ChannelEvent, type ChannelState } from './state.js';
+
+type Send = Extract<ChannelCommand, { type: 'message.send' }>;
+
+export function effectiveTopicsPolicy(state: ChannelState, settings: RealmSettings) {
+  const policy = state.channel?.topics_policy ?? 'allow_empty_topic';
+  return policy === 'inherit' ? settings.topics_policy : policy;
+}
+
+/** The topics policy decides whether the empty topic ("general chat") may be used. */
+export function checkTopic(state: ChannelState, topic: string, settings: RealmSettings): void {
+  const policy = effectiveTopicsPolicy(state, settings);
+  if (topic === '' && policy === 'disable_empty_topic') {
+    throw new ChatError('BAD_REQUEST', 'Sending messages to the general chat is not allowed in this channel.');
+  }
+  if (topic !== '' && policy === 'empty_topic_only') {
+    throw new ChatError('BAD_REQUEST', 'Only the general chat topic is allowed in this channel.');
+  }
+}
+
+/** Distinct senders of a topic: who a topic wildcard mention reaches. */
+export function topicParticipants(state: ChannelState, topic: string): Set<number> {
+  const key = topic.toLowerCase();
+  const senders = new Set<number>();
+  for (const m of state.messages) if (m.topic.toLowerCase() === key) senders.add(m.sender_id);
+  return senders;
+}
+
+/** Wildcard mentions that would notify many people need `can_mention_many_users_group`. */
+export function checkWildcards(
+  state: ChannelState,
+  cmd: Pick<Send, 'sender' | 'settings' | 'wildcard_threshold'> & { topic: string },
+  facts: { channel_wildcard: boolean; topic_wildcard: boolean },
+): void {
+  if (state.kind !== 'channel' || inGroupSetting(cmd.settings.can_mention_many_users_group, cmd.sender)) return;
+  if (facts.channel_wildcard && state.members.length > cmd.wildcard_threshold) {
+    throw new ChatError(
+      'STREAM_WILDCARD_MENTION_NOT_ALLOWED',
+      'You do not have permission to use channel wildcard mentions in this channel.',
+    );
+  }
+  if (facts.topic_wildcard) {
+    const participants = topicParticipants(state, cmd.topic);
+    participants.add(cmd.sender.user_id);
+    if (participants.size > cmd.wildcard_threshold) {
+      throw new ChatError(
+        'TOPIC_WILDCARD_MENTION_NOT_ALLOWED',
+        'You do not have permission to use topic wildcard mentions in this topic.',
+      );
+    }
+  }
+}
+
+function checkChannelSend(state: ChannelState, cmd: Send): void {
+  const channel = state.channel!;
+  const sender = cmd.sender;
+  const refused = () => new ChatError('BAD_REQUEST', `Not authorized to send to channel '${channel.name}'`);
+  if (channel.is_archived) throw refused();
+  if (!hasContentAccess(state, sender) && !(isGuest(sender) && isMember(state, sender.user_id))) throw refused();
+  if (!can(state, 'can_send_message_group', sender)) {
+    throw new ChatError('BAD_REQUEST', 'You do not have permission to post in this channel.');
+  }
+  checkTopic(state, cmd.topic, cmd.settings);
+}
+
+export function decideSend(ctx: ActorContext<ChannelState>, cmd: Send): Decision<ChannelEvent> {
+  const state = ctx.state;
+  const events: ChannelEvent[] = [];
+  if (state.kind === 'none') {
+    const userIds = dmParticipants(ctx.address.key);
+    if (!userIds) throw new ChatError('BAD_REQUEST', 'Invalid channel ID');
+    events.push({ type: 'dmOpened', userIds });
+  } else if (state.kind === 'channel') {
+    checkChannelSend(state, cmd);
+  }
+  const topic = state.kind === 'channel' ? cmd.topic : '';
+  checkWildcards(state, { ...cmd, topic }, cmd.prepared);
+  const { content, rendered, group_member_ids, ...facts } = cmd.prepared;
+  const message: StoredMessage = {
+    ...facts,
+    id: nextMessageId(ctx.shard, ctx.now, lastMessageId(state)),
+    sender_id: cmd.sender.user_id,
+    timestamp: Math.floor(ctx.now / 1000),
+    topic,
+    content,
+    rendered,
+    client: cmd.client,
+    group_member_ids,
+    reactions: [],
+    edits: [],
+    last_edit_timestamp: null,
+    last_moved_timestamp: null,
+  };
+  events.push({ type: 'messageSent', message });
+  const members = state.kind === 'none' ? dmParticipants(ctx.address.key)! : state.members;
+  const newTopic = state.kind === 'channel' && !state.messages.some((m) => m.topic.toLowerCase() === topic.toLowerCase());
+  const tells =
+    state.kind === 'channel'
+      ? []
+      : userTells(ctx.address.key, members, {
+          type: 'user.conversation',
+          key: ctx.address.key,
+          user_ids: members,
+          message_id: message.id,
+        });
+  return { events, tells, reply: { id: message.id, new_topic: newTopic } };
+}

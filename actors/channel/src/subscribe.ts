@@ -1,0 +1,67 @@
+import { ChatError, inGroupSetting, type ChannelCommand, type UserRef } from '@chat/protocol';
+import type { ActorContext, Decision } from '@chat/runtime';
+import { can, canAdminister, hasContentAccess, invalidChannel, isGuest, isMember, type Actor } from './access.js';
+import { userTells } from './members.js';
+import { lastMessageId, type ChannelEvent, type ChannelState } from './state.js';
+
+type Subscribe = Extract<ChannelCommand, { type: 'channel.subscribe' }>;
+type Unsubscribe = Extract<ChannelCommand, { type: 'channel.unsubscribe' }>;
+
+function mayJoin(state: ChannelState, who: Actor): boolean {
+  if (!state.channel!.invite_only && !isGuest(who)) return true;
+  return can(state, 'can_subscribe_group', who) || canAdminister(state, who);
+}
+
+function mayAddOthers(state: ChannelState, who: Actor, cmd: Subscribe): boolean {
+  if (isGuest(who)) return false;
+  if (canAdminister(state, who) || can(state, 'can_add_subscribers_group', who)) return true;
+  return hasContentAccess(state, who) && inGroupSetting(cmd.settings.can_add_subscribers_group, who);
+}
+
+export function decideSubscribe(ctx: ActorContext<ChannelState>, cmd: Subscribe): Decision<ChannelEvent> {
+  const state = ctx.state;
+  if (state.kind !== 'channel') throw invalidChannel();
+  const channel = state.channel!;
+  const actor = cmd.actor;
+  if (actor) {
+    const self = cmd.users.length === 1 && cmd.users[0]!.user_id === actor.user_id;
+    if (channel.is_archived) throw new ChatError('BAD_REQUEST', `Channel '${channel.name}' is archived.`);
+    if (self ? !mayJoin(state, actor) : !mayAddOthers(state, actor, cmd)) {
+      if (!self || !hasContentAccess(state, actor)) {
+        throw new ChatError('BAD_REQUEST', self ? `Unable to access channel (${channel.name}).` : 'Insufficient permission');
+      }
+    }
+  }
+  const added = cmd.users.filter((u) => !isMember(state, u.user_id)).map((u) => u.user_id);
+  const already = cmd.users.filter((u) => isMember(state, u.user_id)).map((u) => u.user_id);
+  if (added.length === 0) return { reply: { added, already } };
+  const tells = userTells(ctx.address.key, added, {
+    type: 'user.subscribed',
+    channel_id: channel.stream_id,
+    last_message_id: lastMessageId(state),
+  });
+  return { events: [{ type: 'subscribed', userIds: added }], tells, reply: { added, already } };
+}
+
+function mayRemove(state: ChannelState, actor: Actor, user: UserRef): boolean {
+  if (user.user_id === actor.user_id || canAdminister(state, actor)) return true;
+  if (!hasContentAccess(state, actor)) return false;
+  if (user.is_bot && user.bot_owner_id === actor.user_id) return true;
+  return can(state, 'can_remove_subscribers_group', actor);
+}
+
+export function decideUnsubscribe(ctx: ActorContext<ChannelState>, cmd: Unsubscribe): Decision<ChannelEvent> {
+  const state = ctx.state;
+  if (state.kind !== 'channel') throw invalidChannel();
+  for (const user of cmd.users) {
+    if (!mayRemove(state, cmd.actor, user)) throw new ChatError('BAD_REQUEST', 'Insufficient permission');
+  }
+  const removed = cmd.users.filter((u) => isMember(state, u.user_id)).map((u) => u.user_id);
+  const notSubscribed = cmd.users.filter((u) => !isMember(state, u.user_id)).map((u) => u.user_id);
+  if (removed.length === 0) return { reply: { removed, not_subscribed: notSubscribed } };
+  const tells = userTells(ctx.address.key, removed, {
+    type: 'user.unsubscribed',
+    channel_id: state.channel!.stream_id,
+  });
+  return { events: [{ type: 'unsubscribed', userIds: removed }], tells, reply: { removed, not_subscribed: notSubscribed } };
+}

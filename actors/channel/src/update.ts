@@ -1,0 +1,71 @@
+import { ChatError, inGroupSetting, sameGroupSetting, type ChannelCommand, type ChannelSettings } from '@chat/protocol';
+import type { ActorContext, Decision } from '@chat/runtime';
+import { canAdminister, hasContentAccess, invalidChannel, type Actor } from './access.js';
+import { realmOfKey } from './members.js';
+import type { ChannelEvent, ChannelState } from './state.js';
+
+type Update = Extract<ChannelCommand, { type: 'channel.update' }>;
+const bad = (msg: string) => new ChatError('BAD_REQUEST', msg);
+
+export function decideUpdate(ctx: ActorContext<ChannelState>, cmd: Update): Decision<ChannelEvent> {
+  const state = ctx.state;
+  const actor: Actor = cmd.actor;
+  if (state.kind !== 'channel' || !(hasContentAccess(state, actor) || canAdminister(state, actor))) {
+    throw invalidChannel();
+  }
+  if (!canAdminister(state, actor)) throw bad('You do not have permission to administer this channel.');
+  const channel = state.channel!;
+  const changes = cmd.changes;
+  const next: ChannelSettings = { ...channel, ...changes };
+  if (changes.is_archived === true) throw bad('Channels can only be archived with the delete operation.');
+  const privacy = ['invite_only', 'history_public_to_subscribers', 'is_web_public', 'is_archived'];
+  if (channel.is_archived && changes.is_archived !== false && Object.keys(changes).some((k) => !privacy.includes(k))) {
+    throw bad(`Channel '${channel.name}' is archived.`);
+  }
+  if (changes.is_web_public) {
+    if (!cmd.settings.enable_spectator_access || !inGroupSetting(cmd.settings.can_create_web_public_channel_group, actor)) {
+      throw bad('Insufficient permission');
+    }
+    next.invite_only = false;
+    next.history_public_to_subscribers = true;
+  }
+  if (changes.invite_only === true) next.is_web_public = changes.is_web_public ?? false;
+  if (!next.invite_only && changes.history_public_to_subscribers === false) {
+    throw bad('Invalid parameters: public channels must have public history.');
+  }
+  if (!next.invite_only) next.history_public_to_subscribers = true;
+  if (changes.topics_policy === 'empty_topic_only' && state.messages.some((m) => m.topic !== '')) {
+    throw bad(
+      'To enable this configuration, all messages in this channel must be in the general chat topic. Consider renaming or deleting other topics.',
+    );
+  }
+  const permissions = changes.permissions ?? {};
+  if (Object.keys(permissions).length > 0 && channel.invite_only && !state.members.includes(actor.user_id)) {
+    throw bad('You must be subscribed to this channel to change its permissions.');
+  }
+  for (const [name, change] of Object.entries(permissions)) {
+    const current = channel[name as keyof typeof permissions];
+    if (change.old !== undefined && !sameGroupSetting(change.old, current)) {
+      throw bad(`'old' value does not match the expected value.`);
+    }
+  }
+  const settled: ChannelEvent = {
+    type: 'channelUpdated',
+    changes: {
+      ...changes,
+      invite_only: next.invite_only,
+      is_web_public: next.is_web_public,
+      history_public_to_subscribers: next.history_public_to_subscribers,
+    },
+  };
+  if (cmd.dry_run) return { reply: null };
+  const entry = {
+    channel_id: channel.stream_id,
+    name: next.name,
+    invite_only: next.invite_only,
+    is_web_public: next.is_web_public,
+    is_archived: next.is_archived,
+  };
+  const realm = { type: 'realm' as const, key: realmOfKey(ctx.address.key) };
+  return { events: [settled], tells: [{ to: realm, body: { type: 'realm.channelChanged', entry } }], reply: null };
+}

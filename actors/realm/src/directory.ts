@@ -1,0 +1,93 @@
+import { ChatError, type ChannelEntry, type RealmCommand, type Resolved, type UserRef } from '@chat/protocol';
+import type { ActorContext, Decision } from '@chat/runtime';
+import { toPrincipal } from './profile.js';
+import type { Account, RealmEvent, RealmState } from './state.js';
+
+type Ctx = ActorContext<RealmState>;
+type DirectoryCommand = Extract<
+  RealmCommand,
+  {
+    type:
+      | 'realm.settings'
+      | 'realm.resolve'
+      | 'realm.registerChannel'
+      | 'realm.findChannel'
+      | 'realm.channels'
+      | 'realm.renameChannel'
+      | 'realm.channelChanged'
+      | 'realm.notificationBot';
+  }
+>;
+
+const noChannel = (name: string) =>
+  new ChatError('STREAM_DOES_NOT_EXIST', `Channel '${name}' does not exist`, { stream: name });
+
+export const toUserRef = (a: Account): UserRef => ({
+  user_id: a.id,
+  email: a.email,
+  full_name: a.fullName,
+  role: a.role,
+  is_bot: a.botType !== null,
+  is_active: a.isActive,
+  bot_owner_id: a.botOwnerId,
+});
+
+/** Finds users, groups and channels by name or id; what is not found is simply absent. */
+function resolve(state: RealmState, query: Extract<RealmCommand, { type: 'realm.resolve' }>['query']): Resolved {
+  const users = new Map<number, Account>();
+  for (const email of query.emails ?? []) {
+    const id = state.byEmail[email.trim().toLowerCase()];
+    if (id !== undefined) users.set(id, state.accounts[id]!);
+  }
+  for (const id of query.user_ids ?? []) if (state.accounts[id]) users.set(id, state.accounts[id]);
+  const names = new Set((query.user_names ?? []).map((n) => n.toLowerCase()));
+  if (names.size > 0) {
+    for (const a of Object.values(state.accounts)) if (names.has(a.fullName.toLowerCase())) users.set(a.id, a);
+  }
+  const channels: ChannelEntry[] = [];
+  for (const name of query.channel_names ?? []) {
+    const id = state.channelsByName[name.trim().toLowerCase()];
+    if (id !== undefined) channels.push(state.channels[id]!);
+  }
+  return { users: [...users.values()].map(toUserRef), groups: [], channels };
+}
+
+export function directoryCommand(ctx: Ctx, command: DirectoryCommand): Decision<RealmEvent> {
+  const state = ctx.state;
+  switch (command.type) {
+    case 'realm.settings':
+      return { reply: state.settings };
+    case 'realm.resolve':
+      return { reply: resolve(state, command.query) };
+    case 'realm.notificationBot':
+      return { reply: toPrincipal(state, state.accounts[state.notificationBotId!]!) };
+    case 'realm.registerChannel': {
+      const name = command.entry.name.trim();
+      if (state.channelsByName[name.toLowerCase()] !== undefined) {
+        throw new ChatError('BAD_REQUEST', `Channel '${name}' already exists`);
+      }
+      const channelId = state.nextChannelId;
+      const entry = { ...command.entry, name, channel_id: channelId };
+      return { events: [{ type: 'channelRegistered', channelId, name, entry }], reply: entry };
+    }
+    case 'realm.findChannel': {
+      const id = state.channelsByName[command.name.trim().toLowerCase()];
+      if (id === undefined) throw noChannel(command.name);
+      return { reply: state.channels[id] };
+    }
+    case 'realm.channels':
+      return { reply: Object.values(state.channels) };
+    case 'realm.renameChannel': {
+      const entry = state.channels[command.channel_id];
+      if (!entry) throw new ChatError('BAD_REQUEST', 'Invalid channel ID');
+      const taken = state.channelsByName[command.name.toLowerCase()];
+      if (taken !== undefined && taken !== command.channel_id) {
+        throw new ChatError('BAD_REQUEST', `Channel name '${command.name}' is already taken.`);
+      }
+      return { events: [{ type: 'channelRenamed', channelId: entry.channel_id, name: command.name }], reply: null };
+    }
+    case 'realm.channelChanged':
+      if (!state.channels[command.entry.channel_id]) return {};
+      return { events: [{ type: 'channelChanged', entry: command.entry }] };
+  }
+}

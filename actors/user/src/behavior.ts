@@ -1,0 +1,125 @@
+import { ChatError, decode, inRanges, messageLocationKey, VISIBILITY, type Command, type UserCommand, type UserSnapshot } from '@chat/protocol';
+import type { ActorBehavior, ActorContext, Decision } from '@chat/runtime';
+import { applyEvent, initialState, topicKey, type UserEvent, type UserState } from './state.js';
+
+type Ctx = ActorContext<UserState>;
+
+// Colors handed to new subscriptions in turn, so neighbouring channels differ.
+const COLORS = ['#76ce90', '#fae589', '#a6c7e5', '#e79ab5', '#bfd56f', '#f4ae55', '#b0a5fd', '#addfe5', '#f5ce6e'];
+
+const realmOf = (key: string) => key.slice(0, key.indexOf(':'));
+
+function snapshot(state: UserState): UserSnapshot {
+  return {
+    subscriptions: state.subscriptions,
+    unsubscribed: state.unsubscribed,
+    conversations: Object.values(state.conversations),
+    read: state.read,
+    starred: state.starred,
+    unread_own: state.unreadOwn,
+    user_topics: Object.values(state.topics),
+  };
+}
+
+/** The original's automatic topic policies, applied when the user sends. */
+function automaticPolicy(state: UserState, channelId: number, topic: string, newTopic: boolean): number | undefined {
+  const current = state.topics[topicKey(channelId, topic)]?.visibility_policy ?? VISIBILITY.inherit;
+  const applies = (policy: number) => policy === 1 || policy === 2 || (policy === 3 && newTopic);
+  if (applies(state.followPolicy) && current !== VISIBILITY.followed) return VISIBILITY.followed;
+  const channelMuted = state.subscriptions[channelId]?.is_muted ?? false;
+  if (channelMuted && applies(state.unmutePolicy) && current <= VISIBILITY.muted) return VISIBILITY.unmuted;
+  return undefined;
+}
+
+/** Reads the message-location index the ChannelActors write. */
+async function locate(ctx: Ctx, ids: number[]): Promise<Decision<UserEvent>> {
+  const realm = realmOf(ctx.address.key);
+  const found: Record<string, string | null> = {};
+  for (const id of ids) {
+    const bytes = await ctx.store.get(messageLocationKey(realm, id));
+    found[id] = bytes ? decode<{ key: string }>(bytes).key : null;
+  }
+  return { reply: found };
+}
+
+function decide(ctx: Ctx, command: UserCommand): Decision<UserEvent> | Promise<Decision<UserEvent>> {
+  const state = ctx.state;
+  const at = Math.floor(ctx.now / 1000);
+  switch (command.type) {
+    case 'user.subscribed': {
+      if (state.subscriptions[command.channel_id]) return {};
+      const color = COLORS[Object.keys(state.subscriptions).length % COLORS.length]!;
+      const channelKey = `${realmOf(ctx.address.key)}:${command.channel_id}`;
+      const { channel_id: channelId, last_message_id: lastMessageId } = command;
+      return { events: [{ type: 'subscribed', channelKey, channelId, color, lastMessageId }] };
+    }
+    case 'user.unsubscribed':
+      return state.subscriptions[command.channel_id]
+        ? { events: [{ type: 'unsubscribed', channelId: command.channel_id }] }
+        : {};
+    case 'user.conversation':
+      return {
+        events: [{ type: 'conversationSeen', key: command.key, userIds: command.user_ids, messageId: command.message_id }],
+      };
+    case 'user.state':
+      return { reply: snapshot(state) };
+    case 'user.locate':
+      return locate(ctx, command.ids);
+    case 'user.sent': {
+      const target = { id: command.message_id, key: command.key, own: true };
+      const events: UserEvent[] = command.read ? [] : [{ type: 'flagsChanged', op: 'remove', flag: 'read', targets: [target] }];
+      const topic = command.topic;
+      const policy = topic && automaticPolicy(state, topic.channel_id, topic.topic, topic.new_topic);
+      if (topic && policy !== undefined) {
+        events.push({ type: 'topicPolicySet', channelId: topic.channel_id, topic: topic.topic, policy, at });
+      }
+      return { events, reply: policy === undefined ? {} : { automatic_new_visibility_policy: policy } };
+    }
+    case 'user.flags': {
+      const changed = command.messages.filter((m) => {
+        const has =
+          command.flag === 'starred'
+            ? state.starred.includes(m.id)
+            : m.own
+              ? !state.unreadOwn.includes(m.id)
+              : isRead(state, m.key, m.id);
+        return command.op === 'add' ? !has : has;
+      });
+      const events: UserEvent[] =
+        changed.length > 0 ? [{ type: 'flagsChanged', op: command.op, flag: command.flag, targets: changed }] : [];
+      return { events, reply: { messages: changed.map((m) => m.id) } };
+    }
+    case 'user.setTopic':
+      return {
+        events: [
+          {
+            type: 'topicPolicySet',
+            channelId: command.channel_id,
+            topic: command.topic,
+            policy: command.visibility_policy,
+            at,
+          },
+        ],
+        reply: null,
+      };
+    case 'user.subscriptionProperty': {
+      if (!state.subscriptions[command.channel_id]) {
+        throw new ChatError('BAD_REQUEST', 'Not subscribed to channel ID ' + command.channel_id);
+      }
+      const { channel_id: channelId, property, value } = command;
+      return { events: [{ type: 'subscriptionChanged', channelId, property, value }], reply: null };
+    }
+  }
+}
+
+function isRead(state: UserState, key: string, id: number): boolean {
+  return inRanges(state.read[key] ?? [], id);
+}
+
+export const userBehavior: ActorBehavior<UserState, UserEvent> = {
+  type: 'user',
+  eventVersion: 1,
+  initial: initialState,
+  handle: (ctx, command: Command) => decide(ctx, command as UserCommand),
+  apply: applyEvent,
+};

@@ -1,0 +1,2 @@
+export { userBehavior } from './behavior.js';
+export type { UserEvent, UserState } from './state.js';

@@ -1,0 +1,117 @@
+import { addRange, removeId, type ConversationRef, type FlagTarget, type IdRanges } from '@chat/protocol';
+import type { SubscriptionProperty, SubscriptionSettings, UserTopic } from '@chat/protocol';
+
+export interface UserState {
+  /** Personal settings of each subscribed channel, by channel id. */
+  subscriptions: Record<string, SubscriptionSettings>;
+  unsubscribed: number[];
+  conversations: Record<string, ConversationRef>;
+  /** Read message ids per conversation key. */
+  read: Record<string, IdRanges>;
+  starred: number[];
+  /** Own messages that are unread (sent with read_by_sender false, or marked unread). */
+  unreadOwn: number[];
+  /** By `channel_id/lower-cased topic`. */
+  topics: Record<string, UserTopic>;
+  followPolicy: number;
+  unmutePolicy: number;
+}
+
+export type UserEvent =
+  | { type: 'subscribed'; channelKey: string; channelId: number; color: string; lastMessageId: number }
+  | { type: 'unsubscribed'; channelId: number }
+  | { type: 'conversationSeen'; key: string; userIds: number[]; messageId: number }
+  | { type: 'flagsChanged'; op: 'add' | 'remove'; flag: 'read' | 'starred'; targets: FlagTarget[] }
+  | { type: 'topicPolicySet'; channelId: number; topic: string; policy: number; at: number }
+  | { type: 'subscriptionChanged'; channelId: number; property: SubscriptionProperty; value: unknown };
+
+/** The original's defaults: follow topics you start, unmute topics you send to in muted channels. */
+export const FOLLOW_ON_START = 3;
+export const UNMUTE_ON_SEND = 2;
+
+export function initialState(): UserState {
+  return {
+    subscriptions: {},
+    unsubscribed: [],
+    conversations: {},
+    read: {},
+    starred: [],
+    unreadOwn: [],
+    topics: {},
+    followPolicy: FOLLOW_ON_START,
+    unmutePolicy: UNMUTE_ON_SEND,
+  };
+}
+
+export const topicKey = (channelId: number, topic: string) => `${channelId}/${topic.toLowerCase()}`;
+
+const without = (ids: number[], id: number) => ids.filter((x) => x !== id);
+const withId = (ids: number[], id: number) => (ids.includes(id) ? ids : [...ids, id].sort((a, b) => a - b));
+
+function setRead(state: UserState, target: FlagTarget, read: boolean): void {
+  if (target.own) {
+    state.unreadOwn = read ? without(state.unreadOwn, target.id) : withId(state.unreadOwn, target.id);
+    return;
+  }
+  const ranges = state.read[target.key] ?? [];
+  state.read[target.key] = read ? addRange(ranges, target.id, target.id) : removeId(ranges, target.id);
+}
+
+export function applyEvent(state: UserState, event: UserEvent): void {
+  switch (event.type) {
+    case 'subscribed':
+      state.subscriptions[event.channelId] ??= {
+        color: event.color,
+        pin_to_top: false,
+        is_muted: false,
+        desktop_notifications: null,
+        email_notifications: null,
+        wildcard_mentions_notify: null,
+        push_notifications: null,
+        audible_notifications: null,
+      };
+      state.unsubscribed = without(state.unsubscribed, event.channelId);
+      // What was sent before joining does not count as unread.
+      if (event.lastMessageId > 0) {
+        state.read[event.channelKey] = addRange(state.read[event.channelKey] ?? [], 0, event.lastMessageId);
+      }
+      return;
+    case 'unsubscribed':
+      delete state.subscriptions[event.channelId];
+      state.unsubscribed = withId(state.unsubscribed, event.channelId);
+      return;
+    case 'conversationSeen': {
+      const known = state.conversations[event.key];
+      state.conversations[event.key] = {
+        key: event.key,
+        user_ids: event.userIds,
+        max_message_id: Math.max(known?.max_message_id ?? 0, event.messageId),
+      };
+      return;
+    }
+    case 'flagsChanged':
+      for (const target of event.targets) {
+        if (event.flag === 'read') setRead(state, target, event.op === 'add');
+        else state.starred = event.op === 'add' ? withId(state.starred, target.id) : without(state.starred, target.id);
+      }
+      return;
+    case 'topicPolicySet': {
+      const key = topicKey(event.channelId, event.topic);
+      if (event.policy === 0) delete state.topics[key];
+      else {
+        state.topics[key] = {
+          stream_id: event.channelId,
+          topic_name: event.topic,
+          visibility_policy: event.policy,
+          last_updated: event.at,
+        };
+      }
+      return;
+    }
+    case 'subscriptionChanged': {
+      const sub = state.subscriptions[event.channelId];
+      if (sub) Object.assign(sub, { [event.property]: event.value });
+      return;
+    }
+  }
+}

@@ -1,0 +1,95 @@
+import type { ActorClient } from '@chat/runtime';
+import {
+  ChatError,
+  channelAddress,
+  realmAddress,
+  userAddress,
+  type ChannelEntry,
+  type ChannelInfo,
+  type Principal,
+  type RealmSettings,
+  type Resolved,
+  type ResolveQuery,
+  type UserRef,
+  type UserSnapshot,
+  type Viewer,
+} from '@chat/protocol';
+
+/**
+ * What the messaging operations ask of the realm and of the caller's own
+ * UserActor, bound to one request.
+ */
+export class CallerContext {
+  private userState?: Promise<UserSnapshot>;
+  private realmSettings?: Promise<RealmSettings>;
+
+  constructor(
+    readonly actors: ActorClient,
+    readonly principal: Principal,
+  ) {}
+
+  get realm() {
+    return realmAddress(this.principal.realm);
+  }
+
+  get me() {
+    return userAddress(this.principal.realm, this.principal.user_id);
+  }
+
+  settings(): Promise<RealmSettings> {
+    return (this.realmSettings ??= this.actors.ask<RealmSettings>(this.realm, { type: 'realm.settings' }));
+  }
+
+  /** The caller's personal state; asked once per request. */
+  state(): Promise<UserSnapshot> {
+    return (this.userState ??= this.actors.ask<UserSnapshot>(this.me, { type: 'user.state' }));
+  }
+
+  resolve(query: ResolveQuery): Promise<Resolved> {
+    return this.actors.ask<Resolved>(this.realm, { type: 'realm.resolve', query });
+  }
+
+  async users(ids: number[]): Promise<Map<number, UserRef>> {
+    if (ids.length === 0) return new Map();
+    const { users } = await this.resolve({ user_ids: [...new Set(ids)] });
+    return new Map(users.map((u) => [u.user_id, u]));
+  }
+
+  async channelByName(name: string): Promise<ChannelEntry> {
+    return this.actors.ask<ChannelEntry>(this.realm, { type: 'realm.findChannel', name });
+  }
+
+  channelInfo(channelId: number): Promise<ChannelInfo> {
+    return this.actors.ask<ChannelInfo>(channelAddress(this.principal.realm, channelId), {
+      type: 'channel.info',
+      viewer: this.principal,
+    });
+  }
+
+  /** The caller as a reader of one conversation (its read ranges decide the flags). */
+  async viewer(key: string): Promise<Viewer> {
+    const state = await this.state();
+    return {
+      user_id: this.principal.user_id,
+      groups: this.principal.groups,
+      role: this.principal.role,
+      read: state.read[key] ?? [],
+      starred: state.starred,
+      unread_own: state.unread_own,
+    };
+  }
+
+  /** The conversation key of each message; unknown ids (or another realm's) are refused. */
+  async locate(ids: number[]): Promise<Map<number, string>> {
+    const found = await this.actors.ask<Record<string, string | null>>(this.me, { type: 'user.locate', ids });
+    const keys = new Map<number, string>();
+    for (const id of ids) {
+      const key = found[id];
+      if (!key) throw new ChatError('BAD_REQUEST', 'Invalid message(s)');
+      keys.set(id, key);
+    }
+    return keys;
+  }
+}
+
+export const addressOfKey = (key: string) => ({ type: 'channel' as const, key });

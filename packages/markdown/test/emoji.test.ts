@@ -1,0 +1,67 @@
+import test from 'ava';
+import { emojiCode, isEmojiName, render } from '../src/index.js';
+import { realm } from './fixtures.js';
+
+const html = (content: string) => render(content, realm()).html;
+
+test('emoji names come from the data set, with the variation selector dropped from codes', (t) => {
+  t.is(emojiCode('smile'), '1f604');
+  t.is(emojiCode('+1'), '1f44d');
+  t.is(emojiCode('thumbsup'), '1f44d');
+  t.is(emojiCode('arrow_up'), '2b06');
+  t.is(emojiCode('hash'), '0023-20e3');
+  t.is(emojiCode('woman-shrugging'), '1f937-200d-2640');
+  t.true(isEmojiName('smile'));
+  t.false(isEmojiName('fakeemojithisshouldnotrender'));
+  t.is(emojiCode('fakeemojithisshouldnotrender'), undefined);
+});
+
+test(':name: renders as a labelled span; underscores read as spaces in the label', (t) => {
+  t.is(
+    html('**:smile:**'),
+    '<p><strong><span aria-label="smile" class="emoji emoji-1f604" role="img" title="smile">:smile:</span></strong></p>',
+  );
+  t.is(
+    html(':arrow_up:'),
+    '<p><span aria-label="arrow up" class="emoji emoji-2b06" role="img" title="arrow up">:arrow_up:</span></p>',
+  );
+});
+
+test('emoji need no spaces around them, and unknown names stay text', (t) => {
+  t.is(
+    html(':cat:hello:dog: :not_an_emoji:'),
+    '<p><span aria-label="cat" class="emoji emoji-1f431" role="img" title="cat">:cat:</span>hello' +
+      '<span aria-label="dog" class="emoji emoji-1f436" role="img" title="dog">:dog:</span> :not_an_emoji:</p>',
+  );
+});
+
+test('a realm emoji is an image, and takes precedence', (t) => {
+  t.is(
+    html(':parrot:'),
+    '<p><img alt=":parrot:" class="emoji" src="/user_avatars/2/emoji/images/3.gif" title="parrot"></p>',
+  );
+  const ctx = realm({ realmEmoji: new Map([['smile', { id: '4', source_url: '/e/4.png' }]]) });
+  t.is(render(':smile:', ctx).html, '<p><img alt=":smile:" class="emoji" src="/e/4.png" title="smile"></p>');
+});
+
+test('Unicode emoji get the same markup under their primary name', (t) => {
+  t.is(
+    html('Extra\u{1F47D}Terrestrial'),
+    '<p>Extra<span aria-label="alien" class="emoji emoji-1f47d" role="img" title="alien">:alien:</span>Terrestrial</p>',
+  );
+  t.is(
+    html('#\uFE0F\u20E3 \u2B06\uFE0F'),
+    '<p><span aria-label="hash" class="emoji emoji-0023-20e3" role="img" title="hash">:hash:</span> ' +
+      '<span aria-label="arrow up" class="emoji emoji-2b06" role="img" title="arrow up">:arrow_up:</span></p>',
+  );
+});
+
+test('text-style symbols, unknown sequences and skin tones stay as typed', (t) => {
+  t.is(html('\u00A9 2024'), '<p>\u00A9 2024</p>');
+  t.is(html('\u{1F44D}\u{1F3FD}'), '<p>\u{1F44D}\u{1F3FD}</p>');
+  t.is(html('\u{1F34B}\u200D\u{1F7EA}'), '<p>\u{1F34B}\u200D\u{1F7EA}</p>');
+});
+
+test('emoji in code stay text', (t) => {
+  t.is(html('`:smile: \u{1F47D}`'), '<p><code>:smile: \u{1F47D}</code></p>');
+});
