@@ -58,7 +58,9 @@ test('the development realm has the original users with their names, roles and i
     ['prospero@zulip.com', 'Prospero from The Tempest', 400, 14],
     ['shiva@zulip.com', 'शिव', 300, 15],
   ];
-  t.is(body.members.length, expected.length);
+  // The humans of the original, plus the bot that posts automated notices.
+  t.is(body.members.length, expected.length + 1);
+  t.like(byEmail['notification-bot@zulip.com'], { full_name: 'Notification Bot', is_bot: true, user_id: 16 });
   for (const [email, full_name, role, user_id] of expected) {
     t.like(byEmail[email], { full_name, role, user_id, is_active: true, is_bot: false, avatar_url: null });
   }
@@ -87,7 +89,7 @@ test('a restart does not create the development realm twice', async (t) => {
   const me = await second.client.as(key).get('/users/me');
   t.is(me.status, 200);
   const users = await second.client.as(key).get<{ members: unknown[] }>('/users');
-  t.is(users.body.members.length, 10);
+  t.is(users.body.members.length, 11);
   await second.stop();
 });
 

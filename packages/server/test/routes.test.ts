@@ -9,8 +9,10 @@ import { TestServer, wrongKey } from './support.js';
  * cannot skip it.
  */
 interface Case {
-  method: 'GET' | 'POST';
+  method: 'GET' | 'POST' | 'PATCH' | 'DELETE';
+  /** A function when the path needs something made in `before` (a message id). */
   path: string;
+  at?: () => string;
   /** The documented path, as in openapi.json. */
   template?: string;
   auth: boolean;
@@ -18,6 +20,23 @@ interface Case {
   /** A request with one bad parameter, and that parameter's name. */
   bad: { path?: string; params: Params; name: string; code?: string };
 }
+
+/** Messages made in `before`, one per case that changes or reads a message. */
+const made: Record<string, number> = {};
+const messageCase = (
+  method: Case['method'],
+  suffix: string,
+  valid: Params,
+  bad: Case['bad'],
+): Case => ({
+  method,
+  path: `/messages/{message_id}${suffix}`,
+  at: () => `/messages/${made[`${method} ${suffix}`]}${suffix}`,
+  template: `/messages/{message_id}${suffix}`,
+  auth: true,
+  valid,
+  bad,
+});
 
 const CASES: Case[] = [
   { method: 'GET', path: '/server_settings', auth: false, valid: {}, bad: { params: {}, name: '' } },
@@ -58,19 +77,167 @@ const CASES: Case[] = [
     valid: {},
     bad: { path: '/users/ten', params: {}, name: 'user_id' },
   },
+  ...messagingCases(),
 ];
+
+function messagingCases(): Case[] {
+  const missing = (name: string, params: Params = {}) => ({ params, name, code: 'REQUEST_VARIABLE_MISSING' });
+  return [
+    {
+      method: 'POST',
+      path: '/messages',
+      auth: true,
+      valid: { type: 'stream', to: 'Verona', topic: 'ladder', content: 'hello' },
+      bad: missing('content', { type: 'stream', to: 'Verona', topic: 'ladder' }),
+    },
+    {
+      method: 'GET',
+      path: '/messages',
+      auth: true,
+      valid: { anchor: 'newest', num_before: 5, num_after: 0 },
+      bad: { params: { anchor: 'newest', num_before: 'many' }, name: 'num_before' },
+    },
+    {
+      method: 'GET',
+      path: '/messages/matches_narrow',
+      auth: true,
+      valid: { msg_ids: '[1]', narrow: '[]' },
+      bad: { params: { msg_ids: '["x"]', narrow: '[]' }, name: 'msg_ids' },
+    },
+    {
+      method: 'POST',
+      path: '/messages/render',
+      auth: true,
+      valid: { content: '**bold**' },
+      bad: missing('content'),
+    },
+    {
+      method: 'POST',
+      path: '/messages/flags',
+      auth: true,
+      valid: { messages: '[]', op: 'add', flag: 'read' },
+      bad: { params: { messages: '[]', op: 'toggle', flag: 'read' }, name: 'op' },
+    },
+    messageCase('GET', '', {}, { path: '/messages/x', params: {}, name: 'message_id' }),
+    messageCase('PATCH', '', { content: 'edited' }, { path: '/messages/x', params: { content: 'y' }, name: 'message_id' }),
+    messageCase('DELETE', '', {}, { path: '/messages/x', params: {}, name: 'message_id' }),
+    messageCase('GET', '/history', {}, { path: '/messages/x/history', params: {}, name: 'message_id' }),
+    messageCase('POST', '/reactions', { emoji_name: 'smile' }, missing('emoji_name')),
+    messageCase('DELETE', '/reactions', { emoji_name: 'smile' }, missing('emoji_name')),
+    {
+      method: 'GET',
+      path: '/users/me/subscriptions',
+      auth: true,
+      valid: { include_subscribers: true },
+      bad: { params: { include_subscribers: 'perhaps' }, name: 'include_subscribers' },
+    },
+    {
+      method: 'POST',
+      path: '/users/me/subscriptions',
+      auth: true,
+      valid: { subscriptions: '[{"name": "ladder"}]' },
+      bad: missing('subscriptions'),
+    },
+    {
+      method: 'DELETE',
+      path: '/users/me/subscriptions',
+      auth: true,
+      valid: { subscriptions: '["Scotland"]' },
+      bad: { params: { subscriptions: 'Scotland' }, name: 'subscriptions' },
+    },
+    {
+      method: 'POST',
+      path: '/channels/create',
+      auth: true,
+      valid: { name: 'ladder created', subscribers: '[11]' },
+      bad: missing('subscribers', { name: 'x' }),
+    },
+    {
+      method: 'GET',
+      path: '/streams',
+      auth: true,
+      valid: { include_public: true },
+      bad: { params: { include_public: 'maybe' }, name: 'include_public' },
+    },
+    {
+      method: 'GET',
+      path: '/streams/3',
+      template: '/streams/{stream_id}',
+      auth: true,
+      valid: {},
+      bad: { path: '/streams/three', params: {}, name: 'stream_id' },
+    },
+    {
+      method: 'PATCH',
+      path: '/streams/2',
+      template: '/streams/{stream_id}',
+      auth: true,
+      valid: { description: 'A place to try things' },
+      bad: { params: { is_private: 'sometimes' }, name: 'is_private' },
+    },
+    {
+      method: 'GET',
+      path: '/get_stream_id',
+      auth: true,
+      valid: { stream: 'Verona' },
+      bad: missing('stream'),
+    },
+    {
+      method: 'GET',
+      path: '/streams/3/members',
+      template: '/streams/{stream_id}/members',
+      auth: true,
+      valid: {},
+      bad: { path: '/streams/x/members', params: {}, name: 'stream_id' },
+    },
+    {
+      method: 'GET',
+      path: '/users/me/3/topics',
+      template: '/users/me/{stream_id}/topics',
+      auth: true,
+      valid: {},
+      bad: { path: '/users/me/x/topics', params: {}, name: 'stream_id' },
+    },
+    {
+      method: 'POST',
+      path: '/streams/2/delete_topic',
+      template: '/streams/{stream_id}/delete_topic',
+      auth: true,
+      valid: { topic_name: 'nothing here' },
+      bad: missing('topic_name'),
+    },
+    {
+      method: 'POST',
+      path: '/user_topics',
+      auth: true,
+      valid: { stream_id: 3, topic: 'ladder', visibility_policy: 1 },
+      bad: { params: { stream_id: 3, topic: 'ladder', visibility_policy: 7 }, name: 'visibility_policy' },
+    },
+  ];
+}
 
 const test = anyTest as TestFn<{ server: TestServer; iago: ChatClient }>;
 
 test.before(async (t) => {
   t.context.server = await TestServer.start();
   t.context.iago = await t.context.server.login('iago@zulip.com');
+  for (const c of CASES.filter((c) => c.at)) {
+    const key = `${c.method} ${c.path.replace('/messages/{message_id}', '')}`;
+    const sent = await t.context.iago.post<{ id: number }>('/messages', {
+      type: 'stream',
+      to: 'Denmark',
+      topic: 'ladder',
+      content: key,
+    });
+    made[key] = sent.body.id;
+  }
+  await t.context.iago.post(`/messages/${made['DELETE /reactions']}/reactions`, { emoji_name: 'smile' });
 });
 test.after.always(async (t) => {
   await t.context.server?.stop();
 });
 
-const send = (client: ChatClient, c: Case, params: Params, path = c.path): Promise<Reply> =>
+const send = (client: ChatClient, c: Case, params: Params, path = c.at?.() ?? c.path): Promise<Reply> =>
   client.call(c.method, path, params);
 
 function assertNoStack(t: { false(v: boolean, m?: string): void }, reply: Reply) {
