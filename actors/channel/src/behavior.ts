@@ -1,4 +1,11 @@
-import { ChatError, encode, messageLocationKey, type ChannelCommand, type ChannelInfo, type Command } from '@chat/protocol';
+import {
+  ChatError,
+  encode,
+  messageLocationKey,
+  type ChannelCommand,
+  type ChannelInfo,
+  type Command,
+} from '@chat/protocol';
 import type { StoreWrite } from '@chat/runtime';
 import type { ActorBehavior, ActorContext, Decision } from '@chat/runtime';
 import { hasMetadataAccess, invalidChannel, requireContentAccess } from './access.js';

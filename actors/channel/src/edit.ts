@@ -13,7 +13,11 @@ const unresolved = (topic: string) => (topic.startsWith(RESOLVED_PREFIX) ? topic
 
 /** A topic change that only adds or removes the resolved mark. */
 export function isResolveOnly(from: string, to: string): boolean {
-  return from !== to && unresolved(from) === unresolved(to) && (from.startsWith(RESOLVED_PREFIX) !== to.startsWith(RESOLVED_PREFIX));
+  return (
+    from !== to &&
+    unresolved(from) === unresolved(to) &&
+    from.startsWith(RESOLVED_PREFIX) !== to.startsWith(RESOLVED_PREFIX)
+  );
 }
 
 const sha256 = (text: string) => createHash('sha256').update(text, 'utf8').digest('hex');
@@ -49,7 +53,10 @@ function checkMove(state: ChannelState, cmd: Edit, target: StoredMessage, topic:
   const resolving = isResolveOnly(target.topic, topic);
   if (resolving) {
     if (unresolved(topic) === '') throw bad('General chat cannot be marked as resolved');
-    if (!inGroupSetting(cmd.settings.can_resolve_topics_group, actor) && !can(state, 'can_resolve_topics_group', actor)) {
+    if (
+      !inGroupSetting(cmd.settings.can_resolve_topics_group, actor) &&
+      !can(state, 'can_resolve_topics_group', actor)
+    ) {
       throw bad("You don't have permission to resolve topics in this channel.");
     }
   } else {
@@ -65,12 +72,18 @@ function checkMove(state: ChannelState, cmd: Edit, target: StoredMessage, topic:
   const inTime = moved.filter((m) => now / 1000 - m.timestamp <= limit);
   if (inTime.length === moved.length) return moved;
   if (cmd.propagate_mode === 'change_one') throw bad("The time limit for editing this message's topic has passed");
-  throw new ChatError('MOVE_MESSAGES_TIME_LIMIT_EXCEEDED', 'You only have permission to move the 0/0 most recent messages in this topic.'
-    .replace('0/0', `${inTime.length}/${moved.length}`), {
-    first_message_id_allowed_to_move: inTime[0]?.id ?? null,
-    total_messages_in_topic: moved.length,
-    total_messages_allowed_to_move: inTime.length,
-  });
+  throw new ChatError(
+    'MOVE_MESSAGES_TIME_LIMIT_EXCEEDED',
+    'You only have permission to move the 0/0 most recent messages in this topic.'.replace(
+      '0/0',
+      `${inTime.length}/${moved.length}`,
+    ),
+    {
+      first_message_id_allowed_to_move: inTime[0]?.id ?? null,
+      total_messages_in_topic: moved.length,
+      total_messages_allowed_to_move: inTime.length,
+    },
+  );
 }
 
 export function decideEdit(ctx: ActorContext<ChannelState>, cmd: Edit): Decision<ChannelEvent> {
@@ -88,16 +101,24 @@ export function decideEdit(ctx: ActorContext<ChannelState>, cmd: Edit): Decision
   const events: ChannelEvent[] = [];
   if (cmd.prepared) {
     const { content, rendered, ...facts } = cmd.prepared;
-    const edit: MessageEdit = { timestamp: at, user_id: cmd.actor.user_id, prev_content: target.content, prev_rendered_content: target.rendered };
+    const edit: MessageEdit = {
+      timestamp: at,
+      user_id: cmd.actor.user_id,
+      prev_content: target.content,
+      prev_rendered_content: target.rendered,
+    };
     events.push({ type: 'messagesEdited', ids: [target.id], edit, content: { content, rendered, ...facts }, at });
   }
   if (topicChange !== undefined && moved.length > 0) {
-    const edit: MessageEdit = { timestamp: at, user_id: cmd.actor.user_id, prev_topic: target.topic, topic: topicChange };
+    const edit: MessageEdit = {
+      timestamp: at,
+      user_id: cmd.actor.user_id,
+      prev_topic: target.topic,
+      topic: topicChange,
+    };
     events.push({ type: 'messagesEdited', ids: moved.map((m) => m.id), edit, topic: topicChange, at });
   }
-  const detached = cmd.prepared
-    ? target.upload_paths.filter((path) => !cmd.prepared!.upload_paths.includes(path))
-    : [];
+  const detached = cmd.prepared ? target.upload_paths.filter((path) => !cmd.prepared!.upload_paths.includes(path)) : [];
   return {
     events,
     reply: {

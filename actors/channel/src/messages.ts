@@ -18,7 +18,8 @@ export function decideDelete(ctx: Ctx, cmd: Of<'message.delete'>): Decision<Chan
     message.sender_id === cmd.actor.user_id &&
     (inGroupSetting(cmd.settings.can_delete_own_message_group, cmd.actor) ||
       can(state, 'can_delete_own_message_group', cmd.actor));
-  if (!anyMessage && !ownMessage) throw new ChatError('BAD_REQUEST', "You don't have permission to delete this message");
+  if (!anyMessage && !ownMessage)
+    throw new ChatError('BAD_REQUEST', "You don't have permission to delete this message");
   return { events: [{ type: 'messagesRemoved', ids: [message.id] }], reply: { topic: message.topic } };
 }
 

@@ -98,7 +98,8 @@ export function decideSend(ctx: ActorContext<ChannelState>, cmd: Send): Decision
   };
   events.push({ type: 'messageSent', message });
   const members = state.kind === 'none' ? dmParticipants(ctx.address.key)! : state.members;
-  const newTopic = state.kind === 'channel' && !state.messages.some((m) => m.topic.toLowerCase() === topic.toLowerCase());
+  const newTopic =
+    state.kind === 'channel' && !state.messages.some((m) => m.topic.toLowerCase() === topic.toLowerCase());
   const tells =
     state.kind === 'channel'
       ? []

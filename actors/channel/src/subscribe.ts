@@ -28,7 +28,10 @@ export function decideSubscribe(ctx: ActorContext<ChannelState>, cmd: Subscribe)
     if (channel.is_archived) throw new ChatError('BAD_REQUEST', `Channel '${channel.name}' is archived.`);
     if (self ? !mayJoin(state, actor) : !mayAddOthers(state, actor, cmd)) {
       if (!self || !hasContentAccess(state, actor)) {
-        throw new ChatError('BAD_REQUEST', self ? `Unable to access channel (${channel.name}).` : 'Insufficient permission');
+        throw new ChatError(
+          'BAD_REQUEST',
+          self ? `Unable to access channel (${channel.name}).` : 'Insufficient permission',
+        );
       }
     }
   }
@@ -63,5 +66,9 @@ export function decideUnsubscribe(ctx: ActorContext<ChannelState>, cmd: Unsubscr
     type: 'user.unsubscribed',
     channel_id: state.channel!.stream_id,
   });
-  return { events: [{ type: 'unsubscribed', userIds: removed }], tells, reply: { removed, not_subscribed: notSubscribed } };
+  return {
+    events: [{ type: 'unsubscribed', userIds: removed }],
+    tells,
+    reply: { removed, not_subscribed: notSubscribed },
+  };
 }

@@ -23,7 +23,10 @@ export function decideUpdate(ctx: ActorContext<ChannelState>, cmd: Update): Deci
     throw bad(`Channel '${channel.name}' is archived.`);
   }
   if (changes.is_web_public) {
-    if (!cmd.settings.enable_spectator_access || !inGroupSetting(cmd.settings.can_create_web_public_channel_group, actor)) {
+    if (
+      !cmd.settings.enable_spectator_access ||
+      !inGroupSetting(cmd.settings.can_create_web_public_channel_group, actor)
+    ) {
       throw bad('Insufficient permission');
     }
     next.invite_only = false;

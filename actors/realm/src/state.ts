@@ -63,7 +63,11 @@ export const DEFAULT_SETTINGS: RealmSettings = {
   can_add_subscribers_group: SYSTEM_GROUPS['role:members'],
 };
 
-export const NOTIFICATION_BOT = { email: 'notification-bot@zulip.com', full_name: 'Notification Bot', role: ROLES.member };
+export const NOTIFICATION_BOT = {
+  email: 'notification-bot@zulip.com',
+  full_name: 'Notification Bot',
+  role: ROLES.member,
+};
 
 export type RealmEvent =
   | {
@@ -161,6 +165,13 @@ export function migrate(state: RealmState): void {
   state.settings = { ...DEFAULT_SETTINGS, ...state.settings };
   state.notificationBotId ??= null;
   for (const [name, id] of Object.entries(state.channelsByName)) {
-    state.channels[id] ??= { channel_id: id, name, invite_only: false, is_web_public: false, is_archived: false, is_default: false };
+    state.channels[id] ??= {
+      channel_id: id,
+      name,
+      invite_only: false,
+      is_web_public: false,
+      is_archived: false,
+      is_default: false,
+    };
   }
 }

@@ -1,4 +1,13 @@
-import { ChatError, decode, inRanges, messageLocationKey, VISIBILITY, type Command, type UserCommand, type UserSnapshot } from '@chat/protocol';
+import {
+  ChatError,
+  decode,
+  inRanges,
+  messageLocationKey,
+  VISIBILITY,
+  type Command,
+  type UserCommand,
+  type UserSnapshot,
+} from '@chat/protocol';
 import type { ActorBehavior, ActorContext, Decision } from '@chat/runtime';
 import { applyEvent, initialState, topicKey, type UserEvent, type UserState } from './state.js';
 
@@ -59,7 +68,9 @@ function decide(ctx: Ctx, command: UserCommand): Decision<UserEvent> | Promise<D
         : {};
     case 'user.conversation':
       return {
-        events: [{ type: 'conversationSeen', key: command.key, userIds: command.user_ids, messageId: command.message_id }],
+        events: [
+          { type: 'conversationSeen', key: command.key, userIds: command.user_ids, messageId: command.message_id },
+        ],
       };
     case 'user.state':
       return { reply: snapshot(state) };
@@ -67,7 +78,9 @@ function decide(ctx: Ctx, command: UserCommand): Decision<UserEvent> | Promise<D
       return locate(ctx, command.ids);
     case 'user.sent': {
       const target = { id: command.message_id, key: command.key, own: true };
-      const events: UserEvent[] = command.read ? [] : [{ type: 'flagsChanged', op: 'remove', flag: 'read', targets: [target] }];
+      const events: UserEvent[] = command.read
+        ? []
+        : [{ type: 'flagsChanged', op: 'remove', flag: 'read', targets: [target] }];
       const topic = command.topic;
       const policy = topic && automaticPolicy(state, topic.channel_id, topic.topic, topic.new_topic);
       if (topic && policy !== undefined) {

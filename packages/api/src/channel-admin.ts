@@ -1,12 +1,6 @@
 import { Type, type Static } from '@sinclair/typebox';
 import { defineRoute, type Route } from '@chat/edge';
-import {
-  ChatError,
-  channelAddress,
-  CHANNEL_PERMISSIONS,
-  type ChannelChanges,
-  type ChannelInfo,
-} from '@chat/protocol';
+import { ChatError, channelAddress, CHANNEL_PERMISSIONS, type ChannelChanges, type ChannelInfo } from '@chat/protocol';
 import { CallerContext } from './context.js';
 import { checkDescription, LIMITS, normalizeTopic } from './limits.js';
 import { renderDescription } from './markdown.js';
@@ -43,7 +37,8 @@ function retentionOf(raw: number | string): number | null {
   if (raw === 'realm_default') return null;
   if (raw === 'unlimited') return -1;
   const days = typeof raw === 'number' ? raw : /^\d+$/.test(raw) ? Number(raw) : NaN;
-  if (!Number.isSafeInteger(days) || days < 1) throw new ChatError('BAD_REQUEST', 'Bad value for \'message_retention_days\': ' + raw);
+  if (!Number.isSafeInteger(days) || days < 1)
+    throw new ChatError('BAD_REQUEST', "Bad value for 'message_retention_days': " + raw);
   return days;
 }
 
@@ -59,10 +54,12 @@ function changesOf(params: Static<typeof UpdateParams>): ChannelChanges {
   if (params.history_public_to_subscribers !== undefined) {
     changes.history_public_to_subscribers = params.history_public_to_subscribers;
   }
-  if (params.message_retention_days !== undefined) changes.message_retention_days = retentionOf(params.message_retention_days);
+  if (params.message_retention_days !== undefined)
+    changes.message_retention_days = retentionOf(params.message_retention_days);
   if (params.is_archived !== undefined) changes.is_archived = params.is_archived;
   if (params.folder_id !== undefined) changes.folder_id = params.folder_id;
-  if (params.topics_policy !== undefined) changes.topics_policy = params.topics_policy as ChannelChanges['topics_policy'];
+  if (params.topics_policy !== undefined)
+    changes.topics_policy = params.topics_policy as ChannelChanges['topics_policy'];
   const permissions = Object.fromEntries(CHANNEL_PERMISSIONS.filter((n) => params[n]).map((n) => [n, params[n]!]));
   if (Object.keys(permissions).length > 0) changes.permissions = permissions;
   return changes;
@@ -76,7 +73,7 @@ export function channelAdminRoutes(options: ApiOptions): Route[] {
       auth: 'required',
       params: UpdateParams,
       summary: 'Update a channel',
-      description: 'Changes a channel\'s name, description, privacy, topics policy or permissions.',
+      description: "Changes a channel's name, description, privacy, topics policy or permissions.",
       tags: ['channels'],
       async handler({ params, principal, actors }) {
         const caller = new CallerContext(actors, principal);
@@ -91,7 +88,11 @@ export function channelAdminRoutes(options: ApiOptions): Route[] {
         const update = { type: 'channel.update', actor: principal, changes, settings } as const;
         await actors.ask(address, { ...update, dry_run: true });
         if (changes.name !== undefined) {
-          await actors.ask(caller.realm, { type: 'realm.renameChannel', channel_id: params.stream_id, name: changes.name });
+          await actors.ask(caller.realm, {
+            type: 'realm.renameChannel',
+            channel_id: params.stream_id,
+            name: changes.name,
+          });
         }
         await actors.ask(address, { ...update, dry_run: false });
         return {};
@@ -103,7 +104,7 @@ export function channelAdminRoutes(options: ApiOptions): Route[] {
       auth: 'required',
       params: Type.Object({ stream_id: Type.Integer(), topic_name: Type.String() }),
       summary: 'Delete a topic',
-      description: 'Deletes a topic\'s messages, newest first, in batches; `complete` is false when time ran out.',
+      description: "Deletes a topic's messages, newest first, in batches; `complete` is false when time ran out.",
       tags: ['channels'],
       response: Type.Object({ complete: Type.Boolean() }),
       async handler({ params, principal, actors }) {

@@ -23,7 +23,7 @@ const Principals = Type.Union([Type.Array(Type.Integer()), Type.Array(Type.Strin
 
 function checkChannelName(name: string): string {
   const trimmed = name.trim();
-  if (trimmed === '') throw new ChatError('BAD_REQUEST', 'Channel name can\'t be empty.');
+  if (trimmed === '') throw new ChatError('BAD_REQUEST', "Channel name can't be empty.");
   if ([...trimmed].length > LIMITS.max_stream_name_length) {
     throw new ChatError('BAD_REQUEST', `Channel name too long (limit: ${LIMITS.max_stream_name_length} characters).`);
   }
@@ -86,7 +86,9 @@ export function channelRoutes(options: ApiOptions): Route[] {
         history_public_to_subscribers: Type.Optional(Type.Boolean()),
         message_retention_days: Type.Optional(Type.Union([Type.String(), Type.Integer()])),
         topics_policy: Type.Optional(
-          Type.Union(['inherit', 'allow_empty_topic', 'disable_empty_topic', 'empty_topic_only'].map((v) => Type.Literal(v))),
+          Type.Union(
+            ['inherit', 'allow_empty_topic', 'disable_empty_topic', 'empty_topic_only'].map((v) => Type.Literal(v)),
+          ),
         ),
       }),
       summary: 'Subscribe to channels',
@@ -106,7 +108,9 @@ export function channelRoutes(options: ApiOptions): Route[] {
             throw err;
           });
           if (!found) {
-            const group = params.invite_only ? settings.can_create_private_channel_group : settings.can_create_public_channel_group;
+            const group = params.invite_only
+              ? settings.can_create_private_channel_group
+              : settings.can_create_public_channel_group;
             if (!inGroupSetting(group, principal)) throw new ChatError('BAD_REQUEST', 'Insufficient permission');
             if (params.is_web_public && !inGroupSetting(settings.can_create_web_public_channel_group, principal)) {
               throw new ChatError('BAD_REQUEST', 'Insufficient permission');
@@ -122,7 +126,13 @@ export function channelRoutes(options: ApiOptions): Route[] {
                 : {}),
               ...(params.topics_policy ? { topics_policy: params.topics_policy as TopicsPolicy } : {}),
             };
-            await createChannel(actors, principal.realm, spec, principal.user_id, users.map((u) => u.user_id));
+            await createChannel(
+              actors,
+              principal.realm,
+              spec,
+              principal.user_id,
+              users.map((u) => u.user_id),
+            );
             for (const u of users) (subscribed[u.user_id] ??= []).push(name);
             continue;
           }
@@ -196,7 +206,9 @@ export function channelRoutes(options: ApiOptions): Route[] {
       async handler({ params, principal, actors }) {
         const caller = new CallerContext(actors, principal);
         const settings = await caller.settings();
-        const group = params.invite_only ? settings.can_create_private_channel_group : settings.can_create_public_channel_group;
+        const group = params.invite_only
+          ? settings.can_create_private_channel_group
+          : settings.can_create_public_channel_group;
         if (!inGroupSetting(group, principal)) throw new ChatError('BAD_REQUEST', 'Insufficient permission');
         const users = await principalsOf(caller, params.subscribers);
         const spec = {
@@ -209,7 +221,13 @@ export function channelRoutes(options: ApiOptions): Route[] {
             ? { history_public_to_subscribers: params.history_public_to_subscribers }
             : {}),
         };
-        const id = await createChannel(actors, principal.realm, spec, principal.user_id, users.map((u) => u.user_id));
+        const id = await createChannel(
+          actors,
+          principal.realm,
+          spec,
+          principal.user_id,
+          users.map((u) => u.user_id),
+        );
         return { id };
       },
     }),
@@ -275,9 +293,12 @@ export function channelRoutes(options: ApiOptions): Route[] {
       async handler({ params, principal, actors }) {
         const caller = new CallerContext(actors, principal);
         const entry = await caller.channelByName(params.stream);
-        if (entry.invite_only) await caller.channelInfo(entry.channel_id).catch(() => {
-          throw new ChatError('STREAM_DOES_NOT_EXIST', `Channel '${params.stream}' does not exist`, { stream: params.stream });
-        });
+        if (entry.invite_only)
+          await caller.channelInfo(entry.channel_id).catch(() => {
+            throw new ChatError('STREAM_DOES_NOT_EXIST', `Channel '${params.stream}' does not exist`, {
+              stream: params.stream,
+            });
+          });
         return { stream_id: entry.channel_id };
       },
     }),
@@ -287,7 +308,7 @@ export function channelRoutes(options: ApiOptions): Route[] {
       auth: 'required',
       params: Type.Object({ stream_id: Type.Integer() }),
       summary: 'Get the subscribers of a channel',
-      description: 'The user ids of a channel\'s subscribers.',
+      description: "The user ids of a channel's subscribers.",
       tags: ['channels'],
       async handler({ params, principal, actors }) {
         const info = await new CallerContext(actors, principal).channelInfo(params.stream_id);
@@ -298,7 +319,10 @@ export function channelRoutes(options: ApiOptions): Route[] {
       method: 'GET',
       path: '/users/me/{stream_id}/topics',
       auth: 'required',
-      params: Type.Object({ stream_id: Type.Integer(), allow_empty_topic_name: Type.Optional(Type.Boolean({ default: false })) }),
+      params: Type.Object({
+        stream_id: Type.Integer(),
+        allow_empty_topic_name: Type.Optional(Type.Boolean({ default: false })),
+      }),
       summary: 'Get topics in a channel',
       description: 'The topics of a channel with their newest message id, newest first.',
       tags: ['channels'],

@@ -76,7 +76,8 @@ async function conversationsOf(caller: CallerContext, terms: ResolvedTerm[]): Pr
   const scope = scopeOf(terms, user_id);
   if (scope.kind === 'channel') return [channelAddress(realm, scope.channelId).key];
   if (scope.kind === 'dm') return [conversationAddress(realm, scope.userIds).key];
-  if (scope.kind === 'message') return scope.ids.length === 0 ? [] : [...new Set((await caller.locate(scope.ids)).values())];
+  if (scope.kind === 'message')
+    return scope.ids.length === 0 ? [] : [...new Set((await caller.locate(scope.ids)).values())];
   const state = await caller.state();
   const keys = new Set(Object.keys(state.subscriptions).map((id) => channelAddress(realm, Number(id)).key));
   if (terms.some((t) => t.operator === 'channels' && !t.negated) && caller.principal.role !== 600) {
@@ -90,7 +91,10 @@ async function conversationsOf(caller: CallerContext, terms: ResolvedTerm[]): Pr
 async function firstUnreadOf(caller: CallerContext, keys: string[]): Promise<number> {
   const found = await Promise.all(
     keys.map(async (key) =>
-      caller.actors.ask<number | null>(addressOfKey(key), { type: 'message.firstUnread', viewer: await caller.viewer(key) }),
+      caller.actors.ask<number | null>(addressOfKey(key), {
+        type: 'message.firstUnread',
+        viewer: await caller.viewer(key),
+      }),
     ),
   );
   const ids = found.filter((id): id is number => id !== null);
@@ -147,7 +151,9 @@ export function fetchRoutes(_options: ApiOptions): Route[] {
       path: '/messages',
       auth: 'required',
       params: Type.Object({
-        anchor: Type.Optional(Type.Union([Type.Integer(), Type.String()], { description: 'newest, oldest, first_unread or a message id.' })),
+        anchor: Type.Optional(
+          Type.Union([Type.Integer(), Type.String()], { description: 'newest, oldest, first_unread or a message id.' }),
+        ),
         include_anchor: Type.Optional(Type.Boolean({ default: true })),
         num_before: Type.Optional(Type.Integer({ minimum: 0, default: 0 })),
         num_after: Type.Optional(Type.Integer({ minimum: 0, default: 0 })),
@@ -175,7 +181,15 @@ export function fetchRoutes(_options: ApiOptions): Route[] {
         const keys = await conversationsOf(caller, terms);
         let anchor = anchorValue(params.use_first_unread_anchor ? 'first_unread' : (params.anchor ?? anchorOf(terms)));
         if (anchor === 'first_unread') anchor = await firstUnreadOf(caller, keys);
-        const result = await fetchAround(caller, keys, terms, anchor, numBefore, numAfter, params.include_anchor ?? true);
+        const result = await fetchAround(
+          caller,
+          keys,
+          terms,
+          anchor,
+          numBefore,
+          numAfter,
+          params.include_anchor ?? true,
+        );
         return {
           anchor,
           found_anchor: result.found_anchor,
@@ -201,7 +215,12 @@ export function fetchRoutes(_options: ApiOptions): Route[] {
         const messages: Record<string, { match_content: string; match_subject: string }> = {};
         for (const [key, ids] of groupByKey(keys)) {
           const found = await actors
-            .ask<typeof messages>(addressOfKey(key), { type: 'message.match', viewer: await caller.viewer(key), ids, narrow: terms })
+            .ask<typeof messages>(addressOfKey(key), {
+              type: 'message.match',
+              viewer: await caller.viewer(key),
+              ids,
+              narrow: terms,
+            })
             .catch(() => ({}));
           Object.assign(messages, found);
         }
@@ -237,7 +256,9 @@ export async function getMessages(caller: CallerContext, ids: number[]): Promise
   const found: ViewedMessage[] = [];
   for (const [key, group] of groupByKey(await caller.locate(ids))) {
     const viewer = await caller.viewer(key);
-    found.push(...(await caller.actors.ask<ViewedMessage[]>(addressOfKey(key), { type: 'message.get', viewer, ids: group })));
+    found.push(
+      ...(await caller.actors.ask<ViewedMessage[]>(addressOfKey(key), { type: 'message.get', viewer, ids: group })),
+    );
   }
   return found.sort((a, b) => a.id - b.id);
 }

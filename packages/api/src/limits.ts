@@ -27,7 +27,8 @@ export function checkContent(content: string): string {
  */
 export function normalizeTopic(raw: string, settings: RealmSettings, noTopicAlias = true): string {
   const topic = raw.trim();
-  if (topic.includes('\0')) throw bad('Invalid character in topic, at position 1!'.replace('1', String(raw.indexOf('\0') + 1)));
+  if (topic.includes('\0'))
+    throw bad('Invalid character in topic, at position 1!'.replace('1', String(raw.indexOf('\0') + 1)));
   if ([...topic].length > LIMITS.max_topic_length) {
     throw bad(`Topic is too long (limit: ${LIMITS.max_topic_length} characters)`);
   }
@@ -37,7 +38,10 @@ export function normalizeTopic(raw: string, settings: RealmSettings, noTopicAlia
 
 export function checkDescription(description: string): string {
   if ([...description].length > LIMITS.max_stream_description_length) {
-    throw new ChatError('BAD_REQUEST', `Channel description too long (limit: ${LIMITS.max_stream_description_length} characters).`);
+    throw new ChatError(
+      'BAD_REQUEST',
+      `Channel description too long (limit: ${LIMITS.max_stream_description_length} characters).`,
+    );
   }
   return description;
 }

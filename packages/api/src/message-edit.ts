@@ -17,7 +17,15 @@ interface EditReply {
 }
 
 const EDITABLE_FLAGS = ['read', 'starred'] as const;
-const FIXED_FLAGS = ['mentioned', 'wildcard_mentioned', 'stream_wildcard_mentioned', 'topic_wildcard_mentioned', 'has_alert_word', 'historical', 'collapsed'];
+const FIXED_FLAGS = [
+  'mentioned',
+  'wildcard_mentioned',
+  'stream_wildcard_mentioned',
+  'topic_wildcard_mentioned',
+  'has_alert_word',
+  'historical',
+  'collapsed',
+];
 
 /** The automated notices of a topic move, posted by the realm's notification bot. */
 async function postMoveNotices(
@@ -57,8 +65,14 @@ function reactionOf(principal: Principal, params: { emoji_name: string; emoji_co
   if (!isEmojiName(params.emoji_name) || code === undefined) {
     throw new ChatError('BAD_REQUEST', `Emoji '${params.emoji_name}' does not exist`);
   }
-  if (params.emoji_code !== undefined && params.emoji_code !== code) throw new ChatError('BAD_REQUEST', 'Invalid emoji code.');
-  return { emoji_name: params.emoji_name, emoji_code: code, reaction_type: 'unicode_emoji' as const, user_id: principal.user_id };
+  if (params.emoji_code !== undefined && params.emoji_code !== code)
+    throw new ChatError('BAD_REQUEST', 'Invalid emoji code.');
+  return {
+    emoji_name: params.emoji_name,
+    emoji_code: code,
+    reaction_type: 'unicode_emoji' as const,
+    user_id: principal.user_id,
+  };
 }
 
 export function messageEditRoutes(options: ApiOptions): Route[] {
@@ -75,7 +89,7 @@ export function messageEditRoutes(options: ApiOptions): Route[] {
       auth: 'required',
       params: Type.Object(Reaction),
       summary: method === 'POST' ? 'Add an emoji reaction' : 'Remove an emoji reaction',
-      description: 'Adds or removes the caller\'s emoji reaction on a message.',
+      description: "Adds or removes the caller's emoji reaction on a message.",
       tags: ['messages'],
       async handler({ params, principal, actors }) {
         const caller = new CallerContext(actors, principal);
@@ -111,7 +125,7 @@ export function messageEditRoutes(options: ApiOptions): Route[] {
       }),
       aliases: { topic: ['subject'] },
       summary: 'Edit a message',
-      description: 'Changes a message\'s content, or moves it (and optionally its topic) to another topic.',
+      description: "Changes a message's content, or moves it (and optionally its topic) to another topic.",
       tags: ['messages'],
       async handler({ params, principal, actors }) {
         if (params.content !== undefined && params.stream_id !== undefined) {
@@ -127,7 +141,8 @@ export function messageEditRoutes(options: ApiOptions): Route[] {
           throw new ChatError('BAD_REQUEST', 'Moving messages between channels is not supported yet.');
         }
         const topic = params.topic !== undefined ? normalizeTopic(params.topic, settings) : undefined;
-        const prepared = params.content !== undefined ? await prepareContent(caller, checkContent(params.content)) : undefined;
+        const prepared =
+          params.content !== undefined ? await prepareContent(caller, checkContent(params.content)) : undefined;
         const edit = await actors.ask<EditReply>(addressOfKey(key), {
           type: 'message.edit',
           actor: principal,
@@ -185,13 +200,18 @@ export function messageEditRoutes(options: ApiOptions): Route[] {
       description: 'Marks messages read or unread, starred or unstarred, for the caller.',
       tags: ['messages'],
       async handler({ params, principal, actors }) {
-        if (FIXED_FLAGS.includes(params.flag)) throw new ChatError('BAD_REQUEST', `Flag not editable: '${params.flag}'`);
+        if (FIXED_FLAGS.includes(params.flag))
+          throw new ChatError('BAD_REQUEST', `Flag not editable: '${params.flag}'`);
         const flag = EDITABLE_FLAGS.find((f) => f === params.flag);
         if (!flag) throw new ChatError('BAD_REQUEST', `Invalid flag: '${params.flag}'`);
         const caller = new CallerContext(actors, principal);
         const keys = await caller.locate(params.messages);
         const messages = await getMessages(caller, params.messages);
-        const targets = messages.map((m) => ({ id: m.id, key: keys.get(m.id)!, own: m.sender_id === principal.user_id }));
+        const targets = messages.map((m) => ({
+          id: m.id,
+          key: keys.get(m.id)!,
+          own: m.sender_id === principal.user_id,
+        }));
         const result = await actors.ask<{ messages: number[] }>(caller.me, {
           type: 'user.flags',
           op: params.op,
@@ -205,7 +225,10 @@ export function messageEditRoutes(options: ApiOptions): Route[] {
       method: 'GET',
       path: '/messages/{message_id}/history',
       auth: 'required',
-      params: Type.Object({ message_id: Type.Integer(), allow_empty_topic_name: Type.Optional(Type.Boolean({ default: false })) }),
+      params: Type.Object({
+        message_id: Type.Integer(),
+        allow_empty_topic_name: Type.Optional(Type.Boolean({ default: false })),
+      }),
       summary: "Get a message's edit history",
       description: 'Every version of a message, oldest first.',
       tags: ['messages'],
@@ -225,7 +248,13 @@ function historyOf(m: ViewedMessage) {
   let topic = m.topic;
   const versions = [];
   for (const edit of [...m.edits].reverse()) {
-    const entry: Record<string, unknown> = { topic, content, rendered_content: rendered, timestamp: edit.timestamp, user_id: edit.user_id };
+    const entry: Record<string, unknown> = {
+      topic,
+      content,
+      rendered_content: rendered,
+      timestamp: edit.timestamp,
+      user_id: edit.user_id,
+    };
     if (edit.prev_content !== undefined) {
       Object.assign(entry, { prev_content: edit.prev_content, prev_rendered_content: edit.prev_rendered_content });
       content = edit.prev_content;
@@ -240,4 +269,3 @@ function historyOf(m: ViewedMessage) {
   versions.push({ topic, content, rendered_content: rendered, timestamp: m.timestamp, user_id: m.sender_id });
   return versions.reverse();
 }
-

@@ -22,13 +22,12 @@ const person = (id: number, users: Map<number, UserRef>) => {
   return { id, email: user?.email ?? '', full_name: user?.full_name ?? 'Unknown user', is_mirror_dummy: false };
 };
 
-/** Every user a list of messages refers to (senders, participants, reactors). */
+/** Every user a list of messages refers to (senders and participants). */
 export function referencedUsers(messages: ViewedMessage[]): number[] {
   const ids = new Set<number>();
   for (const m of messages) {
     ids.add(m.sender_id);
     for (const id of m.dm_user_ids) ids.add(id);
-    for (const r of m.reactions) ids.add(r.user_id);
   }
   return [...ids];
 }
@@ -36,7 +35,8 @@ export function referencedUsers(messages: ViewedMessage[]): number[] {
 /** A message in the shape of the reference's message object. */
 export function messageJson(m: ViewedMessage, users: Map<number, UserRef>, format: MessageFormat) {
   const sender = users.get(m.sender_id);
-  const topic = m.topic === '' && format.empty_topic_name !== null && m.channel_id !== null ? format.empty_topic_name : m.topic;
+  const topic =
+    m.topic === '' && format.empty_topic_name !== null && m.channel_id !== null ? format.empty_topic_name : m.topic;
   return {
     id: m.id,
     sender_id: m.sender_id,
@@ -49,7 +49,7 @@ export function messageJson(m: ViewedMessage, users: Map<number, UserRef>, forma
     content_type: format.apply_markdown ? 'text/html' : 'text/x-markdown',
     flags: m.flags,
     is_me_message: false,
-    reactions: m.reactions.map((r) => ({ ...r, user: { ...person(r.user_id, users) } })),
+    reactions: m.reactions,
     recipient_id: recipientId(m),
     submessages: [],
     timestamp: m.timestamp,

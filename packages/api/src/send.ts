@@ -19,7 +19,8 @@ const To = Type.Union([Type.Integer(), Type.String(), Type.Array(Type.Integer())
 
 async function channelOf(caller: CallerContext, to: number | string | number[] | string[]): Promise<ChannelEntry> {
   const target = Array.isArray(to) ? (to.length === 1 ? to[0]! : undefined) : to;
-  if (target === undefined) throw new ChatError('BAD_REQUEST', 'Invalid recipient: a channel message needs one channel');
+  if (target === undefined)
+    throw new ChatError('BAD_REQUEST', 'Invalid recipient: a channel message needs one channel');
   if (typeof target === 'string') return caller.channelByName(target);
   const channels = await caller.actors.ask<ChannelEntry[]>(caller.realm, { type: 'realm.channels' });
   const found = channels.find((c) => c.channel_id === target);
@@ -97,7 +98,12 @@ export function sendRoutes(options: ApiOptions): Route[] {
       path: '/messages',
       auth: 'required',
       params: Type.Object({
-        type: Type.Union([Type.Literal('direct'), Type.Literal('channel'), Type.Literal('stream'), Type.Literal('private')]),
+        type: Type.Union([
+          Type.Literal('direct'),
+          Type.Literal('channel'),
+          Type.Literal('stream'),
+          Type.Literal('private'),
+        ]),
         to: To,
         content: Type.String({ description: 'The Markdown content of the message.' }),
         topic: Type.Optional(Type.String({ description: 'The topic of a channel message.' })),
@@ -116,7 +122,12 @@ export function sendRoutes(options: ApiOptions): Route[] {
           params.queue_id !== undefined && params.local_id !== undefined
             ? `send:${principal.user_id}:${params.queue_id}:${params.local_id}`
             : undefined;
-        return sendMessage(caller, { ...params, ...(key ? { idempotencyKey: key } : {}) }, options, clientName(request.userAgent));
+        return sendMessage(
+          caller,
+          { ...params, ...(key ? { idempotencyKey: key } : {}) },
+          options,
+          clientName(request.userAgent),
+        );
       },
     }),
     defineRoute({

@@ -39,9 +39,7 @@ export interface Member {
 
 export function inGroupSetting(setting: GroupSetting, who: Member): boolean {
   if (typeof setting === 'number') return who.groups.includes(setting);
-  return (
-    setting.direct_members.includes(who.user_id) || setting.direct_subgroups.some((id) => who.groups.includes(id))
-  );
+  return setting.direct_members.includes(who.user_id) || setting.direct_subgroups.some((id) => who.groups.includes(id));
 }
 
 export const sameGroupSetting = (a: GroupSetting, b: GroupSetting): boolean =>

@@ -226,7 +226,13 @@ export class ActorHost implements CellHost {
     if (cell) return cell;
     const behavior = this.behaviors.get(address.type);
     if (!behavior || !this.partitions.has(this.partitionId(address))) return undefined;
-    cell = new ActorCell(address, behavior, shardOf(address, this.options.shardCount), this, this.options.mailboxCapacity);
+    cell = new ActorCell(
+      address,
+      behavior,
+      shardOf(address, this.options.shardCount),
+      this,
+      this.options.mailboxCapacity,
+    );
     this.cells.set(id, cell);
     this.stats.live++;
     this.stats.activations++;

@@ -63,11 +63,7 @@ export class Partition {
    * waits for the rows `apply` returned to be written: a checkpoint must not
    * pass an entry whose rows are not in the store yet.
    */
-  async issue(
-    cell: ActorCell,
-    entry: JournalEntry,
-    apply: () => StoreWrite[],
-  ): Promise<{ durable: Promise<number> }> {
+  async issue(cell: ActorCell, entry: JournalEntry, apply: () => StoreWrite[]): Promise<{ durable: Promise<number> }> {
     while (this.gate) await this.gate;
     if (this.broken) throw this.broken;
     this.inflight++;

@@ -104,7 +104,13 @@ export async function ensureDevRealm(actors: ActorClient): Promise<'created' | '
       is_web_public: channel.is_web_public ?? false,
       history_public_to_subscribers: true,
     };
-    await createChannel(actors, DEV_REALM.stringId, spec, null, channel.members.map((name) => idOf.get(name)!));
+    await createChannel(
+      actors,
+      DEV_REALM.stringId,
+      spec,
+      null,
+      channel.members.map((name) => idOf.get(name)!),
+    );
   }
   return realmExists ? 'present' : 'created';
 }

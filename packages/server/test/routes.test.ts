@@ -23,12 +23,7 @@ interface Case {
 
 /** Messages made in `before`, one per case that changes or reads a message. */
 const made: Record<string, number> = {};
-const messageCase = (
-  method: Case['method'],
-  suffix: string,
-  valid: Params,
-  bad: Case['bad'],
-): Case => ({
+const messageCase = (method: Case['method'], suffix: string, valid: Params, bad: Case['bad']): Case => ({
   method,
   path: `/messages/{message_id}${suffix}`,
   at: () => `/messages/${made[`${method} ${suffix}`]}${suffix}`,
@@ -119,7 +114,12 @@ function messagingCases(): Case[] {
       bad: { params: { messages: '[]', op: 'toggle', flag: 'read' }, name: 'op' },
     },
     messageCase('GET', '', {}, { path: '/messages/x', params: {}, name: 'message_id' }),
-    messageCase('PATCH', '', { content: 'edited' }, { path: '/messages/x', params: { content: 'y' }, name: 'message_id' }),
+    messageCase(
+      'PATCH',
+      '',
+      { content: 'edited' },
+      { path: '/messages/x', params: { content: 'y' }, name: 'message_id' },
+    ),
     messageCase('DELETE', '', {}, { path: '/messages/x', params: {}, name: 'message_id' }),
     messageCase('GET', '/history', {}, { path: '/messages/x/history', params: {}, name: 'message_id' }),
     messageCase('POST', '/reactions', { emoji_name: 'smile' }, missing('emoji_name')),
