@@ -2,17 +2,17 @@ import {
   ChatError,
   encode,
   messageLocationKey,
+  realmOfKey,
   type ChannelCommand,
   type ChannelInfo,
   type Command,
 } from '@chat/protocol';
-import type { StoreWrite } from '@chat/runtime';
-import type { ActorBehavior, ActorContext, Decision } from '@chat/runtime';
+import type { ActorBehavior, ActorContext, Decision, StoreWrite } from '@chat/runtime';
 import { hasMetadataAccess, invalidChannel, requireContentAccess } from './access.js';
 import { decideEdit } from './edit.js';
 import { decideFetch, decideGet, decideMatch, firstUnread } from './fetch.js';
 import { decideDelete, decideReaction, decideTopicDelete, decideTopics } from './messages.js';
-import { realmOfKey, userTells } from './members.js';
+import { userTells } from './members.js';
 import { decideSend } from './send.js';
 import { applyEvent, initialState, lastMessageId, upcast, type ChannelEvent, type ChannelState } from './state.js';
 import { decideSubscribe, decideUnsubscribe } from './subscribe.js';

@@ -1,4 +1,5 @@
 import { createHash } from 'node:crypto';
+import { RESOLVED_TOPIC_PREFIX } from '@chat/narrow';
 import { ChatError, inGroupSetting, type ChannelCommand, type MessageEdit, type StoredMessage } from '@chat/protocol';
 import type { ActorContext, Decision } from '@chat/runtime';
 import { can, canSee, invalidMessage, isModerator, requireContentAccess, type Actor } from './access.js';
@@ -8,15 +9,15 @@ import { findMessage, type ChannelEvent, type ChannelState } from './state.js';
 type Edit = Extract<ChannelCommand, { type: 'message.edit' }>;
 const bad = (msg: string) => new ChatError('BAD_REQUEST', msg);
 
-export const RESOLVED_PREFIX = '✔ ';
-const unresolved = (topic: string) => (topic.startsWith(RESOLVED_PREFIX) ? topic.slice(RESOLVED_PREFIX.length) : topic);
+const unresolved = (topic: string) =>
+  topic.startsWith(RESOLVED_TOPIC_PREFIX) ? topic.slice(RESOLVED_TOPIC_PREFIX.length) : topic;
 
 /** A topic change that only adds or removes the resolved mark. */
 export function isResolveOnly(from: string, to: string): boolean {
   return (
     from !== to &&
     unresolved(from) === unresolved(to) &&
-    from.startsWith(RESOLVED_PREFIX) !== to.startsWith(RESOLVED_PREFIX)
+    from.startsWith(RESOLVED_TOPIC_PREFIX) !== to.startsWith(RESOLVED_TOPIC_PREFIX)
   );
 }
 
@@ -74,10 +75,7 @@ function checkMove(state: ChannelState, cmd: Edit, target: StoredMessage, topic:
   if (cmd.propagate_mode === 'change_one') throw bad("The time limit for editing this message's topic has passed");
   throw new ChatError(
     'MOVE_MESSAGES_TIME_LIMIT_EXCEEDED',
-    'You only have permission to move the 0/0 most recent messages in this topic.'.replace(
-      '0/0',
-      `${inTime.length}/${moved.length}`,
-    ),
+    `You only have permission to move the ${inTime.length}/${moved.length} most recent messages in this topic.`,
     {
       first_message_id_allowed_to_move: inTime[0]?.id ?? null,
       total_messages_in_topic: moved.length,

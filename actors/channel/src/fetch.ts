@@ -52,7 +52,7 @@ export function decideFetch(ctx: ActorContext<ChannelState>, cmd: Fetch): Decisi
   const foundOldest = !remaining(messages, i, -1, test);
   const atAnchor = messages[start]?.id === cmd.anchor ? test(messages[start]!) : undefined;
   const after: ViewedMessage[] = [];
-  let j = atAnchor || messages[start]?.id === cmd.anchor ? start + 1 : start;
+  let j = messages[start]?.id === cmd.anchor ? start + 1 : start;
   for (; j < messages.length && after.length < cmd.num_after; j++) {
     const m = test(messages[j]!);
     if (m) after.push(m);

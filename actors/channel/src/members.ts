@@ -1,12 +1,10 @@
-import { userAddress, type ActorAddress, type Command } from '@chat/protocol';
+import { realmOfKey, userAddress, type ActorAddress, type Command } from '@chat/protocol';
 
 /** `realm:dm:3,7` -> [3, 7]; undefined for a channel key. */
 export function dmParticipants(key: string): number[] | undefined {
   const match = /^[^:]+:dm:([\d,]+)$/.exec(key);
   return match ? match[1]!.split(',').map(Number) : undefined;
 }
-
-export const realmOfKey = (key: string) => key.slice(0, key.indexOf(':'));
 
 /** One tell per user actor. */
 export function userTells(key: string, userIds: number[], body: Command): Array<{ to: ActorAddress; body: Command }> {

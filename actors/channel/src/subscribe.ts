@@ -26,14 +26,10 @@ export function decideSubscribe(ctx: ActorContext<ChannelState>, cmd: Subscribe)
   if (actor) {
     const self = cmd.users.length === 1 && cmd.users[0]!.user_id === actor.user_id;
     if (channel.is_archived) throw new ChatError('BAD_REQUEST', `Channel '${channel.name}' is archived.`);
-    if (self ? !mayJoin(state, actor) : !mayAddOthers(state, actor, cmd)) {
-      if (!self || !hasContentAccess(state, actor)) {
-        throw new ChatError(
-          'BAD_REQUEST',
-          self ? `Unable to access channel (${channel.name}).` : 'Insufficient permission',
-        );
-      }
+    if (self && !mayJoin(state, actor) && !isMember(state, actor.user_id)) {
+      throw new ChatError('BAD_REQUEST', `Unable to access channel (${channel.name}).`);
     }
+    if (!self && !mayAddOthers(state, actor, cmd)) throw new ChatError('BAD_REQUEST', 'Insufficient permission');
   }
   const added = cmd.users.filter((u) => !isMember(state, u.user_id)).map((u) => u.user_id);
   const already = cmd.users.filter((u) => isMember(state, u.user_id)).map((u) => u.user_id);

@@ -1,7 +1,13 @@
-import { ChatError, inGroupSetting, sameGroupSetting, type ChannelCommand, type ChannelSettings } from '@chat/protocol';
+import {
+  ChatError,
+  inGroupSetting,
+  realmOfKey,
+  sameGroupSetting,
+  type ChannelCommand,
+  type ChannelSettings,
+} from '@chat/protocol';
 import type { ActorContext, Decision } from '@chat/runtime';
 import { canAdminister, hasContentAccess, invalidChannel, type Actor } from './access.js';
-import { realmOfKey } from './members.js';
 import type { ChannelEvent, ChannelState } from './state.js';
 
 type Update = Extract<ChannelCommand, { type: 'channel.update' }>;

@@ -2,6 +2,7 @@ import {
   ChatError,
   decode,
   inRanges,
+  realmOfKey,
   messageLocationKey,
   VISIBILITY,
   type Command,
@@ -15,8 +16,6 @@ type Ctx = ActorContext<UserState>;
 
 // Colors handed to new subscriptions in turn, so neighbouring channels differ.
 const COLORS = ['#76ce90', '#fae589', '#a6c7e5', '#e79ab5', '#bfd56f', '#f4ae55', '#b0a5fd', '#addfe5', '#f5ce6e'];
-
-const realmOf = (key: string) => key.slice(0, key.indexOf(':'));
 
 function snapshot(state: UserState): UserSnapshot {
   return {
@@ -42,7 +41,7 @@ function automaticPolicy(state: UserState, channelId: number, topic: string, new
 
 /** Reads the message-location index the ChannelActors write. */
 async function locate(ctx: Ctx, ids: number[]): Promise<Decision<UserEvent>> {
-  const realm = realmOf(ctx.address.key);
+  const realm = realmOfKey(ctx.address.key);
   const found: Record<string, string | null> = {};
   for (const id of ids) {
     const bytes = await ctx.store.get(messageLocationKey(realm, id));
@@ -58,7 +57,7 @@ function decide(ctx: Ctx, command: UserCommand): Decision<UserEvent> | Promise<D
     case 'user.subscribed': {
       if (state.subscriptions[command.channel_id]) return {};
       const color = COLORS[Object.keys(state.subscriptions).length % COLORS.length]!;
-      const channelKey = `${realmOf(ctx.address.key)}:${command.channel_id}`;
+      const channelKey = `${realmOfKey(ctx.address.key)}:${command.channel_id}`;
       const { channel_id: channelId, last_message_id: lastMessageId } = command;
       return { events: [{ type: 'subscribed', channelKey, channelId, color, lastMessageId }] };
     }

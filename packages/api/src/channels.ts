@@ -7,11 +7,13 @@ import {
   ROLES,
   type ChannelEntry,
   type ChannelInfo,
+  type Principal,
+  type RealmSettings,
   type TopicsPolicy,
   type UserRef,
 } from '@chat/protocol';
 import { channelAdminRoutes } from './channel-admin.js';
-import { createChannel } from './channel-create.js';
+import { createChannel, type NewChannelSpec } from './channel-create.js';
 import { channelJson, subscriptionJson } from './channel-json.js';
 import { CallerContext } from './context.js';
 import { checkDescription, LIMITS } from './limits.js';
@@ -44,6 +46,38 @@ async function principalsOf(caller: CallerContext, principals: number[] | string
     throw new ChatError('BAD_REQUEST', 'No such user');
   }
   return users;
+}
+
+interface ChannelOptions {
+  name: string;
+  description?: string | undefined;
+  invite_only?: boolean | undefined;
+  is_web_public?: boolean | undefined;
+  is_default_stream?: boolean | undefined;
+  history_public_to_subscribers?: boolean | undefined;
+  topics_policy?: string | undefined;
+}
+
+/** A new channel as the caller asked for it, once the realm's creation permissions allow it. */
+function newChannelSpec(principal: Principal, settings: RealmSettings, options: ChannelOptions): NewChannelSpec {
+  const group = options.invite_only
+    ? settings.can_create_private_channel_group
+    : settings.can_create_public_channel_group;
+  const webPublicDenied =
+    options.is_web_public && !inGroupSetting(settings.can_create_web_public_channel_group, principal);
+  if (!inGroupSetting(group, principal) || webPublicDenied)
+    throw new ChatError('BAD_REQUEST', 'Insufficient permission');
+  return {
+    name: checkChannelName(options.name),
+    description: checkDescription(options.description ?? ''),
+    invite_only: options.invite_only ?? false,
+    is_web_public: options.is_web_public ?? false,
+    is_default: (options.is_default_stream ?? false) && principal.role <= ROLES.administrator,
+    ...(options.history_public_to_subscribers !== undefined
+      ? { history_public_to_subscribers: options.history_public_to_subscribers }
+      : {}),
+    ...(options.topics_policy ? { topics_policy: options.topics_policy as TopicsPolicy } : {}),
+  };
 }
 
 async function channelsOf(caller: CallerContext): Promise<ChannelEntry[]> {
@@ -108,24 +142,7 @@ export function channelRoutes(options: ApiOptions): Route[] {
             throw err;
           });
           if (!found) {
-            const group = params.invite_only
-              ? settings.can_create_private_channel_group
-              : settings.can_create_public_channel_group;
-            if (!inGroupSetting(group, principal)) throw new ChatError('BAD_REQUEST', 'Insufficient permission');
-            if (params.is_web_public && !inGroupSetting(settings.can_create_web_public_channel_group, principal)) {
-              throw new ChatError('BAD_REQUEST', 'Insufficient permission');
-            }
-            const spec = {
-              name,
-              description: checkDescription(sub.description ?? ''),
-              invite_only: params.invite_only ?? false,
-              is_web_public: params.is_web_public ?? false,
-              is_default: (params.is_default_stream ?? false) && principal.role <= ROLES.administrator,
-              ...(params.history_public_to_subscribers !== undefined
-                ? { history_public_to_subscribers: params.history_public_to_subscribers }
-                : {}),
-              ...(params.topics_policy ? { topics_policy: params.topics_policy as TopicsPolicy } : {}),
-            };
+            const spec = newChannelSpec(principal, settings, { ...params, name, description: sub.description });
             await createChannel(
               actors,
               principal.realm,
@@ -206,21 +223,8 @@ export function channelRoutes(options: ApiOptions): Route[] {
       async handler({ params, principal, actors }) {
         const caller = new CallerContext(actors, principal);
         const settings = await caller.settings();
-        const group = params.invite_only
-          ? settings.can_create_private_channel_group
-          : settings.can_create_public_channel_group;
-        if (!inGroupSetting(group, principal)) throw new ChatError('BAD_REQUEST', 'Insufficient permission');
+        const spec = newChannelSpec(principal, settings, params);
         const users = await principalsOf(caller, params.subscribers);
-        const spec = {
-          name: checkChannelName(params.name),
-          description: checkDescription(params.description ?? ''),
-          invite_only: params.invite_only ?? false,
-          is_web_public: params.is_web_public ?? false,
-          is_default: (params.is_default_stream ?? false) && principal.role <= ROLES.administrator,
-          ...(params.history_public_to_subscribers !== undefined
-            ? { history_public_to_subscribers: params.history_public_to_subscribers }
-            : {}),
-        };
         const id = await createChannel(
           actors,
           principal.realm,

@@ -57,15 +57,9 @@ export async function narrowTerms(caller: CallerContext, raw: unknown[]): Promis
   });
   const withTerm = result.find((t) => t.operator === 'with');
   if (withTerm) {
-    const id = withTerm.operand as number;
-    const keys = await caller.locate([id]).catch(() => undefined);
-    const key = keys?.get(id);
-    const found = key
-      ? await caller.actors
-          .ask<ViewedMessage[]>(addressOfKey(key), { type: 'message.get', viewer: await caller.viewer(key), ids: [id] })
-          .catch(() => undefined)
-      : undefined;
-    result = resolveWith(result, found?.[0] ?? null);
+    // A message the caller cannot see resolves like a missing one.
+    const [found] = await getMessages(caller, [withTerm.operand as number]).catch(() => []);
+    result = resolveWith(result, found?.message ?? null);
   }
   return result;
 }
@@ -170,7 +164,7 @@ export function fetchRoutes(_options: ApiOptions): Route[] {
         const format = await formatOf(caller, params);
         const terms = await narrowTerms(caller, params.narrow ?? []);
         if (params.message_ids) {
-          const messages = await getMessages(caller, params.message_ids);
+          const messages = (await getMessages(caller, params.message_ids)).map((m) => m.message);
           return { messages: await renderMessages(caller, messages, format), history_limited: false };
         }
         const numBefore = params.num_before ?? 0;
@@ -237,9 +231,9 @@ export function fetchRoutes(_options: ApiOptions): Route[] {
       tags: ['messages'],
       async handler({ params, principal, actors }) {
         const caller = new CallerContext(actors, principal);
-        const [message] = await getMessages(caller, [params.message_id]);
-        const [json] = await renderMessages(caller, [message!], await formatOf(caller, params));
-        return { message: json, raw_content: message!.content };
+        const [{ message }] = (await getMessages(caller, [params.message_id])) as [Located];
+        const [json] = await renderMessages(caller, [message], await formatOf(caller, params));
+        return { message: json, raw_content: message.content };
       },
     }),
   ];
@@ -251,14 +245,23 @@ export function groupByKey(keys: Map<number, string>): Map<string, number[]> {
   return groups;
 }
 
-/** The messages by id, each checked against what the caller may see. */
-export async function getMessages(caller: CallerContext, ids: number[]): Promise<ViewedMessage[]> {
-  const found: ViewedMessage[] = [];
+/** A message with the key of the conversation that holds it. */
+export interface Located {
+  key: string;
+  message: ViewedMessage;
+}
+
+/** The messages by id, oldest first, each checked against what the caller may see. */
+export async function getMessages(caller: CallerContext, ids: number[]): Promise<Located[]> {
+  const found: Located[] = [];
   for (const [key, group] of groupByKey(await caller.locate(ids))) {
     const viewer = await caller.viewer(key);
-    found.push(
-      ...(await caller.actors.ask<ViewedMessage[]>(addressOfKey(key), { type: 'message.get', viewer, ids: group })),
-    );
+    const messages = await caller.actors.ask<ViewedMessage[]>(addressOfKey(key), {
+      type: 'message.get',
+      viewer,
+      ids: group,
+    });
+    found.push(...messages.map((message) => ({ key, message })));
   }
-  return found.sort((a, b) => a.id - b.id);
+  return found.sort((a, b) => a.message.id - b.message.id);
 }

@@ -27,8 +27,7 @@ export function checkContent(content: string): string {
  */
 export function normalizeTopic(raw: string, settings: RealmSettings, noTopicAlias = true): string {
   const topic = raw.trim();
-  if (topic.includes('\0'))
-    throw bad('Invalid character in topic, at position 1!'.replace('1', String(raw.indexOf('\0') + 1)));
+  if (topic.includes('\0')) throw bad(`Invalid character in topic, at position ${raw.indexOf('\0') + 1}!`);
   if ([...topic].length > LIMITS.max_topic_length) {
     throw bad(`Topic is too long (limit: ${LIMITS.max_topic_length} characters)`);
   }

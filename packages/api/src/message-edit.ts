@@ -1,10 +1,11 @@
 import { Type } from '@sinclair/typebox';
 import { defineRoute, type Route } from '@chat/edge';
 import { emojiCode, isEmojiName } from '@chat/markdown';
+import { RESOLVED_TOPIC_PREFIX } from '@chat/narrow';
 import { ChatError, type Principal, type ViewedMessage } from '@chat/protocol';
 import { prepareContent } from './content.js';
 import { addressOfKey, CallerContext } from './context.js';
-import { getMessages } from './fetch.js';
+import { getMessages, type Located } from './fetch.js';
 import { checkContent, normalizeTopic } from './limits.js';
 import type { ApiOptions } from './options.js';
 import { sendMessage } from './send.js';
@@ -45,7 +46,7 @@ async function postMoveNotices(
     sendMessage(botCaller, { type: 'stream', to: channel.id, topic, content }, options, 'Internal');
   if (edit.resolved) {
     if (notify.new) {
-      const action = newTopic.startsWith('✔ ') ? 'resolved' : 'unresolved';
+      const action = newTopic.startsWith(RESOLVED_TOPIC_PREFIX) ? 'resolved' : 'unresolved';
       await post(newTopic, `${who} has marked this topic as ${action}.`);
     }
     return;
@@ -54,10 +55,14 @@ async function postMoveNotices(
   if (notify.old) await post(edit.old_topic, `${count} moved from this topic to ${link(newTopic)} by ${who}.`);
 }
 
-async function messageOf(caller: CallerContext, id: number): Promise<{ key: string; message: ViewedMessage }> {
-  const key = (await caller.locate([id])).get(id)!;
-  const [message] = await getMessages(caller, [id]);
-  return { key, message: message! };
+/** The message and its conversation, or `Invalid message(s)` if the caller may not see it. */
+async function messageOf(caller: CallerContext, id: number): Promise<Located> {
+  return ((await getMessages(caller, [id])) as [Located])[0];
+}
+
+/** The conversation of a message; its actor decides whether the caller may act on it. */
+async function keyOf(caller: CallerContext, id: number): Promise<string> {
+  return (await caller.locate([id])).get(id)!;
 }
 
 function reactionOf(principal: Principal, params: { emoji_name: string; emoji_code?: string; reaction_type?: string }) {
@@ -93,7 +98,7 @@ export function messageEditRoutes(options: ApiOptions): Route[] {
       tags: ['messages'],
       async handler({ params, principal, actors }) {
         const caller = new CallerContext(actors, principal);
-        const { key } = await messageOf(caller, params.message_id);
+        const key = await keyOf(caller, params.message_id);
         await actors.ask(addressOfKey(key), {
           type: method === 'POST' ? 'reaction.add' : 'reaction.remove',
           actor: principal,
@@ -175,7 +180,7 @@ export function messageEditRoutes(options: ApiOptions): Route[] {
       tags: ['messages'],
       async handler({ params, principal, actors }) {
         const caller = new CallerContext(actors, principal);
-        const { key } = await messageOf(caller, params.message_id);
+        const key = await keyOf(caller, params.message_id);
         await actors.ask(addressOfKey(key), {
           type: 'message.delete',
           actor: principal,
@@ -205,12 +210,11 @@ export function messageEditRoutes(options: ApiOptions): Route[] {
         const flag = EDITABLE_FLAGS.find((f) => f === params.flag);
         if (!flag) throw new ChatError('BAD_REQUEST', `Invalid flag: '${params.flag}'`);
         const caller = new CallerContext(actors, principal);
-        const keys = await caller.locate(params.messages);
         const messages = await getMessages(caller, params.messages);
-        const targets = messages.map((m) => ({
-          id: m.id,
-          key: keys.get(m.id)!,
-          own: m.sender_id === principal.user_id,
+        const targets = messages.map(({ key, message }) => ({
+          id: message.id,
+          key,
+          own: message.sender_id === principal.user_id,
         }));
         const result = await actors.ask<{ messages: number[] }>(caller.me, {
           type: 'user.flags',

@@ -1,13 +1,6 @@
 import { Type } from '@sinclair/typebox';
 import { defineRoute, type Route } from '@chat/edge';
-import {
-  ChatError,
-  channelAddress,
-  conversationAddress,
-  type ChannelEntry,
-  type Principal,
-  type RealmSettings,
-} from '@chat/protocol';
+import { ChatError, channelAddress, conversationAddress, type Principal, type RealmSettings } from '@chat/protocol';
 import { prepareContent } from './content.js';
 import { CallerContext } from './context.js';
 import { checkContent, normalizeTopic } from './limits.js';
@@ -17,15 +10,13 @@ const To = Type.Union([Type.Integer(), Type.String(), Type.Array(Type.Integer())
   description: 'A channel name or id, or the user ids or e-mail addresses of a direct message.',
 });
 
-async function channelOf(caller: CallerContext, to: number | string | number[] | string[]): Promise<ChannelEntry> {
+/** The channel id a message goes to; an unknown id is refused by the ChannelActor itself. */
+async function channelIdOf(caller: CallerContext, to: number | string | number[] | string[]): Promise<number> {
   const target = Array.isArray(to) ? (to.length === 1 ? to[0]! : undefined) : to;
-  if (target === undefined)
+  if (target === undefined) {
     throw new ChatError('BAD_REQUEST', 'Invalid recipient: a channel message needs one channel');
-  if (typeof target === 'string') return caller.channelByName(target);
-  const channels = await caller.actors.ask<ChannelEntry[]>(caller.realm, { type: 'realm.channels' });
-  const found = channels.find((c) => c.channel_id === target);
-  if (!found) throw new ChatError('BAD_REQUEST', `Channel with ID '${target}' does not exist`);
-  return found;
+  }
+  return typeof target === 'string' ? (await caller.channelByName(target)).channel_id : target;
 }
 
 /** The participants of a direct message, the sender included; refuses unknown and deactivated users. */
@@ -69,11 +60,10 @@ export async function sendMessage(caller: CallerContext, req: SendRequest, optio
   if (direct) {
     address = conversationAddress(sender.realm, await participantsOf(caller, req.to));
   } else {
-    const channel = await channelOf(caller, req.to);
+    channelId = await channelIdOf(caller, req.to);
     if (req.topic === undefined) throw new ChatError('BAD_REQUEST', 'Missing topic');
     topic = normalizeTopic(req.topic, settings);
-    channelId = channel.channel_id;
-    address = channelAddress(sender.realm, channel.channel_id);
+    address = channelAddress(sender.realm, channelId);
   }
   const prepared = await prepareContent(caller, content);
   const sent = await caller.actors.ask<{ id: number; new_topic: boolean }>(

@@ -23,6 +23,9 @@ export const userAddress = (realm: string, userId: number): ActorAddress => ({
 });
 export const queueAddress = (queueId: string): ActorAddress => ({ type: 'queue', key: queueId });
 
+/** The realm part of a realm-scoped actor key (`realm:...`). */
+export const realmOfKey = (key: string) => key.slice(0, key.indexOf(':'));
+
 export const formatAddress = (a: ActorAddress) => `${a.type}/${a.key}`;
 
 /**
