@@ -1,6 +1,6 @@
 import type { Context } from 'koa';
 import type { ActorClient, AskOptions } from '@chat/runtime';
-import type { ActorAddress, Command } from '@chat/protocol';
+import type { ActorAddress, ActorType, Command } from '@chat/protocol';
 import { principalFor, type Authenticate } from './auth.js';
 import { bodyFields, formFields, removeFiles, uploadedFiles, type BodyParsers } from './body.js';
 import { readParams } from './params.js';
@@ -84,5 +84,7 @@ function scopedActors(actors: ActorClient, requestId: string): ActorClient {
     ask: <R>(to: ActorAddress, body: Command, opts?: AskOptions) => actors.ask<R>(to, body, { requestId, ...opts }),
     tell: (to: ActorAddress, body: Command, opts?: Omit<AskOptions, 'idempotencyKey'>) =>
       actors.tell(to, body, { requestId, ...opts }),
+    fanout: (type: ActorType, keys: string[], body: Command, opts?: Omit<AskOptions, 'idempotencyKey'>) =>
+      actors.fanout(type, keys, body, { requestId, ...opts }),
   };
 }

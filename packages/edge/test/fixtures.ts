@@ -40,6 +40,7 @@ export class FakeActors implements ActorClient {
     return { echoed: body } as R;
   }
   tell(): void {}
+  fanout(): void {}
 }
 
 const routes = [

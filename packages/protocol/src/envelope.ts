@@ -16,8 +16,10 @@ export interface Command {
 
 export interface AskEnvelope {
   v: typeof ENVELOPE_VERSION;
-  kind: 'ask' | 'tell';
+  /** A `fanout` tells the same body to every key in `keys` (of `to.type`) that the receiving host owns. */
+  kind: 'ask' | 'tell' | 'fanout';
   to: ActorAddress;
+  keys?: string[];
   body: Command;
   /** Absolute deadline, epoch milliseconds. A host drops work past it. */
   deadline: number;

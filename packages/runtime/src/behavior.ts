@@ -9,6 +9,17 @@ export interface Decision<Event, Reply = unknown> {
   reply?: Reply;
   /** Messages to other actors, sent after the events are durable. */
   tells?: Array<{ to: ActorAddress; body: Command }>;
+  /** Like tells, one message per shard for many actors of one type (`ActorClient.fanout`). */
+  fanouts?: Array<{ type: ActorType; keys: string[]; body: Command }>;
+  /**
+   * Keeps this message's reply open under a name instead of answering now
+   * (a long poll). Only asks can be held; release a name before holding it
+   * again (an older reply still held is answered as unavailable). Held replies live in memory only: a host that
+   * dies leaves its askers to time out and retry.
+   */
+  hold?: string;
+  /** Answers held replies, in order, once this decision's events are durable. */
+  release?: Array<{ name: string; reply: unknown }>;
 }
 
 /** Read access to the store, for actors whose state does not fit in memory. */
@@ -35,6 +46,8 @@ export interface ActorContext<State> {
   readonly now: number;
   readonly store: StoreReader;
   readonly timers: Timers;
+  /** Whether a reply is held under this name (see `Decision.hold`). */
+  holding(name: string): boolean;
   /**
    * For asks to other actors from `handle`. An actor never holds a
    * half-applied change while it waits (state changes only after `handle`

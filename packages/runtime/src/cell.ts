@@ -24,6 +24,7 @@ export interface CellHost {
 }
 
 const replyError = (error: WireError): ReplyEnvelope => ({ v: ENVELOPE_VERSION, ok: false, error });
+const ok = (body: unknown): ReplyEnvelope => ({ v: ENVELOPE_VERSION, ok: true, body });
 
 /**
  * One live actor: its state, its bounded mailbox and its timers. Messages are
@@ -44,6 +45,8 @@ export class ActorCell {
   private replies: Promise<void> = Promise.resolve();
   private readonly log: Logger;
   private pendingReplies = 0;
+  /** Replies kept open by `Decision.hold`, by name. */
+  private readonly holds = new Map<string, (reply: ReplyEnvelope) => void>();
 
   constructor(
     readonly address: ActorAddress,
@@ -66,15 +69,15 @@ export class ActorCell {
   }
 
   get idle(): boolean {
-    return !this.mailbox.busy && this.mailbox.size === 0 && this.pendingReplies === 0;
+    return !this.mailbox.busy && this.mailbox.size === 0 && this.pendingReplies === 0 && this.holds.size === 0;
   }
 
-  /** Resolves once the mailbox is empty and every reply has gone out. */
+  /** Resolves once the mailbox is empty and every reply but the held ones has gone out. */
   async whenIdle(): Promise<void> {
     do {
       await this.mailbox.whenIdle();
       await this.replies;
-    } while (!this.idle);
+    } while (this.mailbox.busy || this.mailbox.size > 0 || this.pendingReplies > 0);
   }
 
   /** The state as of journal `position`, which the caller vouches for. */
@@ -82,10 +85,12 @@ export class ActorCell {
     return { rv: 1, position, state: this.state, idem: this.idem.toJSON() };
   }
 
-  /** Stops timers and refuses further deliveries. */
+  /** Stops timers and refuses further deliveries; held replies are answered as unavailable. */
   stop(): void {
     this.stopped = true;
     this.timers.clear();
+    for (const respond of this.holds.values()) respond(replyError(unavailable()));
+    this.holds.clear();
   }
 
   private async activate(): Promise<void> {
@@ -108,6 +113,7 @@ export class ActorCell {
       now: Date.now(),
       store: this.host.store,
       timers: this.timers,
+      holding: (name) => this.holds.has(name),
       actors: this.host.actors,
     };
   }
@@ -178,6 +184,19 @@ export class ActorCell {
         return;
       }
     }
+    // Held and released replies change hands now, so that the next message
+    // already sees them; they are answered in the chain, in order.
+    const released = (decision.release ?? []).flatMap(({ name, reply }) => {
+      const held = this.holds.get(name);
+      this.holds.delete(name);
+      return held ? [{ held, reply }] : [];
+    });
+    if (decision.hold !== undefined && respond) {
+      // The behavior should have released it; never leave an asker hanging.
+      this.holds.get(decision.hold)?.(replyError(unavailable()));
+      this.holds.set(decision.hold, respond);
+      respond = undefined;
+    }
     this.afterPrevious(respond, async () => {
       if (durable) {
         try {
@@ -188,7 +207,9 @@ export class ActorCell {
         }
       }
       for (const tell of decision.tells ?? []) this.host.actors.tell(tell.to, tell.body, { requestId });
-      return { v: ENVELOPE_VERSION, ok: true, body: decision.reply ?? null };
+      for (const fan of decision.fanouts ?? []) this.host.actors.fanout(fan.type, fan.keys, fan.body, { requestId });
+      for (const { held, reply } of released) held(this.stopped ? replyError(unavailable()) : ok(reply));
+      return ok(decision.reply ?? null);
     });
   }
 

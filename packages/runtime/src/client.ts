@@ -4,6 +4,7 @@ import {
   encode,
   ENVELOPE_VERSION,
   type ActorAddress,
+  type ActorType,
   type AskEnvelope,
   type Command,
   type ReplyEnvelope,
@@ -25,6 +26,11 @@ export interface ActorClient {
   ask<R = unknown>(to: ActorAddress, body: Command, opts?: AskOptions): Promise<R>;
   /** Fire and forget: delivered at most once. */
   tell(to: ActorAddress, body: Command, opts?: Omit<AskOptions, 'idempotencyKey'>): void;
+  /**
+   * Tells `body` to every actor of `type` named in `keys`, with one message
+   * per shard rather than one per actor (DESIGN.md 3.7). Fire and forget.
+   */
+  fanout(type: ActorType, keys: string[], body: Command, opts?: Omit<AskOptions, 'idempotencyKey'>): void;
 }
 
 export interface TransportClientOptions {
@@ -62,6 +68,22 @@ export class TransportActorClient implements ActorClient {
   tell(to: ActorAddress, body: Command, opts: AskOptions = {}): void {
     const timeoutMs = opts.timeoutMs ?? this.options.defaultTimeoutMs;
     this.transport.publish(this.subject(to), encode(this.envelope('tell', to, body, timeoutMs, opts)));
+  }
+
+  fanout(type: ActorType, keys: string[], body: Command, opts: AskOptions = {}): void {
+    const timeoutMs = opts.timeoutMs ?? this.options.defaultTimeoutMs;
+    const byShard = new Map<number, string[]>();
+    for (const key of new Set(keys)) {
+      const shard = shardOf({ type, key }, this.options.shardCount);
+      const group = byShard.get(shard);
+      if (group) group.push(key);
+      else byShard.set(shard, [key]);
+    }
+    for (const [shard, group] of byShard) {
+      const envelope = this.envelope('fanout', { type, key: '' }, body, timeoutMs, opts);
+      envelope.keys = group;
+      this.transport.publish(shardSubject(type, shard), encode(envelope));
+    }
   }
 
   private subject(to: ActorAddress) {

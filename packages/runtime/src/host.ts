@@ -209,6 +209,16 @@ export class ActorHost implements CellHost {
       reply?.(errorReply(new ChatError('BAD_REQUEST', 'Undecodable message')));
       return;
     }
+    if (envelope.kind === 'fanout') {
+      for (const key of envelope.keys ?? []) {
+        const to = { type: envelope.to.type, key };
+        const cell = this.cellFor(to);
+        if (cell?.offer({ kind: 'message', envelope: { ...envelope, kind: 'tell', to } })) continue;
+        if (cell) this.stats.refusedFull++;
+        this.log.warn({ actor: formatAddress(to) }, 'fan-out delivery dropped');
+      }
+      return;
+    }
     const cell = this.cellFor(envelope.to);
     if (!cell) {
       reply?.(errorReply(new ChatError('OVERLOADED', 'This host does not own that actor; try again')));

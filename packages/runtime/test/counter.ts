@@ -48,7 +48,11 @@ export function counterBehavior(probe = new Probe()): ActorBehavior<CounterState
             // Yield between decide and reply so overlapping work would show.
             await new Promise((resolve) => setImmediate(resolve));
             const value = command.value as number;
-            return { events: [{ type: 'added', value }], reply: { count: ctx.state.values.length + 1 } };
+            const reply = { count: ctx.state.values.length + 1 };
+            if (!ctx.holding('poll')) return { events: [{ type: 'added', value }], reply };
+            ctx.timers.cancel('poll');
+            const release = [{ name: 'poll', reply: [...ctx.state.values, value] }];
+            return { events: [{ type: 'added', value }], reply, release };
           }
           case 'get':
             return { reply: ctx.state };
@@ -58,6 +62,13 @@ export function counterBehavior(probe = new Probe()): ActorBehavior<CounterState
           case 'arm':
             ctx.timers.set(command.name as string, command.ms as number);
             return { reply: 'armed' };
+          case 'wait':
+            // A long poll: answered by the next `add`, or `timeout` when no add came.
+            if (ctx.state.values.length > (command.after as number)) return { reply: ctx.state.values };
+            ctx.timers.set('poll', command.ms as number);
+            return { hold: 'poll' };
+          case 'spread':
+            return { fanouts: [{ type: 'user', keys: command.keys as string[], body: { type: 'add', value: 1 } }] };
           case 'fail':
             throw new ChatError('BAD_REQUEST', 'Refused on purpose');
           default:
@@ -71,7 +82,8 @@ export function counterBehavior(probe = new Probe()): ActorBehavior<CounterState
       if (event.type === 'added') state.values.push(event.value);
       else state.fired.push(event.name);
     },
-    onTimer(_ctx, name) {
+    onTimer(ctx, name) {
+      if (name === 'poll') return ctx.holding('poll') ? { release: [{ name: 'poll', reply: 'timeout' }] } : {};
       return { events: [{ type: 'fired', name }] };
     },
   };

@@ -207,3 +207,38 @@ test('a message that arrives while its actor is being passivated sees the latest
   t.is(node.host.stats.passivations, 1);
   t.is(state.values.length, 20);
 });
+
+test('a held reply is answered by a later message, after that message is durable', async (t) => {
+  const node = await start(t);
+  const poll = node.client.ask(actor('poller'), { type: 'wait', after: 0, ms: 5000 });
+  await node.host.whenIdle();
+  t.is(node.host.stats.live, 1);
+  await node.client.ask(actor('poller'), { type: 'add', value: 7 });
+  t.deepEqual(await poll, [7]);
+});
+
+test('a held reply is released by its timer, and keeps its actor from passivating', async (t) => {
+  const node = await start(t, new Probe(), { passivateAfterMs: 1 });
+  const poll = node.client.ask(actor('sleepy'), { type: 'wait', after: 0, ms: 300 });
+  await new Promise((resolve) => setTimeout(resolve, 100));
+  await node.host.sweep(Date.now() + 60_000);
+  t.is(node.host.stats.passivations, 0);
+  t.is(await poll, 'timeout');
+});
+
+test('a fan-out reaches every key with one message per shard', async (t) => {
+  const node = await start(t);
+  const keys = Array.from({ length: 40 }, (_, i) => `fan-${i}`);
+  let published = 0;
+  const publish = node.transport.publish.bind(node.transport);
+  node.transport.publish = (subject, data) => {
+    published++;
+    publish(subject, data);
+  };
+  await node.client.ask(actor('source'), { type: 'spread', keys });
+  await waitFor(async () => {
+    const states = await Promise.all(keys.map((key) => node.client.ask<CounterState>(actor(key), { type: 'get' })));
+    return states.every((state) => state.values.length === 1);
+  });
+  t.true(published <= 4, `${published} messages for 40 actors on 4 shards`);
+});
