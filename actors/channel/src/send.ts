@@ -1,7 +1,15 @@
-import { ChatError, inGroupSetting, type ChannelCommand, type RealmSettings, type StoredMessage } from '@chat/protocol';
+import {
+  ChatError,
+  inGroupSetting,
+  type ChannelCommand,
+  type MessageQueueEvent,
+  type RealmSettings,
+  type StoredMessage,
+} from '@chat/protocol';
 import type { ActorContext, Decision } from '@chat/runtime';
 import { can, hasContentAccess, isGuest, isMember } from './access.js';
 import { nextMessageId } from './ids.js';
+import { fanout, messageForEvent } from './events.js';
 import { dmParticipants, userTells } from './members.js';
 import { lastMessageId, type ChannelEvent, type ChannelState } from './state.js';
 
@@ -109,5 +117,22 @@ export function decideSend(ctx: ActorContext<ChannelState>, cmd: Send): Decision
           user_ids: members,
           message_id: message.id,
         });
-  return { events, tells, reply: { id: message.id, new_topic: newTopic } };
+  const event: MessageQueueEvent = {
+    type: 'message',
+    message: messageForEvent(state, ctx.address.key, message),
+    people: cmd.people,
+    read_by_sender: cmd.read_by_sender,
+    channel_is_public: state.channel ? !state.channel.invite_only : false,
+    channel_is_web_public: state.channel?.is_web_public ?? false,
+    ...(cmd.local ? { local: cmd.local } : {}),
+    ...(message.topic_wildcard ? { topic_participants: [...topicParticipants(state, topic)] } : {}),
+  };
+  // The sender hears of its own message even when not subscribed.
+  const recipients = [...new Set([...members, cmd.sender.user_id])];
+  return {
+    events,
+    tells,
+    fanouts: [fanout(ctx.address.key, recipients, [event])],
+    reply: { id: message.id, new_topic: newTopic },
+  };
 }

@@ -10,6 +10,8 @@ import {
   type UserSnapshot,
 } from '@chat/protocol';
 import type { ActorBehavior, ActorContext, Decision } from '@chat/runtime';
+import { deliver } from './queues.js';
+import { attachmentRows, decideAttachment } from './attachments.js';
 import { applyEvent, initialState, topicKey, type UserEvent, type UserState } from './state.js';
 
 type Ctx = ActorContext<UserState>;
@@ -121,6 +123,21 @@ function decide(ctx: Ctx, command: UserCommand): Decision<UserEvent> | Promise<D
       const { channel_id: channelId, property, value } = command;
       return { events: [{ type: 'subscriptionChanged', channelId, property, value }], reply: null };
     }
+    case 'user.addQueue':
+      return { events: [{ type: 'queueAdded', queueId: command.queue_id }], reply: null };
+    case 'user.removeQueue':
+      return (state.queues ?? []).includes(command.queue_id)
+        ? { events: [{ type: 'queueRemoved', queueId: command.queue_id }] }
+        : {};
+    case 'user.deliver':
+      return deliver(ctx.address.key, state, command.events);
+    case 'user.uploaded':
+    case 'user.findUpload':
+    case 'user.attachmentLinks':
+    case 'user.claimAttachments':
+    case 'user.attachments':
+    case 'user.deleteAttachment':
+      return decideAttachment(ctx, command);
   }
 }
 
@@ -134,4 +151,5 @@ export const userBehavior: ActorBehavior<UserState, UserEvent> = {
   initial: initialState,
   handle: (ctx, command: Command) => decide(ctx, command as UserCommand),
   apply: applyEvent,
+  rows: (_state, event, address) => attachmentRows(address, event),
 };

@@ -1,5 +1,6 @@
 import { addRange, removeId, type ConversationRef, type FlagTarget, type IdRanges } from '@chat/protocol';
 import type { SubscriptionProperty, SubscriptionSettings, UserTopic } from '@chat/protocol';
+import { applyAttachmentEvent, type AttachmentEvent, type StoredAttachment } from './attachments.js';
 
 export interface UserState {
   /** Personal settings of each subscribed channel, by channel id. */
@@ -15,6 +16,11 @@ export interface UserState {
   topics: Record<string, UserTopic>;
   followPolicy: number;
   unmutePolicy: number;
+  /** Ids of the user's live event queues (absent in snapshots older than queues). */
+  queues?: string[];
+  /** The user's uploads by path (absent in snapshots older than uploads). */
+  attachments?: Record<string, StoredAttachment>;
+  lastAttachmentId?: number;
 }
 
 export type UserEvent =
@@ -23,7 +29,10 @@ export type UserEvent =
   | { type: 'conversationSeen'; key: string; userIds: number[]; messageId: number }
   | { type: 'flagsChanged'; op: 'add' | 'remove'; flag: 'read' | 'starred'; targets: FlagTarget[] }
   | { type: 'topicPolicySet'; channelId: number; topic: string; policy: number; at: number }
-  | { type: 'subscriptionChanged'; channelId: number; property: SubscriptionProperty; value: unknown };
+  | { type: 'subscriptionChanged'; channelId: number; property: SubscriptionProperty; value: unknown }
+  | { type: 'queueAdded'; queueId: string }
+  | { type: 'queueRemoved'; queueId: string }
+  | AttachmentEvent;
 
 /** The original's defaults: follow topics you start, unmute topics you send to in muted channels. */
 export const FOLLOW_ON_START = 3;
@@ -113,5 +122,16 @@ export function applyEvent(state: UserState, event: UserEvent): void {
       if (sub) Object.assign(sub, { [event.property]: event.value });
       return;
     }
+    case 'queueAdded':
+      state.queues = [...(state.queues ?? []).filter((q) => q !== event.queueId), event.queueId];
+      return;
+    case 'queueRemoved':
+      state.queues = (state.queues ?? []).filter((q) => q !== event.queueId);
+      return;
+    case 'attachmentAdded':
+    case 'attachmentsLinked':
+    case 'attachmentRemoved':
+      applyAttachmentEvent(state, event);
+      return;
   }
 }

@@ -138,6 +138,13 @@ async function fetchAround(
   };
 }
 
+/** The caller's newest `limit` unread messages, everywhere (for the register snapshot). */
+export async function unreadMessages(caller: CallerContext, limit: number): Promise<ViewedMessage[]> {
+  const terms: ResolvedTerm[] = [{ operator: 'is', operand: 'unread', negated: false }];
+  const keys = await conversationsOf(caller, terms);
+  return (await fetchAround(caller, keys, terms, LATEST, limit, 0, true)).messages;
+}
+
 export function fetchRoutes(_options: ApiOptions): Route[] {
   return [
     defineRoute({

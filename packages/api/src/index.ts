@@ -4,6 +4,9 @@ import { channelRoutes } from './channels.js';
 import { fetchRoutes } from './fetch.js';
 import { messageEditRoutes } from './message-edit.js';
 import { sendRoutes } from './send.js';
+import { eventRoutes } from './events.js';
+import { registerRoutes } from './register/route.js';
+import { uploadRoutes } from './uploads.js';
 import type { ApiOptions } from './options.js';
 
 export { authenticateWith } from './authenticate.js';
@@ -17,6 +20,11 @@ export function apiRoutes(options: ApiOptions): Route[] {
     ...fetchRoutes(options),
     ...messageEditRoutes(options),
     ...channelRoutes(options),
+    ...registerRoutes(options),
+    ...eventRoutes(options),
+    ...uploadRoutes(options),
   ];
 }
 export { createChannel, type NewChannelSpec } from './channel-create.js';
+export { uploadDownloads, type RawContext, type RawDeps, type RawMiddleware } from './uploads.js';
+export { tusUploads, type TusUploads } from './tus.js';

@@ -9,6 +9,7 @@ import { getMessages, type Located } from './fetch.js';
 import { checkContent, normalizeTopic } from './limits.js';
 import type { ApiOptions } from './options.js';
 import { sendMessage } from './send.js';
+import { claimUploads } from './uploads.js';
 
 interface EditReply {
   moved_ids: number[];
@@ -167,7 +168,17 @@ export function messageEditRoutes(options: ApiOptions): Route[] {
             new: params.send_notification_to_new_thread ?? true,
           });
         }
-        return { detached_uploads: [] };
+        // Content edits are the sender's own, so the sender's uploads are the ones to relink.
+        const detached = prepared
+          ? await claimUploads(caller, {
+              message_id: params.message_id,
+              key,
+              date_sent: message.timestamp * 1000,
+              paths: prepared.upload_paths,
+              unlinked: edit.detached_upload_paths,
+            })
+          : [];
+        return { detached_uploads: detached };
       },
     }),
     defineRoute({

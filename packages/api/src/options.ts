@@ -1,4 +1,5 @@
 import type { RequestInfo } from '@chat/edge';
+import type { FileStore } from '@chat/runtime';
 
 /** What the operations need to know about the server they run in. */
 export interface ApiOptions {
@@ -11,6 +12,12 @@ export interface ApiOptions {
   wildcardThreshold: number;
   /** How long one topic deletion may run before it answers `complete: false`. */
   topicDeleteBudgetMs: number;
+  /** Where uploaded files are kept. */
+  files: FileStore;
+  /** The largest file an upload may hold (`max_file_upload_size_mib`). */
+  maxFileUploadSizeMib: number;
+  /** A waiting `GET /events` is answered with a heartbeat after this long. */
+  heartbeatMs: number;
 }
 
 /** The feature level of the API this server implements. */

@@ -1,9 +1,18 @@
 import { Type } from '@sinclair/typebox';
 import { defineRoute, type Route } from '@chat/edge';
-import { ChatError, channelAddress, conversationAddress, type Principal, type RealmSettings } from '@chat/protocol';
+import {
+  ChatError,
+  channelAddress,
+  conversationAddress,
+  type ChannelCommand,
+  type Principal,
+  type RealmSettings,
+  type UserRef,
+} from '@chat/protocol';
 import { prepareContent } from './content.js';
 import { CallerContext } from './context.js';
 import { checkContent, normalizeTopic } from './limits.js';
+import { claimUploads } from './uploads.js';
 import type { ApiOptions } from './options.js';
 
 const To = Type.Union([Type.Integer(), Type.String(), Type.Array(Type.Integer()), Type.Array(Type.String())], {
@@ -20,7 +29,7 @@ async function channelIdOf(caller: CallerContext, to: number | string | number[]
 }
 
 /** The participants of a direct message, the sender included; refuses unknown and deactivated users. */
-async function participantsOf(caller: CallerContext, to: number | string | number[] | string[]): Promise<number[]> {
+async function participantsOf(caller: CallerContext, to: number | string | number[] | string[]): Promise<UserRef[]> {
   const list = Array.isArray(to) ? to : typeof to === 'string' ? to.split(',').map((s) => s.trim()) : [to];
   if (list.length === 0) throw new ChatError('BAD_REQUEST', 'Message must have recipients');
   const ids = list.filter((x): x is number => typeof x === 'number');
@@ -36,8 +45,18 @@ async function participantsOf(caller: CallerContext, to: number | string | numbe
   }
   const gone = users.find((u) => !u.is_active);
   if (gone) throw new ChatError('BAD_REQUEST', `'${gone.email}' is no longer using Zulip.`);
-  return [...new Set([caller.principal.user_id, ...users.map((u) => u.user_id)])];
+  return users;
 }
+
+const asRef = (p: Principal): UserRef => ({
+  user_id: p.user_id,
+  email: p.email,
+  full_name: p.full_name,
+  role: p.role,
+  is_bot: p.is_bot,
+  is_active: true,
+  bot_owner_id: null,
+});
 
 export interface SendRequest {
   type: string;
@@ -45,7 +64,9 @@ export interface SendRequest {
   content: string;
   topic?: string;
   read_by_sender?: boolean;
-  idempotencyKey?: string;
+  /** The sender's event queue, which gets `local_id` back in the message event. */
+  queue_id?: string;
+  local_id?: string;
 }
 
 /** Sends one message as `sender`; shared by the API and the automated notices. */
@@ -57,8 +78,11 @@ export async function sendMessage(caller: CallerContext, req: SendRequest, optio
   let address;
   let topic = '';
   let channelId: number | undefined;
+  const people = [asRef(sender)];
   if (direct) {
-    address = conversationAddress(sender.realm, await participantsOf(caller, req.to));
+    const others = (await participantsOf(caller, req.to)).filter((u) => u.user_id !== sender.user_id);
+    people.push(...others);
+    address = conversationAddress(sender.realm, [sender.user_id, ...others.map((u) => u.user_id)]);
   } else {
     channelId = await channelIdOf(caller, req.to);
     if (req.topic === undefined) throw new ChatError('BAD_REQUEST', 'Missing topic');
@@ -66,17 +90,42 @@ export async function sendMessage(caller: CallerContext, req: SendRequest, optio
     address = channelAddress(sender.realm, channelId);
   }
   const prepared = await prepareContent(caller, content);
+  const read = req.read_by_sender ?? !sender.is_bot;
+  // A retry with the same queue and local id is the same message.
+  const local =
+    req.queue_id !== undefined && req.local_id !== undefined
+      ? { queue_id: req.queue_id, local_id: req.local_id }
+      : undefined;
+  const command: ChannelCommand = {
+    type: 'message.send',
+    sender,
+    topic,
+    prepared,
+    settings,
+    wildcard_threshold: options.wildcardThreshold,
+    client,
+    people,
+    read_by_sender: read,
+    ...(local ? { local } : {}),
+  };
   const sent = await caller.actors.ask<{ id: number; new_topic: boolean }>(
     address,
-    { type: 'message.send', sender, topic, prepared, settings, wildcard_threshold: options.wildcardThreshold, client },
-    req.idempotencyKey ? { idempotencyKey: req.idempotencyKey } : {},
+    command,
+    local ? { idempotencyKey: `send:${sender.user_id}:${local.queue_id}:${local.local_id}` } : {},
   );
   const after = await caller.actors.ask<{ automatic_new_visibility_policy?: number }>(caller.me, {
     type: 'user.sent',
     key: address.key,
     message_id: sent.id,
-    read: req.read_by_sender ?? !sender.is_bot,
+    read,
     ...(channelId !== undefined ? { topic: { channel_id: channelId, topic, new_topic: sent.new_topic } } : {}),
+  });
+  // Asked, not told: once the send answers, readers of the message can open its uploads.
+  await claimUploads(caller, {
+    message_id: sent.id,
+    key: address.key,
+    date_sent: Date.now(),
+    paths: prepared.upload_paths,
   });
   return { id: sent.id, ...after };
 }
@@ -107,17 +156,7 @@ export function sendRoutes(options: ApiOptions): Route[] {
       tags: ['messages'],
       response: Type.Object({ id: Type.Integer(), automatic_new_visibility_policy: Type.Optional(Type.Integer()) }),
       async handler({ params, principal, actors, request }) {
-        const caller = new CallerContext(actors, principal);
-        const key =
-          params.queue_id !== undefined && params.local_id !== undefined
-            ? `send:${principal.user_id}:${params.queue_id}:${params.local_id}`
-            : undefined;
-        return sendMessage(
-          caller,
-          { ...params, ...(key ? { idempotencyKey: key } : {}) },
-          options,
-          clientName(request.userAgent),
-        );
+        return sendMessage(new CallerContext(actors, principal), params, options, clientName(request.userAgent));
       },
     }),
     defineRoute({

@@ -21,7 +21,10 @@ export const userAddress = (realm: string, userId: number): ActorAddress => ({
   type: 'user',
   key: `${realm}:${userId}`,
 });
-export const queueAddress = (queueId: string): ActorAddress => ({ type: 'queue', key: queueId });
+export const queueAddress = (realm: string, queueId: string): ActorAddress => ({
+  type: 'queue',
+  key: `${realm}:${queueId}`,
+});
 
 /** The realm part of a realm-scoped actor key (`realm:...`). */
 export const realmOfKey = (key: string) => key.slice(0, key.indexOf(':'));

@@ -154,6 +154,10 @@ export type ChannelCommand =
       settings: RealmSettings;
       wildcard_threshold: number;
       client: string;
+      /** For the message event: the sender and the participants of a direct message. */
+      people: UserRef[];
+      read_by_sender: boolean;
+      local?: { queue_id: string; local_id: string };
     }
   | {
       type: 'message.fetch';

@@ -8,3 +8,4 @@ export * from './groups.js';
 export * from './channel.js';
 export * from './ranges.js';
 export * from './user.js';
+export * from './queue.js';

@@ -1,5 +1,6 @@
 /** The UserActor's contract: one person's private state. */
 import type { IdRanges } from './channel.js';
+import type { QueueEvent } from './queue.js';
 
 export interface SubscriptionSettings {
   color: string;
@@ -73,4 +74,72 @@ export type UserCommand =
     }
   | { type: 'user.flags'; op: 'add' | 'remove'; flag: 'read' | 'starred'; messages: FlagTarget[] }
   | { type: 'user.setTopic'; channel_id: number; topic: string; visibility_policy: number }
-  | { type: 'user.subscriptionProperty'; channel_id: number; property: SubscriptionProperty; value: unknown };
+  | { type: 'user.subscriptionProperty'; channel_id: number; property: SubscriptionProperty; value: unknown }
+  /** The user's event queues: deliveries reach each of them. */
+  | { type: 'user.addQueue'; queue_id: string }
+  | { type: 'user.removeQueue'; queue_id: string }
+  /** Events for this user (one fan-out to many users): personalized, then passed to each queue. */
+  | { type: 'user.deliver'; events: QueueEvent[] }
+  | AttachmentCommand;
+
+/** A file a user uploaded, in the reference's `Attachment` shape. */
+export interface Attachment {
+  id: number;
+  name: string;
+  /** `realm_id/xx/random/file-name`; the file's URL is `/user_uploads/<path_id>`. */
+  path_id: string;
+  size: number;
+  /** Milliseconds. */
+  create_time: number;
+  messages: Array<{ id: number; date_sent: number }>;
+}
+
+/** A message linking an upload: the conversation is what decides who may read it. */
+export interface AttachmentLink {
+  message_id: number;
+  /** The conversation actor's key. */
+  key: string;
+}
+
+/**
+ * Which user owns an upload path: a store row per path, written by the
+ * owner's UserActor, so a download (which only has the path) finds the
+ * actor to ask. One partition per realm, which also sums the realm's use.
+ */
+export const attachmentOwnerKey = (realm: string, pathId: string) => ({
+  table: 'attachment_owner',
+  partition: realm,
+  sort: pathId,
+});
+
+/** What an attachment_owner row holds. */
+export interface AttachmentOwnerRow {
+  owner: number;
+  size: number;
+}
+
+/** Commands of the uploads feature, kept apart so the main union stays readable. */
+export type AttachmentCommand =
+  /** Records a file the user just stored; replies the new attachment. */
+  | { type: 'user.uploaded'; path_id: string; name: string; size: number }
+  /** Reads the owner row of a path (any user's actor may, for its user): `{owner}` or null. */
+  | { type: 'user.findUpload'; path_id: string }
+  /** The messages linking one of the user's uploads, or null if it is not theirs. */
+  | { type: 'user.attachmentLinks'; path_id: string }
+  /**
+   * A message of the user now links `paths` and no longer links `unlinked`
+   * (an edit). Paths the user does not own are ignored. Replies the user's
+   * attachments among `unlinked` that no message links any more.
+   */
+  | {
+      type: 'user.claimAttachments';
+      message_id: number;
+      key: string;
+      date_sent: number;
+      paths: string[];
+      unlinked?: string[];
+    }
+  /** The user's attachments and the realm's total upload size. */
+  | { type: 'user.attachments' }
+  /** Forgets one of the user's attachments; replies its path so the edge can delete the file. */
+  | { type: 'user.deleteAttachment'; attachment_id: number };

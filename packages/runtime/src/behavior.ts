@@ -1,4 +1,4 @@
-import type { ActorAddress, ActorType, Command } from '@chat/protocol';
+import type { ActorAddress, ActorType, ChatError, Command } from '@chat/protocol';
 import type { ActorClient } from './client.js';
 import type { ScanOptions, StoreKey, StoreRow, StoreWrite } from './ports/index.js';
 
@@ -18,8 +18,8 @@ export interface Decision<Event, Reply = unknown> {
    * dies leaves its askers to time out and retry.
    */
   hold?: string;
-  /** Answers held replies, in order, once this decision's events are durable. */
-  release?: Array<{ name: string; reply: unknown }>;
+  /** Answers held replies, in order, once this decision's events are durable: a reply or an error. */
+  release?: Array<{ name: string; reply?: unknown; error?: ChatError }>;
 }
 
 /** Read access to the store, for actors whose state does not fit in memory. */

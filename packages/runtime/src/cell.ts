@@ -186,10 +186,10 @@ export class ActorCell {
     }
     // Held and released replies change hands now, so that the next message
     // already sees them; they are answered in the chain, in order.
-    const released = (decision.release ?? []).flatMap(({ name, reply }) => {
+    const released = (decision.release ?? []).flatMap(({ name, reply, error }) => {
       const held = this.holds.get(name);
       this.holds.delete(name);
-      return held ? [{ held, reply }] : [];
+      return held ? [{ held, answer: error ? replyError(error.toWire()) : ok(reply ?? null) }] : [];
     });
     if (decision.hold !== undefined && respond) {
       // The behavior should have released it; never leave an asker hanging.
@@ -208,7 +208,7 @@ export class ActorCell {
       }
       for (const tell of decision.tells ?? []) this.host.actors.tell(tell.to, tell.body, { requestId });
       for (const fan of decision.fanouts ?? []) this.host.actors.fanout(fan.type, fan.keys, fan.body, { requestId });
-      for (const { held, reply } of released) held(this.stopped ? replyError(unavailable()) : ok(reply));
+      for (const { held, answer } of released) held(this.stopped ? replyError(unavailable()) : answer);
       return ok(decision.reply ?? null);
     });
   }

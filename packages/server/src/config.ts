@@ -19,11 +19,18 @@ export interface Config {
   mailboxCapacity: number;
   passivateAfterMs: number;
   maxBodyBytes: number;
-  maxUploadBytes: number;
+  /** The largest file an upload may hold, in MiB (the original's `max_file_upload_size_mib`). */
+  maxFileUploadSizeMib: number;
   /** Wildcard mentions reaching more people than this need permission (the original's 15). */
   wildcardThreshold: number;
   /** How long one topic deletion runs before answering `complete: false`. */
   topicDeleteBudgetMs: number;
+  /** A waiting event poll is answered with a heartbeat after this long. */
+  heartbeatMs: number;
+  /** An event queue nobody fetched from for this long is collected. */
+  queueIdleMs: number;
+  /** An event queue with this many unacknowledged events is collected. */
+  queueMaxEvents: number;
   logLevel: string;
 }
 
@@ -55,9 +62,13 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env, overrides: Part
     mailboxCapacity: integer(env, 'MAILBOX_CAPACITY', 1000),
     passivateAfterMs: integer(env, 'PASSIVATE_AFTER_MS', 5 * 60_000),
     maxBodyBytes: integer(env, 'MAX_BODY_BYTES', 1024 * 1024),
-    maxUploadBytes: integer(env, 'MAX_UPLOAD_MIB', 25) * 1024 * 1024,
+    // MAX_UPLOAD_MIB is the earlier name of the same setting.
+    maxFileUploadSizeMib: integer(env, 'MAX_FILE_UPLOAD_SIZE_MIB', integer(env, 'MAX_UPLOAD_MIB', 25)),
     wildcardThreshold: integer(env, 'WILDCARD_MENTION_THRESHOLD', 15),
     topicDeleteBudgetMs: integer(env, 'TOPIC_DELETE_BUDGET_MS', 10_000),
+    heartbeatMs: integer(env, 'EVENT_HEARTBEAT_MS', 60_000),
+    queueIdleMs: integer(env, 'EVENT_QUEUE_IDLE_MS', 10 * 60_000),
+    queueMaxEvents: integer(env, 'EVENT_QUEUE_MAX_EVENTS', 10_000),
     logLevel: env.LOG_LEVEL ?? 'info',
     ...overrides,
   };

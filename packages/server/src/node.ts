@@ -3,6 +3,7 @@ import { join } from 'node:path';
 import { channelBehavior } from '@chat/channel-actor';
 import { FileJournal, InProcessTransport, LevelStore, LocalFileStore } from '@chat/embedded';
 import { realmBehavior } from '@chat/realm-actor';
+import { queueBehavior } from '@chat/queue-actor';
 import { userBehavior } from '@chat/user-actor';
 import { ActorHost, TransportActorClient, type ActorClient, type Logger, type Ports } from '@chat/runtime';
 import type { Config } from './config.js';
@@ -15,8 +16,6 @@ export interface EmbeddedNode {
   journal: FileJournal;
   close(): Promise<void>;
 }
-
-const BEHAVIORS = [realmBehavior, channelBehavior, userBehavior];
 
 export async function startEmbeddedNode(config: Config, log: Logger): Promise<EmbeddedNode> {
   await mkdir(config.dataDir, { recursive: true });
@@ -35,7 +34,12 @@ export async function startEmbeddedNode(config: Config, log: Logger): Promise<Em
     journal,
     store,
     actors,
-    behaviors: BEHAVIORS,
+    behaviors: [
+      realmBehavior,
+      channelBehavior,
+      userBehavior,
+      queueBehavior({ heartbeatMs: config.heartbeatMs, idleMs: config.queueIdleMs, maxEvents: config.queueMaxEvents }),
+    ],
     shardCount: config.shardCount,
     // One process owns every shard; each start fences the one before it.
     epoch: (await store.claim({ shard: 0, epoch: 0 })) + 1,

@@ -16,6 +16,8 @@ interface Case {
   /** The documented path, as in openapi.json. */
   template?: string;
   auth: boolean;
+  /** Sent as multipart with one small file. */
+  files?: boolean;
   valid: Params;
   /** A request with one bad parameter, and that parameter's name. */
   bad: { path?: string; params: Params; name: string; code?: string };
@@ -32,6 +34,12 @@ const messageCase = (method: Case['method'], suffix: string, valid: Params, bad:
   valid,
   bad,
 });
+
+/** Event queues made in `before`: one to read, one to delete. */
+const pollQueue: Params = { dont_block: true };
+const doomedQueue: Params = {};
+/** An upload made in `before`, for the attachment case. */
+let attachmentId = 0;
 
 const CASES: Case[] = [
   { method: 'GET', path: '/server_settings', auth: false, valid: {}, bad: { params: {}, name: '' } },
@@ -213,6 +221,26 @@ function messagingCases(): Case[] {
       valid: { stream_id: 3, topic: 'ladder', visibility_policy: 1 },
       bad: { params: { stream_id: 3, topic: 'ladder', visibility_policy: 7 }, name: 'visibility_policy' },
     },
+    {
+      method: 'POST',
+      path: '/register',
+      auth: true,
+      valid: { event_types: '["message"]', fetch_event_types: '["realm"]' },
+      bad: { params: { apply_markdown: 'maybe' }, name: 'apply_markdown' },
+    },
+    { method: 'GET', path: '/events', auth: true, valid: pollQueue, bad: missing('queue_id') },
+    { method: 'DELETE', path: '/events', auth: true, valid: doomedQueue, bad: missing('queue_id') },
+    { method: 'POST', path: '/user_uploads', auth: true, files: true, valid: {}, bad: { params: {}, name: '' } },
+    { method: 'GET', path: '/attachments', auth: true, valid: {}, bad: { params: {}, name: '' } },
+    {
+      method: 'DELETE',
+      path: '/attachments/{attachment_id}',
+      at: () => `/attachments/${attachmentId}`,
+      template: '/attachments/{attachment_id}',
+      auth: true,
+      valid: {},
+      bad: { path: '/attachments/x', params: {}, name: 'attachment_id' },
+    },
   ];
 }
 
@@ -221,7 +249,7 @@ const test = anyTest as TestFn<{ server: TestServer; iago: ChatClient }>;
 test.before(async (t) => {
   t.context.server = await TestServer.start();
   t.context.iago = await t.context.server.login('iago@zulip.com');
-  for (const c of CASES.filter((c) => c.at)) {
+  for (const c of CASES.filter((c) => c.at && c.path.startsWith('/messages/'))) {
     const key = `${c.method} ${c.path.replace('/messages/{message_id}', '')}`;
     const sent = await t.context.iago.post<{ id: number }>('/messages', {
       type: 'stream',
@@ -232,13 +260,22 @@ test.before(async (t) => {
     made[key] = sent.body.id;
   }
   await t.context.iago.post(`/messages/${made['DELETE /reactions']}/reactions`, { emoji_name: 'smile' });
+  await t.context.iago.upload('/user_uploads', [{ name: 'doomed.txt', data: Buffer.from('x') }]);
+  const listed = await t.context.iago.get<{ attachments: Array<{ id: number }> }>('/attachments');
+  attachmentId = listed.body.attachments[0]!.id;
+  for (const queue of [pollQueue, doomedQueue]) {
+    const registered = await t.context.iago.post<{ queue_id: string }>('/register', { fetch_event_types: '[]' });
+    queue.queue_id = registered.body.queue_id;
+  }
 });
 test.after.always(async (t) => {
   await t.context.server?.stop();
 });
 
 const send = (client: ChatClient, c: Case, params: Params, path = c.at?.() ?? c.path): Promise<Reply> =>
-  client.call(c.method, path, params);
+  c.files
+    ? client.upload(path, [{ name: 'ladder.txt', data: Buffer.from('ladder') }], params)
+    : client.call(c.method, path, params);
 
 function assertNoStack(t: { false(v: boolean, m?: string): void }, reply: Reply) {
   const text = JSON.stringify(reply.body);

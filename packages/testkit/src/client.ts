@@ -47,6 +47,33 @@ export class ChatClient {
     return this.call('DELETE', path, params);
   }
 
+  /** A multipart POST carrying files, as upload clients send it; `path` as in `call`. */
+  async upload<T = Record<string, unknown>>(path: string, files: UploadPart[], params: Params = {}): Promise<Reply<T>> {
+    const form = new FormData();
+    for (const [name, value] of encodeParams(params)) form.set(name, value);
+    for (const file of files) {
+      const blob = new Blob([file.data], file.type !== undefined ? { type: file.type } : {});
+      form.append(file.field ?? 'filename', blob, file.name);
+    }
+    const response = await this.fetch('POST', path, { body: form });
+    return { status: response.status, headers: response.headers, body: await jsonBody<T>('POST', path, response) };
+  }
+
+  /** The raw response, for routes that answer bytes (downloads); credentials as in `call`. */
+  fetch(method: string, path: string, init: RequestInit = {}): Promise<Response> {
+    const headers: Record<string, string> = { ...(init.headers as Record<string, string> | undefined) };
+    if (this.credentials) {
+      const token = Buffer.from(`${this.credentials.email}:${this.credentials.apiKey}`).toString('base64');
+      headers.authorization = `Basic ${token}`;
+    }
+    return fetch(this.urlOf(path), { ...init, method, headers });
+  }
+
+  /** `path` relative to /api/v1, or to the root when it starts with `//`. */
+  urlOf(path: string): string {
+    return path.startsWith('//') ? `${this.baseUrl}${path.slice(1)}` : `${this.baseUrl}/api/v1${path}`;
+  }
+
   /** `path` is relative to /api/v1 unless it starts with `//` (then relative to the root). */
   async call<T>(method: string, path: string, params: Params = {}, headers: Record<string, string> = {}) {
     const form = encodeParams(params);
@@ -68,5 +95,22 @@ export class ChatClient {
       throw new Error(`${method} ${path}: ${response.status} with a body that is not JSON: ${text.slice(0, 200)}`);
     }
     return { status: response.status, headers: response.headers, body } satisfies Reply<T>;
+  }
+}
+
+/** One file of a multipart upload; Zulip clients name the field `filename`. */
+export interface UploadPart {
+  field?: string;
+  name: string;
+  type?: string;
+  data: Uint8Array;
+}
+
+async function jsonBody<T>(method: string, path: string, response: Response): Promise<Reply<T>['body']> {
+  const text = await response.text();
+  try {
+    return JSON.parse(text) as Reply<T>['body'];
+  } catch {
+    throw new Error(`${method} ${path}: ${response.status} with a body that is not JSON: ${text.slice(0, 200)}`);
   }
 }

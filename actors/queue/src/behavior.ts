@@ -1,0 +1,143 @@
+import {
+  ChatError,
+  userAddress,
+  type Command,
+  type NumberedEvent,
+  type QueueCommand,
+  type QueueEvent,
+  type QueueReply,
+} from '@chat/protocol';
+import type { ActorBehavior, ActorContext, Decision } from '@chat/runtime';
+import { forQueue, wants } from './filter.js';
+import { applyEvent, initialState, type QueueEventRecord, type QueueState } from './state.js';
+
+export interface QueueOptions {
+  /** A waiting poll is answered with a heartbeat event after this long. */
+  heartbeatMs: number;
+  /** A queue nobody fetched from for this long is collected. */
+  idleMs: number;
+  /**
+   * A queue holding this many unacknowledged events is collected: its client
+   * stopped reading. Its next fetch gets BAD_EVENT_QUEUE_ID, which every
+   * client of the original already answers by registering again.
+   */
+  maxEvents: number;
+}
+
+type Ctx = ActorContext<QueueState>;
+type QueueDecision = Decision<QueueEventRecord>;
+
+const POLL = 'poll';
+const queueIdOf = (key: string) => key.slice(key.indexOf(':') + 1);
+const realmOf = (key: string) => key.slice(0, key.indexOf(':'));
+
+export const badQueue = (queueId: string) =>
+  new ChatError('BAD_EVENT_QUEUE_ID', `Bad event queue ID: ${queueId}`, { queue_id: queueId });
+
+function reply(state: QueueState, events: NumberedEvent[]): QueueReply {
+  return { events, spec: state.spec! };
+}
+
+/** Collects the queue: the owner's UserActor stops delivering to it, a waiting poll learns it is gone. */
+function collect(ctx: Ctx, reason: 'idle' | 'full' | 'deleted', extra: QueueDecision = {}): QueueDecision {
+  const queueId = queueIdOf(ctx.address.key);
+  ctx.timers.cancel('heartbeat');
+  ctx.timers.cancel('idle');
+  return {
+    ...extra,
+    events: [...(extra.events ?? []), { type: 'collected', reason }],
+    tells: [
+      {
+        to: userAddress(realmOf(ctx.address.key), ctx.state.spec!.user_id),
+        body: { type: 'user.removeQueue', queue_id: queueId },
+      },
+    ],
+    release: ctx.holding(POLL) ? [{ name: POLL, error: badQueue(queueId) }] : [],
+  };
+}
+
+/** Appends events and answers a waiting poll with everything unacknowledged. */
+function append(ctx: Ctx, options: QueueOptions, events: QueueEvent[]): QueueDecision {
+  const state = ctx.state;
+  if (events.length === 0) return {};
+  const numbered = events.map((event, i) => ({ ...event, id: state.nextId + i }) as NumberedEvent);
+  if (state.events.length + numbered.length > options.maxEvents) return collect(ctx, 'full');
+  const decision: QueueDecision = { events: [{ type: 'pushed', events: numbered }] };
+  if (ctx.holding(POLL)) {
+    ctx.timers.cancel('heartbeat');
+    decision.release = [{ name: POLL, reply: reply(state, [...state.events, ...numbered]) }];
+  }
+  return decision;
+}
+
+function decideGet(ctx: Ctx, options: QueueOptions, cmd: Extract<QueueCommand, { type: 'queue.get' }>): QueueDecision {
+  const state = ctx.state;
+  const queueId = queueIdOf(ctx.address.key);
+  if (state.status !== 'live' || state.spec!.user_id !== cmd.user_id) throw badQueue(queueId);
+  // Without last_event_id nothing is acknowledged.
+  const last = cmd.last_event_id ?? state.acknowledged;
+  if (last < state.acknowledged) {
+    throw new ChatError('BAD_REQUEST', `An event newer than ${last} has already been pruned!`);
+  }
+  ctx.timers.set('idle', options.idleMs);
+  const through = Math.min(last, state.nextId - 1);
+  const events: QueueEventRecord[] = through > state.acknowledged ? [{ type: 'acknowledged', through }] : [];
+  const pending = state.events.filter((e) => e.id > last);
+  // A newer poll replaces a waiting one, which gets an empty answer.
+  const release = ctx.holding(POLL) ? [{ name: POLL, reply: reply(state, []) }] : [];
+  if (pending.length > 0 || cmd.dont_block) return { events, release, reply: reply(state, pending) };
+  ctx.timers.set('heartbeat', options.heartbeatMs);
+  return { events, release, hold: POLL };
+}
+
+function decide(ctx: Ctx, options: QueueOptions, cmd: QueueCommand): QueueDecision {
+  const state = ctx.state;
+  const queueId = queueIdOf(ctx.address.key);
+  switch (cmd.type) {
+    case 'queue.register':
+      if (state.status !== 'none') throw new ChatError('BAD_REQUEST', `Queue ${queueId} already exists`);
+      ctx.timers.set('idle', options.idleMs);
+      return { events: [{ type: 'registered', spec: cmd.spec }], reply: { queue_id: queueId, last_event_id: -1 } };
+    case 'queue.push':
+      if (state.status !== 'live') return {};
+      return append(
+        ctx,
+        options,
+        cmd.events.filter((e) => wants(state.spec!, e)).map((e) => forQueue(queueId, e)),
+      );
+    case 'queue.get':
+      return decideGet(ctx, options, cmd);
+    case 'queue.delete':
+      if (state.status !== 'live' || state.spec!.user_id !== cmd.user_id) throw badQueue(queueId);
+      return collect(ctx, 'deleted', { reply: null });
+  }
+}
+
+function onTimer(ctx: Ctx, options: QueueOptions, name: string): QueueDecision {
+  if (ctx.state.status !== 'live') return {};
+  if (name === 'heartbeat') return ctx.holding(POLL) ? append(ctx, options, [{ type: 'heartbeat' }]) : {};
+  if (name !== 'idle') return {};
+  // A client waiting on a poll is not idle.
+  if (ctx.holding(POLL)) {
+    ctx.timers.set('idle', options.idleMs);
+    return {};
+  }
+  return collect(ctx, 'idle');
+}
+
+export function queueBehavior(options: QueueOptions): ActorBehavior<QueueState, QueueEventRecord> {
+  return {
+    type: 'queue',
+    eventVersion: 1,
+    initial: initialState,
+    handle: (ctx, command: Command) => decide(ctx, options, command as QueueCommand),
+    apply: applyEvent,
+    onTimer: (ctx, name) => onTimer(ctx, options, name),
+    // After a restart or a move the client gets the whole idle timeout again.
+    onActivate: (ctx) => {
+      if (ctx.state.status === 'live') ctx.timers.set('idle', options.idleMs);
+    },
+    // Live queues stay in memory, so that their idle timer runs.
+    canPassivate: (state) => state.status !== 'live',
+  };
+}

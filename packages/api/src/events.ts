@@ -1,0 +1,89 @@
+import { Type } from '@sinclair/typebox';
+import { defineRoute, type Route } from '@chat/edge';
+import {
+  isMessageEvent,
+  queueAddress,
+  type NumberedEvent,
+  type QueueReply,
+  type QueueSpec,
+  type UserRef,
+} from '@chat/protocol';
+import { CallerContext } from './context.js';
+import { messageJson } from './message-json.js';
+import type { ApiOptions } from './options.js';
+
+/** Events as one client asked to see them: messages rendered with the queue's format. */
+export async function present(caller: CallerContext, events: NumberedEvent[], spec: QueueSpec) {
+  const needsTopicName = !spec.capabilities.empty_topic_name && events.some(isMessageEvent);
+  const emptyTopicName = needsTopicName ? (await caller.settings()).empty_topic_display_name : null;
+  return events.map((event) => {
+    if (!isMessageEvent(event)) return event;
+    const users = new Map<number, UserRef>(event.people.map((u) => [u.user_id, u]));
+    const format = {
+      apply_markdown: spec.apply_markdown,
+      client_gravatar: spec.client_gravatar,
+      empty_topic_name: emptyTopicName,
+      realm: caller.principal.realm,
+    };
+    const { flags, ...message } = messageJson(event.message, users, format);
+    return {
+      id: event.id,
+      type: 'message',
+      message,
+      flags,
+      // What the original's clients read to replace their local echo.
+      ...(event.local ? { local_message_id: event.local.local_id } : {}),
+    };
+  });
+}
+
+export function eventRoutes(options: ApiOptions): Route[] {
+  return [
+    defineRoute({
+      method: 'GET',
+      path: '/events',
+      auth: 'required',
+      params: Type.Object({
+        queue_id: Type.String({ description: 'The queue to read, from `POST /register`.' }),
+        last_event_id: Type.Optional(Type.Integer({ description: 'The newest event the client has handled.' })),
+        dont_block: Type.Optional(Type.Boolean({ description: 'Answer at once, even with no events.' })),
+      }),
+      summary: 'Get events from an event queue',
+      description: 'Long-polls a queue: answers as soon as it has events, or with a heartbeat.',
+      tags: ['real_time_events'],
+      response: Type.Object({ events: Type.Array(Type.Unknown()), queue_id: Type.String() }),
+      async handler({ params, principal, actors }) {
+        const caller = new CallerContext(actors, principal);
+        const got = await actors.ask<QueueReply>(
+          queueAddress(principal.realm, params.queue_id),
+          {
+            type: 'queue.get',
+            user_id: principal.user_id,
+            last_event_id: params.last_event_id ?? null,
+            dont_block: params.dont_block ?? false,
+          },
+          // The queue answers a waiting poll by its heartbeat; leave room for that answer.
+          { timeoutMs: options.heartbeatMs + 10_000 },
+        );
+        return { events: await present(caller, got.events, got.spec), queue_id: params.queue_id };
+      },
+    }),
+    defineRoute({
+      method: 'DELETE',
+      path: '/events',
+      auth: 'required',
+      params: Type.Object({ queue_id: Type.String({ description: 'The queue to delete.' }) }),
+      summary: 'Delete an event queue',
+      description: 'Deletes a queue at once, rather than letting it expire.',
+      tags: ['real_time_events'],
+      response: Type.Object({}),
+      async handler({ params, principal, actors }) {
+        await actors.ask(queueAddress(principal.realm, params.queue_id), {
+          type: 'queue.delete',
+          user_id: principal.user_id,
+        });
+        return {};
+      },
+    }),
+  ];
+}

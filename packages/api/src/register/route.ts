@@ -1,0 +1,99 @@
+import { randomUUID } from 'node:crypto';
+import { Type } from '@sinclair/typebox';
+import { defineRoute, type Route } from '@chat/edge';
+import { conversationAddress, isMessageEvent, queueAddress, type QueueReply, type QueueSpec } from '@chat/protocol';
+import { CallerContext } from '../context.js';
+import { narrowTerms } from '../fetch.js';
+import type { ApiOptions } from '../options.js';
+import { Snapshot } from './snapshot.js';
+
+/** The capabilities that change what this server sends. */
+const CAPABILITIES = [
+  'notification_settings_null',
+  'bulk_message_deletion',
+  'user_avatar_url_field_optional',
+  'stream_typing_notifications',
+  'user_settings_object',
+  'linkifier_url_template',
+  'user_list_incomplete',
+  'include_deactivated_groups',
+  'archived_channels',
+  'empty_topic_name',
+  'simplified_presence_events',
+] as const;
+
+const Strings = Type.Array(Type.String());
+
+export function registerRoutes(options: ApiOptions): Route[] {
+  return [
+    defineRoute({
+      method: 'POST',
+      path: '/register',
+      auth: 'required',
+      params: Type.Object({
+        apply_markdown: Type.Optional(Type.Boolean({ default: false })),
+        client_gravatar: Type.Optional(Type.Boolean({ default: true })),
+        include_subscribers: Type.Optional(Type.Union([Type.Boolean(), Type.Literal('partial')], { default: false })),
+        slim_presence: Type.Optional(Type.Boolean({ default: false })),
+        presence_history_limit_days: Type.Optional(Type.Integer()),
+        event_types: Type.Optional(Strings),
+        all_public_streams: Type.Optional(Type.Boolean({ default: false })),
+        client_capabilities: Type.Optional(Type.Record(Type.String(), Type.Unknown())),
+        fetch_event_types: Type.Optional(Strings),
+        narrow: Type.Optional(Type.Array(Type.Unknown(), { default: [] })),
+      }),
+      summary: 'Register an event queue',
+      description: 'Creates an event queue and returns the state the client starts from.',
+      tags: ['real_time_events'],
+      async handler({ params, principal, actors }) {
+        const caller = new CallerContext(actors, principal);
+        const raw = params.client_capabilities ?? {};
+        const capabilities = Object.fromEntries(CAPABILITIES.map((name) => [name, raw[name] === true]));
+        const spec: QueueSpec = {
+          user_id: principal.user_id,
+          event_types: params.event_types ?? null,
+          narrow: await narrowTerms(caller, params.narrow ?? []),
+          all_public_streams: params.all_public_streams ?? false,
+          apply_markdown: params.apply_markdown ?? false,
+          client_gravatar: params.client_gravatar ?? true,
+          capabilities,
+        };
+        // The queue exists, and hears every change, before the snapshot is read:
+        // a change is then in the snapshot, in the queue, or in both, and those
+        // in both are folded in below and skipped by last_event_id.
+        const queueId = randomUUID();
+        const queue = queueAddress(principal.realm, queueId);
+        await actors.ask(queue, { type: 'queue.register', spec });
+        await actors.ask(caller.me, { type: 'user.addQueue', queue_id: queueId });
+        const fetchTypes = params.fetch_event_types ?? params.event_types;
+        const snapshot = new Snapshot({
+          user_id: principal.user_id,
+          fetch: fetchTypes ? new Set(fetchTypes) : null,
+          client_gravatar: spec.client_gravatar,
+          include_subscribers: params.include_subscribers ?? false,
+          empty_topic_name: capabilities.empty_topic_name!,
+        });
+        await snapshot.build(caller, options);
+        const raced = await actors.ask<QueueReply>(queue, {
+          type: 'queue.get',
+          user_id: principal.user_id,
+          last_event_id: -1,
+          dont_block: true,
+        });
+        for (const event of raced.events) {
+          if (!isMessageEvent(event)) continue;
+          const m = event.message;
+          const key = m.channel_id === null ? conversationAddress(principal.realm, m.dm_user_ids).key : '';
+          snapshot.foldMessage(key, m);
+        }
+        const settings = await caller.settings();
+        return {
+          queue_id: queueId,
+          last_event_id: raced.events.at(-1)?.id ?? -1,
+          event_queue_longpoll_timeout_seconds: Math.ceil(options.heartbeatMs / 1000) + 30,
+          ...snapshot.finish(capabilities.empty_topic_name ? null : settings.empty_topic_display_name),
+        };
+      },
+    }),
+  ];
+}

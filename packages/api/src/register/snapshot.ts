@@ -1,0 +1,152 @@
+import type { ChannelEntry, SubscriptionSettings, UserProfile, ViewedMessage } from '@chat/protocol';
+import type { CallerContext } from '../context.js';
+import { subscriptionJson } from '../channel-json.js';
+import { unreadMessages } from '../fetch.js';
+import { LIMITS } from '../limits.js';
+import type { ApiOptions } from '../options.js';
+import { FEATURE_LEVEL, ZULIP_VERSION } from '../options.js';
+import { renderUser } from '../users.js';
+import { UnreadIndex } from './unread.js';
+
+/** The original covers the conversations of this many of the newest unread messages. */
+const MAX_UNREAD = 50_000;
+/** Full subscriber lists are always sent for channels smaller than this. */
+const SMALL_CHANNEL = 250;
+
+/** What an unsubscribed channel shows for personal settings it no longer has. */
+const FORMER_SUBSCRIPTION: SubscriptionSettings = {
+  color: '#c2c2c2',
+  pin_to_top: false,
+  is_muted: false,
+  desktop_notifications: null,
+  email_notifications: null,
+  wildcard_mentions_notify: null,
+  push_notifications: null,
+  audible_notifications: null,
+};
+
+export interface SnapshotRequest {
+  user_id: number;
+  /** null: every section. */
+  fetch: Set<string> | null;
+  client_gravatar: boolean;
+  include_subscribers: boolean | 'partial';
+  empty_topic_name: boolean;
+}
+
+/**
+ * The state a client starts from, section by section as `fetch_event_types`
+ * asks. Fields that later events change live in mutable structures until
+ * `finish`, so that events that raced the snapshot can be folded in.
+ */
+export class Snapshot {
+  readonly body: Record<string, unknown> = {};
+  unread: UnreadIndex | undefined;
+  maxMessageId = -1;
+  recent = new Map<string, { user_ids: number[]; max_message_id: number }>();
+
+  private readonly me: number;
+
+  constructor(private readonly req: SnapshotRequest) {
+    this.me = req.user_id;
+  }
+
+  wants(section: string): boolean {
+    return this.req.fetch === null || this.req.fetch.has(section);
+  }
+
+  async build(caller: CallerContext, options: ApiOptions): Promise<void> {
+    const state = await caller.state();
+    const settings = await caller.settings();
+    this.body.zulip_version = ZULIP_VERSION;
+    this.body.zulip_feature_level = FEATURE_LEVEL;
+    this.body.zulip_merge_base = ZULIP_VERSION;
+    if (this.wants('realm')) {
+      Object.assign(this.body, {
+        max_message_length: LIMITS.max_message_length,
+        max_topic_length: LIMITS.max_topic_length,
+        max_stream_name_length: LIMITS.max_stream_name_length,
+        max_stream_description_length: LIMITS.max_stream_description_length,
+        max_file_upload_size_mib: options.maxFileUploadSizeMib,
+        realm_allow_message_editing: settings.allow_message_editing,
+        realm_message_content_edit_limit_seconds: settings.message_content_edit_limit_seconds,
+        realm_move_messages_within_stream_limit_seconds: settings.move_messages_within_stream_limit_seconds,
+        realm_move_messages_between_streams_limit_seconds: settings.move_messages_between_streams_limit_seconds,
+        realm_topics_policy: settings.topics_policy,
+        realm_empty_topic_display_name: settings.empty_topic_display_name,
+        realm_message_retention_days: settings.message_retention_days,
+        realm_enable_spectator_access: settings.enable_spectator_access,
+      });
+    }
+    if (this.wants('subscription')) {
+      const channels = await caller.actors.ask<ChannelEntry[]>(caller.realm, { type: 'realm.channels' });
+      const subscribed = new Set(Object.keys(state.subscriptions).map(Number));
+      const unsubscribed = new Set(state.unsubscribed);
+      const infos = await Promise.all([...subscribed, ...unsubscribed].map((id) => caller.channelInfo(id)));
+      const json = infos.map((info) => {
+        const settings = state.subscriptions[info.stream_id];
+        const subscribers =
+          this.req.include_subscribers === true ||
+          (this.req.include_subscribers === 'partial' && info.subscribers.length < SMALL_CHANNEL);
+        const sub = subscriptionJson(info, settings ?? FORMER_SUBSCRIPTION, subscribers);
+        return { id: info.stream_id, sub };
+      });
+      this.body.subscriptions = json.filter((j) => subscribed.has(j.id)).map((j) => j.sub);
+      this.body.unsubscribed = json.filter((j) => !subscribed.has(j.id)).map((j) => j.sub);
+      this.body.never_subscribed = channels
+        .filter((c) => !subscribed.has(c.channel_id) && !unsubscribed.has(c.channel_id) && !c.invite_only)
+        .map((c) => ({
+          stream_id: c.channel_id,
+          name: c.name,
+          invite_only: c.invite_only,
+          is_web_public: c.is_web_public,
+        }));
+    }
+    if (this.wants('realm_user')) {
+      const users = await caller.actors.ask<UserProfile[]>(caller.realm, { type: 'realm.listUsers' });
+      this.body.realm_users = users.filter((u) => u.is_active).map((u) => renderUser(u, this.req.client_gravatar));
+      this.body.realm_non_active_users = users
+        .filter((u) => !u.is_active)
+        .map((u) => renderUser(u, this.req.client_gravatar));
+    }
+    if (this.wants('user_topic')) this.body.user_topics = state.user_topics;
+    if (this.wants('recent_private_conversations')) {
+      for (const c of state.conversations)
+        this.recent.set(c.key, { user_ids: c.user_ids, max_message_id: c.max_message_id });
+    }
+    if (this.wants('message')) {
+      for (const c of state.conversations) this.maxMessageId = Math.max(this.maxMessageId, c.max_message_id);
+      const infos = await Promise.all(Object.keys(state.subscriptions).map((id) => caller.channelInfo(Number(id))));
+      for (const info of infos) this.maxMessageId = Math.max(this.maxMessageId, info.last_message_id ?? -1);
+    }
+    if (this.wants('message') && this.wants('update_message_flags')) {
+      const muted = Object.entries(state.subscriptions)
+        .filter(([, s]) => s.is_muted)
+        .map(([id]) => Number(id));
+      this.unread = new UnreadIndex(this.me, muted);
+      for (const m of await unreadMessages(caller, MAX_UNREAD)) this.unread.add(m);
+    }
+  }
+
+  /** Applies a message that may or may not be in the snapshot already. */
+  foldMessage(key: string, m: ViewedMessage): void {
+    this.maxMessageId = Math.max(this.maxMessageId, m.id);
+    if (this.unread && !m.flags.includes('read')) this.unread.add(m);
+    if (m.channel_id === null && this.wants('recent_private_conversations')) {
+      const known = this.recent.get(key);
+      const others = m.dm_user_ids.filter((id) => id !== this.me);
+      this.recent.set(key, { user_ids: others, max_message_id: Math.max(known?.max_message_id ?? 0, m.id) });
+    }
+  }
+
+  finish(emptyTopicName: string | null): Record<string, unknown> {
+    if (this.wants('message')) this.body.max_message_id = this.maxMessageId;
+    if (this.unread) this.body.unread_msgs = this.unread.toJSON(emptyTopicName);
+    if (this.wants('recent_private_conversations')) {
+      this.body.recent_private_conversations = [...this.recent.values()]
+        .sort((a, b) => b.max_message_id - a.max_message_id)
+        .map((c) => ({ user_ids: c.user_ids.filter((id) => id !== this.me), max_message_id: c.max_message_id }));
+    }
+    return this.body;
+  }
+}

@@ -1,0 +1,64 @@
+/** The QueueActor's contract: one client's event queue. */
+import type { UserRef } from './realm.js';
+import type { ViewedMessage } from './channel.js';
+
+/** What a client asked for at registration; fixed for the queue's life. */
+export interface QueueSpec {
+  user_id: number;
+  /** null: every type. */
+  event_types: string[] | null;
+  /** Message events are kept only when they match (terms as `@chat/narrow` resolves them). */
+  narrow: unknown[];
+  all_public_streams: boolean;
+  apply_markdown: boolean;
+  client_gravatar: boolean;
+  /** The client capabilities that change what events look like. */
+  capabilities: Record<string, boolean>;
+}
+
+/**
+ * A message event before it is shaped for one client: the edge renders it
+ * with the queue's `apply_markdown`, `client_gravatar` and capabilities.
+ */
+export interface MessageQueueEvent {
+  type: 'message';
+  /** `flags` are the recipient's, filled in by their UserActor. */
+  message: ViewedMessage;
+  /** The sender and the participants of a direct message, for names and e-mails. */
+  people: UserRef[];
+  /** Set when the sender named its queue: that queue gets `local_id` back. */
+  local?: { queue_id: string; local_id: string };
+  /** Senders who asked for `read_by_sender: false` find their own message unread. */
+  read_by_sender?: boolean;
+  /** For narrows by `channels:public` / `channels:web-public`. */
+  channel_is_public: boolean;
+  channel_is_web_public: boolean;
+  /** Who took part in the topic before, for `topic_wildcard_mentioned`. */
+  topic_participants?: number[];
+}
+
+/** Any other event is already in the reference's shape, minus its `id`. */
+export interface PlainQueueEvent {
+  type: string;
+  [field: string]: unknown;
+}
+
+export type QueueEvent = MessageQueueEvent | PlainQueueEvent;
+
+export const isMessageEvent = (event: QueueEvent): event is MessageQueueEvent => event.type === 'message';
+
+/** An event as a queue holds it. */
+export type NumberedEvent = QueueEvent & { id: number };
+
+export interface QueueReply {
+  events: NumberedEvent[];
+  spec: QueueSpec;
+}
+
+export type QueueCommand =
+  | { type: 'queue.register'; spec: QueueSpec }
+  /** From the owner's UserActor: events for this queue (filtered here). */
+  | { type: 'queue.push'; events: QueueEvent[] }
+  /** Acknowledges up to `last_event_id` and waits for newer events unless `dont_block`. */
+  | { type: 'queue.get'; user_id: number; last_event_id: number | null; dont_block: boolean }
+  | { type: 'queue.delete'; user_id: number };
