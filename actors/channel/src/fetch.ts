@@ -62,6 +62,7 @@ export function decideFetch(ctx: ActorContext<ChannelState>, cmd: Fetch): Decisi
     found_oldest: foundOldest,
     found_newest: !remaining(messages, j, 1, test),
     found_anchor: atAnchor !== undefined,
+    newest_id: messages.at(-1)?.id ?? 0,
   };
   return { reply: result };
 }

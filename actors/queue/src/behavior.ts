@@ -103,10 +103,13 @@ function decide(ctx: Ctx, options: QueueOptions, cmd: QueueCommand): QueueDecisi
       return append(
         ctx,
         options,
-        cmd.events.filter((e) => wants(state.spec!, e)).map((e) => forQueue(queueId, e)),
+        cmd.events.filter((e) => wants(state, realmOf(ctx.address.key), e)).map((e) => forQueue(queueId, e)),
       );
     case 'queue.get':
       return decideGet(ctx, options, cmd);
+    case 'queue.cover':
+      if (state.status !== 'live' || state.spec!.user_id !== cmd.user_id) throw badQueue(queueId);
+      return { events: [{ type: 'covered', through: cmd.through }], reply: reply(state, state.events) };
     case 'queue.delete':
       if (state.status !== 'live' || state.spec!.user_id !== cmd.user_id) throw badQueue(queueId);
       return collect(ctx, 'deleted', { reply: null });

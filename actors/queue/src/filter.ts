@@ -1,6 +1,13 @@
 import { htmlToText } from '@chat/markdown';
 import { matches, type NarrowMessage, type ResolvedTerm } from '@chat/narrow';
-import { isMessageEvent, type MessageQueueEvent, type QueueEvent, type QueueSpec } from '@chat/protocol';
+import {
+  channelAddress,
+  conversationAddress,
+  isMessageEvent,
+  type MessageQueueEvent,
+  type QueueEvent,
+} from '@chat/protocol';
+import type { QueueState } from './state.js';
 
 function narrowMessage(event: MessageQueueEvent, searching: boolean): NarrowMessage {
   const m = event.message;
@@ -25,13 +32,24 @@ function narrowMessage(event: MessageQueueEvent, searching: boolean): NarrowMess
  * matches the queue's narrow. Only message events are narrowed, as in the
  * original: a narrowed client still hears about edits and deletions.
  */
-export function wants(spec: QueueSpec, event: QueueEvent): boolean {
+export function wants(state: QueueState, realm: string, event: QueueEvent): boolean {
+  const spec = state.spec!;
   if (event.type === 'heartbeat') return true;
   if (spec.event_types && !spec.event_types.includes(event.type)) return false;
-  if (!isMessageEvent(event) || spec.narrow.length === 0) return true;
+  if (!isMessageEvent(event)) return true;
+  if (state.covered && event.message.id <= (state.covered[conversationKey(realm, event)] ?? 0)) return false;
+  if (spec.narrow.length === 0) return true;
   const terms = spec.narrow as ResolvedTerm[];
   const searching = terms.some((t) => t.operator === 'search');
   return matches(narrowMessage(event, searching), terms, spec.user_id);
+}
+
+/** The conversation actor's key of a message event. */
+function conversationKey(realm: string, event: MessageQueueEvent): string {
+  const m = event.message;
+  return m.channel_id !== null
+    ? channelAddress(realm, m.channel_id).key
+    : conversationAddress(realm, m.dm_user_ids).key;
 }
 
 /** `local_id` goes back only to the queue that sent the message. */

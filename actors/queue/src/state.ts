@@ -9,6 +9,8 @@ export interface QueueState {
   nextId: number;
   /** Every id up to this one was acknowledged and dropped. */
   acknowledged: number;
+  /** Message events up to these ids, by conversation key, are in the client's snapshot. */
+  covered?: Record<string, number>;
   /** Why a gone queue went, for logs and errors. */
   reason?: 'idle' | 'full' | 'deleted';
 }
@@ -17,6 +19,7 @@ export type QueueEventRecord =
   | { type: 'registered'; spec: QueueSpec }
   | { type: 'pushed'; events: NumberedEvent[] }
   | { type: 'acknowledged'; through: number }
+  | { type: 'covered'; through: Record<string, number> }
   | { type: 'collected'; reason: 'idle' | 'full' | 'deleted' };
 
 export const initialState = (): QueueState => ({ status: 'none', spec: null, events: [], nextId: 0, acknowledged: -1 });
@@ -37,6 +40,9 @@ export function applyEvent(state: QueueState, event: QueueEventRecord): void {
       state.acknowledged = Math.max(state.acknowledged, event.through);
       break;
     }
+    case 'covered':
+      state.covered = event.through;
+      break;
     case 'collected':
       // Only the fact remains: a later fetch is answered BAD_EVENT_QUEUE_ID.
       state.status = 'gone';

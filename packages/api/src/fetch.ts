@@ -112,6 +112,8 @@ async function fetchAround(
   numBefore: number,
   numAfter: number,
   includeAnchor: boolean,
+  /** Filled with each conversation's newest message id as it was read. */
+  newest?: Map<string, number>,
 ): Promise<FetchResult> {
   const results = await Promise.all(
     keys.map(async (key) =>
@@ -126,6 +128,7 @@ async function fetchAround(
       }),
     ),
   );
+  results.forEach((r, i) => newest?.set(keys[i]!, r.newest_id));
   const all = results.flatMap((r) => r.messages);
   const before = all.filter((m) => m.id < anchor).sort((a, b) => b.id - a.id);
   const after = all.filter((m) => m.id > anchor).sort((a, b) => a.id - b.id);
@@ -135,14 +138,20 @@ async function fetchAround(
     found_oldest: results.every((r) => r.found_oldest) && before.length <= numBefore,
     found_newest: results.every((r) => r.found_newest) && after.length <= numAfter,
     found_anchor: results.some((r) => r.found_anchor),
+    newest_id: Math.max(0, ...results.map((r) => r.newest_id)),
   };
 }
 
-/** The caller's newest `limit` unread messages, everywhere (for the register snapshot). */
-export async function unreadMessages(caller: CallerContext, limit: number): Promise<ViewedMessage[]> {
+/**
+ * The caller's newest `limit` unread messages, everywhere, and how far each
+ * conversation was read (for the register snapshot).
+ */
+export async function unreadMessages(caller: CallerContext, limit: number) {
   const terms: ResolvedTerm[] = [{ operator: 'is', operand: 'unread', negated: false }];
   const keys = await conversationsOf(caller, terms);
-  return (await fetchAround(caller, keys, terms, LATEST, limit, 0, true)).messages;
+  const newest = new Map<string, number>();
+  const { messages } = await fetchAround(caller, keys, terms, LATEST, limit, 0, true, newest);
+  return { messages, newest };
 }
 
 export function fetchRoutes(_options: ApiOptions): Route[] {

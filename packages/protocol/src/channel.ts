@@ -115,6 +115,21 @@ export interface ViewedMessage extends StoredMessage {
   match_subject?: string;
 }
 
+/**
+ * What an `update_message` event carries (and each recipient's UserActor
+ * strips) so that it can fill in the recipient's `flags` for the message.
+ */
+export interface EditFlagFacts {
+  key: string;
+  sender_id: number;
+  is_channel: boolean;
+  mentioned_user_ids: number[];
+  group_member_ids: number[];
+  channel_wildcard: boolean;
+  topic_wildcard: boolean;
+  topic_participants: number[];
+}
+
 /** Inclusive ranges [from, to] of message ids. */
 export type IdRanges = Array<[number, number]>;
 
@@ -135,6 +150,8 @@ export interface FetchResult {
   found_oldest: boolean;
   found_newest: boolean;
   found_anchor: boolean;
+  /** The conversation's newest message id when it was read (0: none); ids grow within a conversation. */
+  newest_id: number;
 }
 
 export type EditPropagation = 'change_one' | 'change_later' | 'change_all';

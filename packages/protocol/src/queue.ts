@@ -61,4 +61,10 @@ export type QueueCommand =
   | { type: 'queue.push'; events: QueueEvent[] }
   /** Acknowledges up to `last_event_id` and waits for newer events unless `dont_block`. */
   | { type: 'queue.get'; user_id: number; last_event_id: number | null; dont_block: boolean }
-  | { type: 'queue.delete'; user_id: number };
+  | { type: 'queue.delete'; user_id: number }
+  /**
+   * From registration: the snapshot holds each conversation's messages up to
+   * these ids (by conversation actor key), so their events are dropped.
+   * Answers the events held so far, like a non-blocking get.
+   */
+  | { type: 'queue.cover'; user_id: number; through: Record<string, number> };

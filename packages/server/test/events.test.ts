@@ -1,5 +1,5 @@
 import anyTest, { type TestFn } from 'ava';
-import { assertResponse, checkEvent, type ChatClient } from '@chat/testkit';
+import { assertEvents, assertResponse, type ChatClient } from '@chat/testkit';
 import { TestServer } from './support.js';
 
 /**
@@ -9,7 +9,7 @@ import { TestServer } from './support.js';
 const test = anyTest as TestFn<{ server: TestServer; iago: ChatClient; hamlet: ChatClient; othello: ChatClient }>;
 
 test.before(async (t) => {
-  t.context.server = await TestServer.start({ heartbeatMs: 400, queueMaxEvents: 20 });
+  t.context.server = await TestServer.start({ heartbeatMs: 400, queueMaxEvents: 60 });
   t.context.iago = await t.context.server.login('iago@zulip.com');
   t.context.hamlet = await t.context.server.login('hamlet@zulip.com');
   t.context.othello = await t.context.server.login('othello@zulip.com');
@@ -36,12 +36,7 @@ async function poll(client: ChatClient, queueId: string, last: number, dontBlock
   const reply = await client.get<Body>('/events', { queue_id: queueId, last_event_id: last, dont_block: dontBlock });
   if (reply.status !== 200) throw new Error(`events: ${reply.status} ${JSON.stringify(reply.body)}`);
   const events = reply.body.events as Event[];
-  for (const event of events) {
-    // local_message_id is what the original's clients read; the reference omits it.
-    const { local_message_id: _local, ...rest } = event;
-    const check = checkEvent(rest);
-    if (!check.ok) throw new Error(`event ${event.type} off the reference: ${check.errors.join('; ')}`);
-  }
+  assertEvents(events);
   return events;
 }
 
@@ -193,7 +188,7 @@ test('a queue its client stopped reading is collected at its cap', async (t) => 
   const cordelia = await server.login('cordelia@zulip.com');
   const queue = await register(cordelia, { event_types: JSON.stringify(['message']) });
   const to = JSON.stringify(['cordelia@zulip.com']);
-  for (let i = 0; i < 21; i++) await send(hamlet, { type: 'direct', to, content: `${i}` });
+  for (let i = 0; i < 61; i++) await send(hamlet, { type: 'direct', to, content: `${i}` });
   const reply = await cordelia.get<Body>('/events', { queue_id: queue.queue_id, last_event_id: -1, dont_block: true });
   t.like(reply.body, { code: 'BAD_EVENT_QUEUE_ID' });
 });
@@ -214,4 +209,45 @@ test('register returns the snapshot sections asked for, with unread messages', a
   const slim = await register(othello, { fetch_event_types: JSON.stringify(['message']) });
   t.false('subscriptions' in slim);
   t.false('unread_msgs' in slim);
+});
+
+test('snapshot plus events is the final state, with writers racing the registrations', async (t) => {
+  const { server, hamlet, iago } = t.context;
+  // Only Prospero receives these messages, so no other test's traffic mixes in.
+  const prospero = await server.login('prospero@zulip.com');
+  const to = JSON.stringify(['prospero@zulip.com']);
+  const writers = [hamlet, iago].map(async (writer, w) => {
+    for (let i = 0; i < 25; i++) await send(writer, { type: 'direct', to, content: `race ${w}.${i}` });
+  });
+  const unreadIn = (snapshot: Body) =>
+    (snapshot.unread_msgs as { pms: Array<{ unread_message_ids: number[] }> }).pms.flatMap((p) => p.unread_message_ids);
+  const clients = Array.from({ length: 6 }, async (_, i) => {
+    await new Promise((resolve) => setTimeout(resolve, i * 40));
+    const snapshot = await register(prospero, {
+      event_types: JSON.stringify(['message', 'update_message_flags']),
+    });
+    return { snapshot, unread: new Set(unreadIn(snapshot)) };
+  });
+  const registered = await Promise.all(clients);
+  await Promise.all(writers);
+  const final = new Set(
+    unreadIn(await register(prospero, { fetch_event_types: JSON.stringify(['message', 'update_message_flags']) })),
+  );
+  for (const { snapshot, unread } of registered) {
+    // Drain the queue: every event after last_event_id, until it is quiet.
+    let cursor = snapshot.last_event_id;
+    for (;;) {
+      const events = await poll(prospero, snapshot.queue_id, cursor, true);
+      if (events.length === 0) break;
+      // Other tests talk in channels Prospero is in: only direct messages count here.
+      for (const event of events.filter((e) => e.type === 'message' && (e.message as Body).type === 'private')) {
+        const id = (event.message as Body).id as number;
+        t.false(unread.has(id), `message ${id} is both in the snapshot and in the queue`);
+        unread.add(id);
+      }
+      cursor = events.at(-1)!.id;
+    }
+    t.deepEqual([...unread].sort(), [...final].sort());
+  }
+  t.is(final.size, 50);
 });

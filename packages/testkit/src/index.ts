@@ -1,4 +1,4 @@
 export { ChatClient, type Credentials, type Params, type Reply } from './client.js';
 export { ServerProcess } from './process.js';
 export { waitFor } from './wait.js';
-export { assertResponse, checkEvent, checkResponse, type SchemaCheck } from './schema/check.js';
+export { assertEvents, assertResponse, checkEvent, checkResponse, type SchemaCheck } from './schema/check.js';

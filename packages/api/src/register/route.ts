@@ -74,12 +74,14 @@ export function registerRoutes(options: ApiOptions): Route[] {
           empty_topic_name: capabilities.empty_topic_name!,
         });
         await snapshot.build(caller, options);
-        const raced = await actors.ask<QueueReply>(queue, {
-          type: 'queue.get',
-          user_id: principal.user_id,
-          last_event_id: -1,
-          dont_block: true,
-        });
+        // What the queue holds already is folded in; what the snapshot covers but
+        // is still on its way to the queue, the queue drops when it arrives.
+        const raced = await actors.ask<QueueReply>(
+          queue,
+          snapshot.covered
+            ? { type: 'queue.cover', user_id: principal.user_id, through: snapshot.covered }
+            : { type: 'queue.get', user_id: principal.user_id, last_event_id: -1, dont_block: true },
+        );
         for (const event of raced.events) {
           if (!isMessageEvent(event)) continue;
           const m = event.message;

@@ -1,4 +1,4 @@
-import type { ChannelEntry, SubscriptionSettings, UserProfile, ViewedMessage } from '@chat/protocol';
+import { newSubscription, type ChannelEntry, type UserProfile, type ViewedMessage } from '@chat/protocol';
 import type { CallerContext } from '../context.js';
 import { subscriptionJson } from '../channel-json.js';
 import { unreadMessages } from '../fetch.js';
@@ -14,16 +14,7 @@ const MAX_UNREAD = 50_000;
 const SMALL_CHANNEL = 250;
 
 /** What an unsubscribed channel shows for personal settings it no longer has. */
-const FORMER_SUBSCRIPTION: SubscriptionSettings = {
-  color: '#c2c2c2',
-  pin_to_top: false,
-  is_muted: false,
-  desktop_notifications: null,
-  email_notifications: null,
-  wildcard_mentions_notify: null,
-  push_notifications: null,
-  audible_notifications: null,
-};
+const FORMER_SUBSCRIPTION = newSubscription('#c2c2c2');
 
 export interface SnapshotRequest {
   user_id: number;
@@ -44,6 +35,11 @@ export class Snapshot {
   unread: UnreadIndex | undefined;
   maxMessageId = -1;
   recent = new Map<string, { user_ids: number[]; max_message_id: number }>();
+  /**
+   * How far the snapshot read each conversation (newest message id). The
+   * queue drops message events up to there: they are in the snapshot.
+   */
+  covered: Record<string, number> | undefined;
 
   private readonly me: number;
 
@@ -124,7 +120,10 @@ export class Snapshot {
         .filter(([, s]) => s.is_muted)
         .map(([id]) => Number(id));
       this.unread = new UnreadIndex(this.me, muted);
-      for (const m of await unreadMessages(caller, MAX_UNREAD)) this.unread.add(m);
+      const { messages, newest } = await unreadMessages(caller, MAX_UNREAD);
+      for (const m of messages) this.unread.add(m);
+      this.covered = Object.fromEntries(newest);
+      for (const id of newest.values()) this.maxMessageId = Math.max(this.maxMessageId, id);
     }
   }
 

@@ -183,3 +183,15 @@ export function assertResponse(method: string, path: string, status: number, bod
 export function checkEvent(event: unknown): SchemaCheck {
   return shared().checkEvent(event);
 }
+
+/**
+ * Throws unless every event matches the reference. `local_message_id`, which
+ * the original sends to the queue that sent a message and the reference's
+ * event schema leaves out, is set aside first.
+ */
+export function assertEvents(events: Array<Record<string, unknown>>): void {
+  for (const { local_message_id: _local, ...event } of events) {
+    const { ok, errors } = checkEvent(event);
+    if (!ok) throw new Error(`event ${String(event.type)} does not match the reference: ${errors.join('; ')}`);
+  }
+}
