@@ -39,7 +39,8 @@ export function canAdminister(state: ChannelState, who: Actor): boolean {
 export function canSee(state: ChannelState, who: Actor, message: StoredMessage): boolean {
   const channel = state.channel;
   if (!channel || !channel.invite_only || channel.history_public_to_subscribers) return true;
-  const joined = state.joinedAfter[who.user_id];
+  // Subscribers from the channel's creation have no join point: they saw everything.
+  const joined = state.joinedAfter[who.user_id] ?? (isMember(state, who.user_id) ? 0 : undefined);
   return joined !== undefined && message.id > joined;
 }
 

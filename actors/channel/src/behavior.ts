@@ -1,33 +1,17 @@
-import {
-  ChatError,
-  encode,
-  messageLocationKey,
-  realmOfKey,
-  type ChannelCommand,
-  type ChannelInfo,
-  type Command,
-} from '@chat/protocol';
+import { ChatError, encode, messageLocationKey, realmOfKey, type ChannelCommand, type Command } from '@chat/protocol';
 import type { ActorBehavior, ActorContext, Decision, StoreWrite } from '@chat/runtime';
 import { hasMetadataAccess, invalidChannel, requireContentAccess } from './access.js';
 import { decideEdit } from './edit.js';
+import { channelInfo } from './events.js';
 import { decideFetch, decideGet, decideMatch, firstUnread } from './fetch.js';
 import { decideDelete, decideReaction, decideTopicDelete, decideTopics } from './messages.js';
 import { userTells } from './members.js';
 import { decideSend } from './send.js';
-import { applyEvent, initialState, lastMessageId, upcast, type ChannelEvent, type ChannelState } from './state.js';
+import { applyEvent, initialState, upcast, type ChannelEvent, type ChannelState } from './state.js';
 import { decideSubscribe, decideUnsubscribe } from './subscribe.js';
 import { decideUpdate } from './update.js';
 
 type Ctx = ActorContext<ChannelState>;
-
-function info(state: ChannelState): ChannelInfo {
-  return {
-    ...state.channel!,
-    subscribers: state.members,
-    first_message_id: state.messages[0]?.id ?? null,
-    last_message_id: state.messages.length > 0 ? lastMessageId(state) : null,
-  };
-}
 
 function decide(ctx: Ctx, command: ChannelCommand): Decision<ChannelEvent> {
   const state = ctx.state;
@@ -40,13 +24,19 @@ function decide(ctx: Ctx, command: ChannelCommand): Decision<ChannelEvent> {
           type: 'user.subscribed',
           channel_id: command.channel.stream_id,
           last_message_id: 0,
+          channel: {
+            ...command.channel,
+            subscribers: command.subscribers,
+            first_message_id: null,
+            last_message_id: null,
+          },
         }),
         reply: null,
       };
     case 'channel.info':
       if (state.kind !== 'channel') throw invalidChannel();
       if (command.viewer && !hasMetadataAccess(state, command.viewer)) throw invalidChannel();
-      return { reply: info(state) };
+      return { reply: channelInfo(state) };
     case 'channel.subscribe':
       return decideSubscribe(ctx, command);
     case 'channel.unsubscribe':

@@ -3,6 +3,8 @@ import { RESOLVED_TOPIC_PREFIX } from '@chat/narrow';
 import { ChatError, inGroupSetting, type ChannelCommand, type MessageEdit, type StoredMessage } from '@chat/protocol';
 import type { ActorContext, Decision } from '@chat/runtime';
 import { can, canSee, invalidMessage, isModerator, requireContentAccess, type Actor } from './access.js';
+import { editEvent } from './edit-event.js';
+import { fanout, receivers } from './events.js';
 import { checkTopic, checkWildcards } from './send.js';
 import { findMessage, type ChannelEvent, type ChannelState } from './state.js';
 
@@ -117,10 +119,24 @@ export function decideEdit(ctx: ActorContext<ChannelState>, cmd: Edit): Decision
     events.push({ type: 'messagesEdited', ids: moved.map((m) => m.id), edit, topic: topicChange, at });
   }
   const detached = cmd.prepared ? target.upload_paths.filter((path) => !cmd.prepared!.upload_paths.includes(path)) : [];
+  const movedIds = moved.map((m) => m.id);
+  const event = editEvent(state, ctx.address.key, {
+    actor_id: cmd.actor.user_id,
+    at,
+    target,
+    ...(cmd.prepared ? { prepared: cmd.prepared } : {}),
+    ...(topicChange !== undefined ? { topic: topicChange } : {}),
+    moved: movedIds,
+    propagate_mode: cmd.propagate_mode,
+  });
+  // Whoever received the newest moved message received every older one it can see.
+  const newest = moved.reduce((a, m) => (m.id > a.id ? m : a), target);
+  const to = receivers(state, ctx.address.key, newest, cmd.actor.user_id);
   return {
     events,
+    fanouts: events.length > 0 ? [fanout(ctx.address.key, to, [event])] : [],
     reply: {
-      moved_ids: moved.map((m) => m.id),
+      moved_ids: movedIds,
       old_topic: target.topic,
       resolved: topicChange !== undefined ? isResolveOnly(target.topic, topicChange) : false,
       detached_upload_paths: detached,

@@ -1,7 +1,16 @@
-import { realmOfKey, type Command, type QueueEvent, type StoredMessage } from '@chat/protocol';
+import {
+  realmOfKey,
+  ROLES,
+  type ChannelInfo,
+  type Command,
+  type QueueEvent,
+  type Reaction,
+  type StoredMessage,
+} from '@chat/protocol';
 import type { Decision } from '@chat/runtime';
+import { canSee } from './access.js';
 import { dmParticipants } from './members.js';
-import type { ChannelEvent, ChannelState } from './state.js';
+import { lastMessageId, type ChannelEvent, type ChannelState } from './state.js';
 
 /**
  * Who hears about a change in this conversation: a channel's subscribers, or
@@ -32,4 +41,46 @@ export function messageForEvent(state: ChannelState, key: string, message: Store
     dm_user_ids: state.kind === 'channel' ? [] : (dmParticipants(key) ?? []),
     flags: [] as string[],
   };
+}
+
+/**
+ * Who received a message (with protected history, only subscribers who
+ * joined before it), plus whoever acted on it: the original always tells the
+ * actor, even an administrator who is not subscribed.
+ */
+export function receivers(state: ChannelState, key: string, message: StoredMessage, actorId: number): number[] {
+  const got = audience(state, key).filter((id) =>
+    canSee(state, { user_id: id, groups: [], role: ROLES.member }, message),
+  );
+  return [...new Set([...got, actorId])];
+}
+
+type Who = { user_id: number; email: string; full_name: string };
+
+export function reactionEvent(op: 'add' | 'remove', messageId: number, r: Reaction, who: Who): QueueEvent {
+  const user = { user_id: who.user_id, email: who.email, full_name: who.full_name };
+  return { type: 'reaction', op, message_id: messageId, ...r, user };
+}
+
+/** Always bulk; the edge splits it for clients without `bulk_message_deletion`. */
+export function deleteEvent(state: ChannelState, messages: StoredMessage[]): QueueEvent {
+  const ids = messages.map((m) => m.id).sort((a, b) => a - b);
+  if (state.kind !== 'channel') return { type: 'delete_message', message_ids: ids, message_type: 'private' };
+  const where = { stream_id: state.channel!.stream_id, topic: messages[0]!.topic };
+  return { type: 'delete_message', message_ids: ids, message_type: 'stream', ...where };
+}
+
+/** The channel as `channel.info` answers, with `members` as its subscribers (after a change not yet applied). */
+export function channelInfo(state: ChannelState, members = state.members): ChannelInfo {
+  return {
+    ...state.channel!,
+    subscribers: members,
+    first_message_id: state.messages[0]?.id ?? null,
+    last_message_id: state.messages.length > 0 ? lastMessageId(state) : null,
+  };
+}
+
+/** `peer_add` / `peer_remove`: who else is now (or no longer) subscribed. */
+export function peerEvent(op: 'peer_add' | 'peer_remove', streamId: number, userIds: number[]): QueueEvent {
+  return { type: 'subscription', op, stream_ids: [streamId], user_ids: userIds };
 }

@@ -1,6 +1,7 @@
 import { ChatError, inGroupSetting, ROLES, type ChannelCommand } from '@chat/protocol';
 import type { ActorContext, Decision } from '@chat/runtime';
 import { can, canSee, invalidMessage, requireContentAccess } from './access.js';
+import { deleteEvent, fanout, reactionEvent, receivers } from './events.js';
 import { findMessage, type ChannelEvent, type ChannelState } from './state.js';
 
 type Of<T extends ChannelCommand['type']> = Extract<ChannelCommand, { type: T }>;
@@ -20,7 +21,12 @@ export function decideDelete(ctx: Ctx, cmd: Of<'message.delete'>): Decision<Chan
       can(state, 'can_delete_own_message_group', cmd.actor));
   if (!anyMessage && !ownMessage)
     throw new ChatError('BAD_REQUEST', "You don't have permission to delete this message");
-  return { events: [{ type: 'messagesRemoved', ids: [message.id] }], reply: { topic: message.topic } };
+  const to = receivers(state, ctx.address.key, message, cmd.actor.user_id);
+  return {
+    events: [{ type: 'messagesRemoved', ids: [message.id] }],
+    fanouts: [fanout(ctx.address.key, to, [deleteEvent(state, [message])])],
+    reply: { topic: message.topic },
+  };
 }
 
 /** Deletes up to `batch` of the topic's newest messages; `complete` once none remain. */
@@ -32,10 +38,17 @@ export function decideTopicDelete(ctx: Ctx, cmd: Of<'topic.delete'>): Decision<C
   }
   const topic = cmd.topic.toLowerCase();
   const inTopic = state.messages.filter((m) => m.topic.toLowerCase() === topic && canSee(state, cmd.actor, m));
-  const ids = inTopic.slice(-cmd.batch).map((m) => m.id);
+  const batch = inTopic.slice(-cmd.batch);
+  const ids = batch.map((m) => m.id);
   const complete = ids.length === inTopic.length;
   if (ids.length === 0) return { reply: { complete, deleted: [] } };
-  return { events: [{ type: 'messagesRemoved', ids }], reply: { complete, deleted: ids } };
+  // The newest message of the batch reached everyone who received any of it.
+  const to = receivers(state, ctx.address.key, batch.at(-1)!, cmd.actor.user_id);
+  return {
+    events: [{ type: 'messagesRemoved', ids }],
+    fanouts: [fanout(ctx.address.key, to, [deleteEvent(state, batch)])],
+    reply: { complete, deleted: ids },
+  };
 }
 
 export function decideReaction(ctx: Ctx, cmd: Of<'reaction.add' | 'reaction.remove'>): Decision<ChannelEvent> {
@@ -47,12 +60,16 @@ export function decideReaction(ctx: Ctx, cmd: Of<'reaction.add' | 'reaction.remo
   const exists = message.reactions.some(
     (x) => x.user_id === r.user_id && x.emoji_code === r.emoji_code && x.reaction_type === r.reaction_type,
   );
-  if (cmd.type === 'reaction.add') {
-    if (exists) throw new ChatError('BAD_REQUEST', 'Reaction already exists.');
-    return { events: [{ type: 'reactionAdded', id: message.id, reaction: r }], reply: null };
-  }
-  if (!exists) throw new ChatError('BAD_REQUEST', "Reaction doesn't exist.");
-  return { events: [{ type: 'reactionRemoved', id: message.id, reaction: r }], reply: null };
+  const add = cmd.type === 'reaction.add';
+  if (add && exists) throw new ChatError('BAD_REQUEST', 'Reaction already exists.');
+  if (!add && !exists) throw new ChatError('BAD_REQUEST', "Reaction doesn't exist.");
+  const event = reactionEvent(add ? 'add' : 'remove', message.id, r, cmd.actor);
+  const to = receivers(state, ctx.address.key, message, cmd.actor.user_id);
+  return {
+    events: [{ type: add ? 'reactionAdded' : 'reactionRemoved', id: message.id, reaction: r }],
+    fanouts: [fanout(ctx.address.key, to, [event])],
+    reply: null,
+  };
 }
 
 /** Topics with their newest visible message, newest first. */

@@ -1,6 +1,7 @@
 import { ChatError, inGroupSetting, type ChannelCommand, type UserRef } from '@chat/protocol';
 import type { ActorContext, Decision } from '@chat/runtime';
 import { can, canAdminister, hasContentAccess, invalidChannel, isGuest, isMember, type Actor } from './access.js';
+import { channelInfo, fanout, peerEvent } from './events.js';
 import { userTells } from './members.js';
 import { lastMessageId, type ChannelEvent, type ChannelState } from './state.js';
 
@@ -34,12 +35,16 @@ export function decideSubscribe(ctx: ActorContext<ChannelState>, cmd: Subscribe)
   const added = cmd.users.filter((u) => !isMember(state, u.user_id)).map((u) => u.user_id);
   const already = cmd.users.filter((u) => isMember(state, u.user_id)).map((u) => u.user_id);
   if (added.length === 0) return { reply: { added, already } };
+  // Each new subscriber's actor raises `subscription` op `add`, with its personal settings.
+  const members = [...state.members, ...added].sort((a, b) => a - b);
   const tells = userTells(ctx.address.key, added, {
     type: 'user.subscribed',
     channel_id: channel.stream_id,
     last_message_id: lastMessageId(state),
+    channel: channelInfo(state, members),
   });
-  return { events: [{ type: 'subscribed', userIds: added }], tells, reply: { added, already } };
+  const peers = fanout(ctx.address.key, state.members, [peerEvent('peer_add', channel.stream_id, added)]);
+  return { events: [{ type: 'subscribed', userIds: added }], tells, fanouts: [peers], reply: { added, already } };
 }
 
 function mayRemove(state: ChannelState, actor: Actor, user: UserRef): boolean {
@@ -58,13 +63,21 @@ export function decideUnsubscribe(ctx: ActorContext<ChannelState>, cmd: Unsubscr
   const removed = cmd.users.filter((u) => isMember(state, u.user_id)).map((u) => u.user_id);
   const notSubscribed = cmd.users.filter((u) => !isMember(state, u.user_id)).map((u) => u.user_id);
   if (removed.length === 0) return { reply: { removed, not_subscribed: notSubscribed } };
-  const tells = userTells(ctx.address.key, removed, {
-    type: 'user.unsubscribed',
-    channel_id: state.channel!.stream_id,
-  });
+  const channel = state.channel!;
+  const tells = userTells(ctx.address.key, removed, { type: 'user.unsubscribed', channel_id: channel.stream_id });
+  const gone = {
+    type: 'subscription',
+    op: 'remove',
+    subscriptions: [{ stream_id: channel.stream_id, name: channel.name }],
+  };
+  const remaining = state.members.filter((id) => !removed.includes(id));
   return {
     events: [{ type: 'unsubscribed', userIds: removed }],
     tells,
+    fanouts: [
+      fanout(ctx.address.key, removed, [gone]),
+      fanout(ctx.address.key, remaining, [peerEvent('peer_remove', channel.stream_id, removed)]),
+    ],
     reply: { removed, not_subscribed: notSubscribed },
   };
 }

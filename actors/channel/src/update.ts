@@ -8,7 +8,9 @@ import {
 } from '@chat/protocol';
 import type { ActorContext, Decision } from '@chat/runtime';
 import { canAdminister, hasContentAccess, invalidChannel, type Actor } from './access.js';
+import { audience, fanout } from './events.js';
 import type { ChannelEvent, ChannelState } from './state.js';
+import { streamUpdates } from './stream-events.js';
 
 type Update = Extract<ChannelCommand, { type: 'channel.update' }>;
 const bad = (msg: string) => new ChatError('BAD_REQUEST', msg);
@@ -76,5 +78,13 @@ export function decideUpdate(ctx: ActorContext<ChannelState>, cmd: Update): Deci
     is_archived: next.is_archived,
   };
   const realm = { type: 'realm' as const, key: realmOfKey(ctx.address.key) };
-  return { events: [settled], tells: [{ to: realm, body: { type: 'realm.channelChanged', entry } }], reply: null };
+  const updates = streamUpdates(channel, settled.changes);
+  // Subscribers and the acting administrator; a public channel's other members are not reached yet.
+  const to = [...new Set([...audience(state, ctx.address.key), actor.user_id])];
+  return {
+    events: [settled],
+    tells: [{ to: realm, body: { type: 'realm.channelChanged', entry } }],
+    fanouts: updates.length > 0 ? [fanout(ctx.address.key, to, updates)] : [],
+    reply: null,
+  };
 }

@@ -4,13 +4,14 @@ import {
   inRanges,
   realmOfKey,
   messageLocationKey,
+  newSubscription,
   VISIBILITY,
   type Command,
   type UserCommand,
   type UserSnapshot,
 } from '@chat/protocol';
 import type { ActorBehavior, ActorContext, Decision } from '@chat/runtime';
-import { deliver } from './queues.js';
+import { deliver, flagsEvent, subscriptionAdded, subscriptionUpdates, toOwnQueues, userTopicEvent } from './queues.js';
 import { attachmentRows, decideAttachment } from './attachments.js';
 import { applyEvent, initialState, topicKey, type UserEvent, type UserState } from './state.js';
 
@@ -61,7 +62,10 @@ function decide(ctx: Ctx, command: UserCommand): Decision<UserEvent> | Promise<D
       const color = COLORS[Object.keys(state.subscriptions).length % COLORS.length]!;
       const channelKey = `${realmOfKey(ctx.address.key)}:${command.channel_id}`;
       const { channel_id: channelId, last_message_id: lastMessageId } = command;
-      return { events: [{ type: 'subscribed', channelKey, channelId, color, lastMessageId }] };
+      const tells = command.channel
+        ? toOwnQueues(ctx.address.key, state, [subscriptionAdded(command.channel, newSubscription(color))])
+        : [];
+      return { events: [{ type: 'subscribed', channelKey, channelId, color, lastMessageId }], tells };
     }
     case 'user.unsubscribed':
       return state.subscriptions[command.channel_id]
@@ -84,10 +88,11 @@ function decide(ctx: Ctx, command: UserCommand): Decision<UserEvent> | Promise<D
         : [{ type: 'flagsChanged', op: 'remove', flag: 'read', targets: [target] }];
       const topic = command.topic;
       const policy = topic && automaticPolicy(state, topic.channel_id, topic.topic, topic.new_topic);
-      if (topic && policy !== undefined) {
-        events.push({ type: 'topicPolicySet', channelId: topic.channel_id, topic: topic.topic, policy, at });
-      }
-      return { events, reply: policy === undefined ? {} : { automatic_new_visibility_policy: policy } };
+      if (!topic || policy === undefined) return { events, reply: {} };
+      events.push({ type: 'topicPolicySet', channelId: topic.channel_id, topic: topic.topic, policy, at });
+      // The automatic read of one's own message raises no event; the automatic policy does.
+      const tells = toOwnQueues(ctx.address.key, state, [userTopicEvent(topic.channel_id, topic.topic, policy, at)]);
+      return { events, tells, reply: { automatic_new_visibility_policy: policy } };
     }
     case 'user.flags': {
       const changed = command.messages.filter((m) => {
@@ -99,29 +104,32 @@ function decide(ctx: Ctx, command: UserCommand): Decision<UserEvent> | Promise<D
               : isRead(state, m.key, m.id);
         return command.op === 'add' ? !has : has;
       });
-      const events: UserEvent[] =
-        changed.length > 0 ? [{ type: 'flagsChanged', op: command.op, flag: command.flag, targets: changed }] : [];
-      return { events, reply: { messages: changed.map((m) => m.id) } };
-    }
-    case 'user.setTopic':
+      const reply = { messages: changed.map((m) => m.id) };
+      if (changed.length === 0) return { reply };
       return {
-        events: [
-          {
-            type: 'topicPolicySet',
-            channelId: command.channel_id,
-            topic: command.topic,
-            policy: command.visibility_policy,
-            at,
-          },
-        ],
+        events: [{ type: 'flagsChanged', op: command.op, flag: command.flag, targets: changed }],
+        tells: toOwnQueues(ctx.address.key, state, [flagsEvent(command, changed)]),
+        reply,
+      };
+    }
+    case 'user.setTopic': {
+      const { channel_id: channelId, topic, visibility_policy: policy } = command;
+      return {
+        events: [{ type: 'topicPolicySet', channelId, topic, policy, at }],
+        tells: toOwnQueues(ctx.address.key, state, [userTopicEvent(channelId, topic, policy, at)]),
         reply: null,
       };
+    }
     case 'user.subscriptionProperty': {
       if (!state.subscriptions[command.channel_id]) {
         throw new ChatError('BAD_REQUEST', 'Not subscribed to channel ID ' + command.channel_id);
       }
       const { channel_id: channelId, property, value } = command;
-      return { events: [{ type: 'subscriptionChanged', channelId, property, value }], reply: null };
+      return {
+        events: [{ type: 'subscriptionChanged', channelId, property, value }],
+        tells: toOwnQueues(ctx.address.key, state, subscriptionUpdates(channelId, property, value)),
+        reply: null,
+      };
     }
     case 'user.addQueue':
       return { events: [{ type: 'queueAdded', queueId: command.queue_id }], reply: null };

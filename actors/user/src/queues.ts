@@ -1,16 +1,28 @@
-import { isMessageEvent, queueAddress, realmOfKey, type QueueEvent } from '@chat/protocol';
+import {
+  inRanges,
+  isMessageEvent,
+  queueAddress,
+  realmOfKey,
+  type ChannelInfo,
+  type EditFlagFacts,
+  type FlagTarget,
+  type QueueEvent,
+  type SubscriptionAddEvent,
+  type SubscriptionSettings,
+  type UserCommand,
+} from '@chat/protocol';
 import type { Decision } from '@chat/runtime';
 import type { UserEvent, UserState } from './state.js';
 
-/** A message event's flags for one recipient, as the original gives them at send time. */
-function flagsOf(userId: number, event: Extract<QueueEvent, { type: 'message' }>): string[] {
-  const m = event.message;
+type MentionFacts = Omit<EditFlagFacts, 'key'>;
+
+/** The flags a message's content gives one recipient, as the original computes them. */
+function mentionFlags(userId: number, m: MentionFacts): string[] {
   const own = m.sender_id === userId;
   const flags: string[] = [];
-  if (own && event.read_by_sender !== false) flags.push('read');
   if (m.mentioned_user_ids.includes(userId) || m.group_member_ids.includes(userId)) flags.push('mentioned');
-  if (!own && m.channel_id !== null) {
-    const topicWildcard = m.topic_wildcard && (event.topic_participants ?? []).includes(userId);
+  if (!own && m.is_channel) {
+    const topicWildcard = m.topic_wildcard && m.topic_participants.includes(userId);
     if (m.channel_wildcard) flags.push('stream_wildcard_mentioned');
     if (topicWildcard) flags.push('topic_wildcard_mentioned');
     if (m.channel_wildcard || topicWildcard) flags.push('wildcard_mentioned');
@@ -18,9 +30,29 @@ function flagsOf(userId: number, event: Extract<QueueEvent, { type: 'message' }>
   return flags;
 }
 
-function personalize(userId: number, event: QueueEvent): QueueEvent {
-  if (!isMessageEvent(event)) return event;
-  return { ...event, message: { ...event.message, flags: flagsOf(userId, event) } };
+/** A message event's flags for one recipient, as the original gives them at send time. */
+function flagsOf(userId: number, event: Extract<QueueEvent, { type: 'message' }>): string[] {
+  const m = event.message;
+  const read = m.sender_id === userId && event.read_by_sender !== false ? ['read'] : [];
+  const facts = { ...m, is_channel: m.channel_id !== null, topic_participants: event.topic_participants ?? [] };
+  return [...read, ...mentionFlags(userId, facts)];
+}
+
+/** An edited message's flags for one recipient: their read and starred state, and what the content says. */
+function editFlags(userId: number, state: UserState, messageId: number, facts: EditFlagFacts): string[] {
+  const read =
+    facts.sender_id === userId
+      ? !state.unreadOwn.includes(messageId)
+      : inRanges(state.read[facts.key] ?? [], messageId);
+  const own = [...(read ? ['read'] : []), ...(state.starred.includes(messageId) ? ['starred'] : [])];
+  return [...own, ...mentionFlags(userId, facts)];
+}
+
+function personalize(userId: number, state: UserState, event: QueueEvent): QueueEvent {
+  if (isMessageEvent(event)) return { ...event, message: { ...event.message, flags: flagsOf(userId, event) } };
+  if (event.type !== 'update_message' || !event.personal) return event;
+  const { personal, ...rest } = event;
+  return { ...rest, flags: editFlags(userId, state, event.message_id as number, personal as EditFlagFacts) };
 }
 
 /** Passes events on to each of the user's queues. */
@@ -28,7 +60,7 @@ export function deliver(key: string, state: UserState, events: QueueEvent[]): De
   const queues = state.queues ?? [];
   if (queues.length === 0) return {};
   const userId = Number(key.slice(key.indexOf(':') + 1));
-  const body = { type: 'queue.push', events: events.map((e) => personalize(userId, e)) };
+  const body = { type: 'queue.push', events: events.map((e) => personalize(userId, state, e)) };
   const realm = realmOfKey(key);
   return { tells: queues.map((queueId) => ({ to: queueAddress(realm, queueId), body })) };
 }
@@ -40,4 +72,39 @@ export function toOwnQueues(key: string, state: UserState, events: QueueEvent[])
     to: queueAddress(realm, queueId),
     body: { type: 'queue.push', events },
   }));
+}
+
+// The events a UserActor raises for its own user's queues, in the reference's shapes.
+
+export function userTopicEvent(streamId: number, topic: string, policy: number, at: number): QueueEvent {
+  return { type: 'user_topic', stream_id: streamId, topic_name: topic, last_updated: at, visibility_policy: policy };
+}
+
+/** `message_details` only for messages marked unread, so clients can rebuild their unread counts. */
+export function flagsEvent(cmd: Extract<UserCommand, { type: 'user.flags' }>, changed: FlagTarget[]): QueueEvent {
+  const messages = changed.map((m) => m.id).sort((a, b) => a - b);
+  const event: QueueEvent = { type: 'update_message_flags', op: cmd.op, operation: cmd.op, flag: cmd.flag, messages };
+  event.all = false;
+  if (cmd.op === 'remove' && cmd.flag === 'read' && cmd.details) {
+    event.message_details = Object.fromEntries(messages.map((id) => [id, cmd.details![id]]).filter(([, d]) => d));
+  }
+  return event;
+}
+
+/** The original sends `in_home_view` (the inverse of `is_muted`) alongside `is_muted` for older clients. */
+export function subscriptionUpdates(streamId: number, property: string, value: unknown): QueueEvent[] {
+  const update = (p: string, v: unknown): QueueEvent => ({
+    type: 'subscription',
+    op: 'update',
+    stream_id: streamId,
+    property: p,
+    value: v,
+  });
+  return property === 'is_muted'
+    ? [update('is_muted', value), update('in_home_view', !value)]
+    : [update(property, value)];
+}
+
+export function subscriptionAdded(channel: ChannelInfo, settings: SubscriptionSettings): SubscriptionAddEvent {
+  return { type: 'subscription', op: 'add', added: [{ channel, settings }] };
 }

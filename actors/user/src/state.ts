@@ -1,4 +1,11 @@
-import { addRange, removeId, type ConversationRef, type FlagTarget, type IdRanges } from '@chat/protocol';
+import {
+  addRange,
+  newSubscription,
+  removeId,
+  type ConversationRef,
+  type FlagTarget,
+  type IdRanges,
+} from '@chat/protocol';
 import type { SubscriptionProperty, SubscriptionSettings, UserTopic } from '@chat/protocol';
 import { applyAttachmentEvent, type AttachmentEvent, type StoredAttachment } from './attachments.js';
 
@@ -69,16 +76,7 @@ function setRead(state: UserState, target: FlagTarget, read: boolean): void {
 export function applyEvent(state: UserState, event: UserEvent): void {
   switch (event.type) {
     case 'subscribed':
-      state.subscriptions[event.channelId] ??= {
-        color: event.color,
-        pin_to_top: false,
-        is_muted: false,
-        desktop_notifications: null,
-        email_notifications: null,
-        wildcard_mentions_notify: null,
-        push_notifications: null,
-        audible_notifications: null,
-      };
+      state.subscriptions[event.channelId] ??= newSubscription(event.color);
       state.unsubscribed = without(state.unsubscribed, event.channelId);
       // What was sent before joining does not count as unread.
       if (event.lastMessageId > 0) {

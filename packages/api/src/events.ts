@@ -6,18 +6,49 @@ import {
   type NumberedEvent,
   type QueueReply,
   type QueueSpec,
+  type SubscriptionAddEvent,
   type UserRef,
 } from '@chat/protocol';
+import { subscriptionJson } from './channel-json.js';
 import { CallerContext } from './context.js';
 import { messageJson } from './message-json.js';
 import type { ApiOptions } from './options.js';
 
+type Body = Record<string, unknown>;
+
+/** Topic fields of plain events that clients without `empty_topic_name` see as the display name. */
+const TOPIC_FIELDS: Record<string, string[]> = {
+  delete_message: ['topic'],
+  update_message: ['orig_subject', 'subject'],
+  user_topic: ['topic_name'],
+};
+
+/** A plain event as this client sees it: zero, one or several events (same id). */
+function presentPlain(event: NumberedEvent, spec: QueueSpec, emptyTopicName: string | null): Body[] {
+  let shaped: Body = { ...event };
+  for (const field of TOPIC_FIELDS[event.type] ?? []) {
+    if (emptyTopicName !== null && shaped[field] === '') shaped[field] = emptyTopicName;
+  }
+  if (event.type === 'subscription' && event.op === 'add' && 'added' in event) {
+    const { added, ...rest } = event as unknown as SubscriptionAddEvent & { id: number };
+    shaped = { ...rest, subscriptions: added.map((a) => subscriptionJson(a.channel, a.settings, true)) };
+  }
+  // Archiving shows as a property change only to clients that know archived channels.
+  if (event.type === 'stream' && event.property === 'is_archived' && !spec.capabilities.archived_channels) return [];
+  if (event.type === 'delete_message' && !spec.capabilities.bulk_message_deletion) {
+    const { message_ids: ids, ...rest } = shaped;
+    return (ids as number[]).map((id) => ({ ...rest, message_id: id }));
+  }
+  return [shaped];
+}
+
 /** Events as one client asked to see them: messages rendered with the queue's format. */
 export async function present(caller: CallerContext, events: NumberedEvent[], spec: QueueSpec) {
-  const needsTopicName = !spec.capabilities.empty_topic_name && events.some(isMessageEvent);
+  const needsTopicName =
+    !spec.capabilities.empty_topic_name && events.some((e) => isMessageEvent(e) || e.type in TOPIC_FIELDS);
   const emptyTopicName = needsTopicName ? (await caller.settings()).empty_topic_display_name : null;
-  return events.map((event) => {
-    if (!isMessageEvent(event)) return event;
+  return events.flatMap((event): Body[] => {
+    if (!isMessageEvent(event)) return presentPlain(event, spec, emptyTopicName);
     const users = new Map<number, UserRef>(event.people.map((u) => [u.user_id, u]));
     const format = {
       apply_markdown: spec.apply_markdown,
@@ -26,14 +57,16 @@ export async function present(caller: CallerContext, events: NumberedEvent[], sp
       realm: caller.principal.realm,
     };
     const { flags, ...message } = messageJson(event.message, users, format);
-    return {
-      id: event.id,
-      type: 'message',
-      message,
-      flags,
-      // What the original's clients read to replace their local echo.
-      ...(event.local ? { local_message_id: event.local.local_id } : {}),
-    };
+    return [
+      {
+        id: event.id,
+        type: 'message',
+        message,
+        flags,
+        // What the original's clients read to replace their local echo.
+        ...(event.local ? { local_message_id: event.local.local_id } : {}),
+      },
+    ];
   });
 }
 

@@ -2,7 +2,7 @@ import { Type } from '@sinclair/typebox';
 import { defineRoute, type Route } from '@chat/edge';
 import { emojiCode, isEmojiName } from '@chat/markdown';
 import { RESOLVED_TOPIC_PREFIX } from '@chat/narrow';
-import { ChatError, type Principal, type ViewedMessage } from '@chat/protocol';
+import { ChatError, type MessageDetail, type Principal, type ViewedMessage } from '@chat/protocol';
 import { prepareContent } from './content.js';
 import { addressOfKey, CallerContext } from './context.js';
 import { getMessages, type Located } from './fetch.js';
@@ -227,11 +227,20 @@ export function messageEditRoutes(options: ApiOptions): Route[] {
           key,
           own: message.sender_id === principal.user_id,
         }));
+        const unread = params.op === 'remove' && flag === 'read';
         const result = await actors.ask<{ messages: number[] }>(caller.me, {
           type: 'user.flags',
           op: params.op,
           flag,
           messages: targets,
+          ...(unread
+            ? {
+                details: detailsOf(
+                  messages.map((m) => m.message),
+                  principal.user_id,
+                ),
+              }
+            : {}),
         });
         return { messages: result.messages };
       },
@@ -254,6 +263,21 @@ export function messageEditRoutes(options: ApiOptions): Route[] {
       },
     }),
   ];
+}
+
+/** What an unread event tells clients about each message, so they can count it unread. */
+function detailsOf(messages: ViewedMessage[], me: number): Record<string, MessageDetail> {
+  const mentions = ['mentioned', 'stream_wildcard_mentioned', 'topic_wildcard_mentioned'];
+  return Object.fromEntries(
+    messages.map((m) => {
+      const mentioned = m.flags.some((f) => mentions.includes(f)) ? { mentioned: true } : {};
+      const where: MessageDetail =
+        m.channel_id !== null
+          ? { type: 'stream', stream_id: m.channel_id, topic: m.topic }
+          : { type: 'private', user_ids: m.dm_user_ids.filter((id) => id !== me) };
+      return [m.id, { ...where, ...mentioned }];
+    }),
+  );
 }
 
 /** Rebuilds each version of a message from its edits, walking back from the current one. */

@@ -1,5 +1,5 @@
 /** The UserActor's contract: one person's private state. */
-import type { IdRanges } from './channel.js';
+import type { ChannelInfo, IdRanges } from './channel.js';
 import type { QueueEvent } from './queue.js';
 
 export interface SubscriptionSettings {
@@ -13,6 +13,20 @@ export interface SubscriptionSettings {
   audible_notifications: boolean | null;
 }
 export type SubscriptionProperty = keyof SubscriptionSettings;
+
+/** A new subscription's personal settings. */
+export function newSubscription(color: string): SubscriptionSettings {
+  return {
+    color,
+    pin_to_top: false,
+    is_muted: false,
+    desktop_notifications: null,
+    email_notifications: null,
+    wildcard_mentions_notify: null,
+    push_notifications: null,
+    audible_notifications: null,
+  };
+}
 
 /** A direct-message conversation the user takes part in. */
 export interface ConversationRef {
@@ -57,8 +71,28 @@ export interface FlagTarget {
   own: boolean;
 }
 
+/** The reference's `message_details` entry of an `update_message_flags` remove event. */
+export interface MessageDetail {
+  type: 'stream' | 'private';
+  mentioned?: boolean;
+  user_ids?: number[];
+  stream_id?: number;
+  topic?: string;
+}
+
+/**
+ * `subscription` op `add` as the UserActor raises it: the edge renders each
+ * entry as the reference's subscription object (`added` becomes `subscriptions`).
+ */
+export type SubscriptionAddEvent = {
+  type: 'subscription';
+  op: 'add';
+  added: Array<{ channel: ChannelInfo; settings: SubscriptionSettings }>;
+};
+
 export type UserCommand =
-  | { type: 'user.subscribed'; channel_id: number; last_message_id: number }
+  /** With `channel` (the channel after the change), the user's queues hear `subscription` op `add`. */
+  | { type: 'user.subscribed'; channel_id: number; last_message_id: number; channel?: ChannelInfo }
   | { type: 'user.unsubscribed'; channel_id: number }
   | { type: 'user.conversation'; key: string; user_ids: number[]; message_id: number }
   | { type: 'user.state' }
@@ -72,7 +106,14 @@ export type UserCommand =
       read: boolean;
       topic?: { channel_id: number; topic: string; new_topic: boolean };
     }
-  | { type: 'user.flags'; op: 'add' | 'remove'; flag: 'read' | 'starred'; messages: FlagTarget[] }
+  /** `details` (by message id) is what an unread event tells clients about each message. */
+  | {
+      type: 'user.flags';
+      op: 'add' | 'remove';
+      flag: 'read' | 'starred';
+      messages: FlagTarget[];
+      details?: Record<string, MessageDetail>;
+    }
   | { type: 'user.setTopic'; channel_id: number; topic: string; visibility_policy: number }
   | { type: 'user.subscriptionProperty'; channel_id: number; property: SubscriptionProperty; value: unknown }
   /** The user's event queues: deliveries reach each of them. */

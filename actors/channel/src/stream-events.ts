@@ -1,0 +1,30 @@
+import { sameGroupSetting, type ChannelChanges, type ChannelSettings, type QueueEvent } from '@chat/protocol';
+
+/**
+ * One `stream` op `update` event per property that really changed, in the
+ * reference's shape. `name` is the channel's name before the change (what
+ * clients know it by). As in the original, `rendered_description` travels
+ * with `description`, and `invite_only` carries the settled privacy fields.
+ */
+export function streamUpdates(before: ChannelSettings, changes: ChannelChanges): QueueEvent[] {
+  const { permissions, ...plain } = changes;
+  const base = { type: 'stream', op: 'update', stream_id: before.stream_id, name: before.name };
+  const after = { ...before, ...plain };
+  const events: QueueEvent[] = [];
+  for (const [property, value] of Object.entries(plain)) {
+    if (property === 'rendered_description' || before[property as keyof ChannelSettings] === value) continue;
+    const extra =
+      property === 'description'
+        ? { rendered_description: after.rendered_description }
+        : property === 'invite_only'
+          ? { history_public_to_subscribers: after.history_public_to_subscribers, is_web_public: after.is_web_public }
+          : {};
+    events.push({ ...base, property, value, ...extra });
+  }
+  for (const [property, change] of Object.entries(permissions ?? {})) {
+    if (!sameGroupSetting(change.new, before[property as keyof typeof permissions])) {
+      events.push({ ...base, property, value: change.new });
+    }
+  }
+  return events;
+}
