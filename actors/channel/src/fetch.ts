@@ -1,5 +1,5 @@
 import { htmlToText } from '@chat/markdown';
-import { highlight, matches, type NarrowMessage, type ResolvedTerm } from '@chat/narrow';
+import { highlight, matches, narrowMessage, type NarrowMessage, type ResolvedTerm } from '@chat/narrow';
 import type { ChannelCommand, FetchResult, StoredMessage, Viewer, ViewedMessage } from '@chat/protocol';
 import type { ActorContext, Decision } from '@chat/runtime';
 import { canSee, invalidMessage, requireContentAccess } from './access.js';
@@ -9,20 +9,11 @@ import { view } from './view.js';
 type Fetch = Extract<ChannelCommand, { type: 'message.fetch' }>;
 
 function toNarrowMessage(state: ChannelState, m: ViewedMessage, searching: boolean): NarrowMessage {
-  return {
-    id: m.id,
-    sender_id: m.sender_id,
-    channel_id: m.channel_id,
-    channel_is_public: state.channel ? !state.channel.invite_only : false,
-    channel_is_web_public: state.channel?.is_web_public ?? false,
-    topic: m.topic,
-    dm_user_ids: m.dm_user_ids,
-    content: m.content,
-    text: searching ? htmlToText(m.rendered) : '',
-    rendered: m.rendered,
-    flags: m.flags,
-    has: { link: m.has_link, attachment: m.has_attachment, image: m.has_image, reaction: m.reactions.length > 0 },
+  const channel = {
+    is_public: state.channel ? !state.channel.invite_only : false,
+    is_web_public: state.channel?.is_web_public ?? false,
   };
+  return narrowMessage(m, channel, searching ? htmlToText(m.rendered) : '');
 }
 
 /** A predicate over stored messages: visible to the viewer and matching the narrow. */

@@ -1,5 +1,5 @@
 import { htmlToText } from '@chat/markdown';
-import { matches, type NarrowMessage, type ResolvedTerm } from '@chat/narrow';
+import { matches, narrowMessage, type ResolvedTerm } from '@chat/narrow';
 import {
   channelAddress,
   conversationAddress,
@@ -8,24 +8,6 @@ import {
   type QueueEvent,
 } from '@chat/protocol';
 import type { QueueState } from './state.js';
-
-function narrowMessage(event: MessageQueueEvent, searching: boolean): NarrowMessage {
-  const m = event.message;
-  return {
-    id: m.id,
-    sender_id: m.sender_id,
-    channel_id: m.channel_id,
-    channel_is_public: event.channel_is_public,
-    channel_is_web_public: event.channel_is_web_public,
-    topic: m.topic,
-    dm_user_ids: m.dm_user_ids,
-    content: m.content,
-    text: searching ? htmlToText(m.rendered) : '',
-    rendered: m.rendered,
-    flags: m.flags,
-    has: { link: m.has_link, attachment: m.has_attachment, image: m.has_image, reaction: m.reactions.length > 0 },
-  };
-}
 
 /**
  * Whether a queue keeps an event: its type was asked for, and a message
@@ -41,7 +23,9 @@ export function wants(state: QueueState, realm: string, event: QueueEvent): bool
   if (spec.narrow.length === 0) return true;
   const terms = spec.narrow as ResolvedTerm[];
   const searching = terms.some((t) => t.operator === 'search');
-  return matches(narrowMessage(event, searching), terms, spec.user_id);
+  const channel = { is_public: event.channel_is_public, is_web_public: event.channel_is_web_public };
+  const text = searching ? htmlToText(event.message.rendered) : '';
+  return matches(narrowMessage(event.message, channel, text), terms, spec.user_id);
 }
 
 /** The conversation actor's key of a message event. */

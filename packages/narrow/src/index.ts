@@ -9,6 +9,7 @@ export { namesIn, resolveNarrow, resolveWith, type NarrowIds } from './resolve.j
 export { matches, isMuted, RESOLVED_TOPIC_PREFIX } from './match.js';
 export { highlight, escapeHtml } from './highlight.js';
 export { scopeOf, anchorOf } from './scope.js';
+export { narrowMessage } from './message.js';
 export {
   TopicVisibility,
   IS_OPERANDS,
