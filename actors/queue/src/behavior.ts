@@ -38,6 +38,11 @@ function reply(state: QueueState, events: NumberedEvent[]): QueueReply {
   return { events, spec: state.spec! };
 }
 
+const removeFromOwner = (ctx: Ctx) => ({
+  to: userAddress(realmOf(ctx.address.key), ctx.state.spec!.user_id),
+  body: { type: 'user.removeQueue', queue_id: queueIdOf(ctx.address.key) },
+});
+
 /** Collects the queue: the owner's UserActor stops delivering to it, a waiting poll learns it is gone. */
 function collect(ctx: Ctx, reason: 'idle' | 'full' | 'deleted', extra: QueueDecision = {}): QueueDecision {
   const queueId = queueIdOf(ctx.address.key);
@@ -46,12 +51,7 @@ function collect(ctx: Ctx, reason: 'idle' | 'full' | 'deleted', extra: QueueDeci
   return {
     ...extra,
     events: [...(extra.events ?? []), { type: 'collected', reason }],
-    tells: [
-      {
-        to: userAddress(realmOf(ctx.address.key), ctx.state.spec!.user_id),
-        body: { type: 'user.removeQueue', queue_id: queueId },
-      },
-    ],
+    tells: [removeFromOwner(ctx)],
     release: ctx.holding(POLL) ? [{ name: POLL, error: badQueue(queueId) }] : [],
   };
 }
@@ -99,6 +99,8 @@ function decide(ctx: Ctx, options: QueueOptions, cmd: QueueCommand): QueueDecisi
       ctx.timers.set('idle', options.idleMs);
       return { events: [{ type: 'registered', spec: cmd.spec }], reply: { queue_id: queueId, last_event_id: -1 } };
     case 'queue.push':
+      // The owner's list still names a collected queue (its removal is told at most once): say it again.
+      if (state.status === 'gone') return { tells: [removeFromOwner(ctx)] };
       if (state.status !== 'live') return {};
       return append(
         ctx,
