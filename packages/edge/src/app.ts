@@ -27,6 +27,11 @@ export interface EdgeAppOptions {
   info?: OpenApiInfo;
   /** Trust X-Forwarded-* (client address, host) because a load balancer sets them. */
   proxy?: boolean;
+  /**
+   * Handlers that answer bytes rather than envelopes (downloads, tus). They
+   * run inside the request log, metrics and error funnel, ahead of the routes.
+   */
+  raw?: Array<(ctx: Koa.ParameterizedContext<EdgeState>, next: Koa.Next) => Promise<unknown>>;
 }
 
 const DEFAULT_INFO: OpenApiInfo = { title: 'Team chat API', version: '1.0.0' };
@@ -72,6 +77,7 @@ export function createEdgeApp(options: EdgeAppOptions): Koa<EdgeState> {
 
   app.use(observe(logger, edgeMetrics(options.metrics)));
   app.use(errorFunnel);
+  for (const middleware of options.raw ?? []) app.use(middleware);
   app.use(router.routes());
   app.use(unmatched);
   return app;

@@ -1,15 +1,7 @@
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { join } from 'node:path';
-import {
-  apiRoutes,
-  authenticateWith,
-  FEATURE_LEVEL,
-  tusUploads,
-  uploadDownloads,
-  type ApiOptions,
-  type RawMiddleware,
-} from '@chat/api';
+import { apiRoutes, authenticateWith, FEATURE_LEVEL, tusUploads, uploadDownloads, type ApiOptions } from '@chat/api';
 import { createEdgeApp, createLogger, createMetricsRegistry } from '@chat/edge';
 import type { Config } from './config.js';
 import { ensureDevRealm } from './dev-realm.js';
@@ -52,6 +44,8 @@ export async function startServer(config: Config): Promise<RunningServer> {
   };
   const metrics = createMetricsRegistry();
   registerNodeMetrics(metrics, node);
+  const raw = { options, actors: node.actors, authenticate: authenticateWith(options) };
+  const tus = tusUploads({ ...raw, directory: join(config.dataDir, 'tus') });
   const app = createEdgeApp({
     routes: apiRoutes(options),
     actors: node.actors,
@@ -60,10 +54,9 @@ export async function startServer(config: Config): Promise<RunningServer> {
     metrics,
     limits: { bodyBytes: config.maxBodyBytes, uploadBytes: config.maxFileUploadSizeMib * 1024 * 1024 },
     info: { title: 'Team chat API', version: `feature level ${FEATURE_LEVEL}` },
+    // Downloads and tus answer bytes, not envelopes, so they are not routes.
+    raw: [uploadDownloads(raw), tus.middleware],
   });
-  const raw = { options, actors: node.actors, authenticate: authenticateWith(options) };
-  const tus = tusUploads({ ...raw, directory: join(config.dataDir, 'tus') });
-  mountRaw(app, [uploadDownloads(raw), tus.middleware]);
   server.on('request', app.callback());
   log.info({ port, mode: config.mode, dataDir: config.dataDir }, 'server listening');
   return {
@@ -88,20 +81,4 @@ function listen(server: Server, port: number, host: string): Promise<void> {
       resolve();
     });
   });
-}
-
-/**
- * Downloads and resumable uploads answer with bytes or the tus protocol,
- * not an envelope, so they are not edge routes. They go right behind the
- * edge's error funnel: inside its request log, metrics and error handling,
- * ahead of the router (whose 404 they would otherwise get).
- */
-function mountRaw(app: ReturnType<typeof createEdgeApp>, raw: RawMiddleware[]): void {
-  const at = app.middleware.findIndex((m) => m.name === 'errorFunnel');
-  if (at < 0) throw new Error('the edge app has no error funnel to mount the upload routes behind');
-  const mounted = raw.map((m) => {
-    const middleware: (typeof app.middleware)[number] = (ctx, next) => m(ctx, next);
-    return middleware;
-  });
-  app.middleware.splice(at + 1, 0, ...mounted);
 }
