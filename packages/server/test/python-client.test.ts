@@ -93,7 +93,11 @@ test('an error of the server reaches the Python client as a Zulip error body', a
 
 test('call_on_each_event receives a message another user sends', async (t) => {
   const { iago, othello } = t.context;
-  const listener = await startPython('on_each_event.py', { input: othello, timeoutMs: 30_000 });
+  // Narrowed to direct messages: the other tests of this file post in channels Othello is in.
+  const listener = await startPython('on_each_event.py', {
+    input: { ...othello, narrow: [['is', 'dm']] },
+    timeoutMs: 30_000,
+  });
   await listener.line(/^registered /);
   const content = `to the listener ${Date.now()}`;
   const sent = await runPython<Reply & { id: number }>('send_message.py', {

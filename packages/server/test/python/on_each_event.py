@@ -1,6 +1,6 @@
 """Waits for the first message event with the official client's event loop.
 
-stdin: {"site": ..., "email": ..., "api_key": ...}
+stdin: {"site": ..., "email": ..., "api_key": ..., "narrow": [...] (optional)}
 stderr: "registered <queue_id>" once the event queue exists, so that a test
 knows when to send the message it expects (events from before it are not
 delivered), and the client's own diagnostics.
@@ -57,7 +57,7 @@ def on_event(event):
 
 
 try:
-    client.call_on_each_event(on_event, event_types=["message"])
+    client.call_on_each_event(on_event, event_types=["message"], narrow=config.get("narrow", []))
 except Done:
     # Leave no queue behind; the event is out whatever the server says to this.
     try:
