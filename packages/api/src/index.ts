@@ -26,5 +26,5 @@ export function apiRoutes(options: ApiOptions): Route[] {
   ];
 }
 export { createChannel, type NewChannelSpec } from './channel-create.js';
-export { uploadDownloads, type RawContext, type RawDeps, type RawMiddleware } from './uploads.js';
+export { uploadDownloads, type RawContext, type RawDeps, type RawMiddleware } from './downloads.js';
 export { tusUploads, type TusUploads } from './tus.js';

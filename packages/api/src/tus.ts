@@ -4,15 +4,8 @@ import { FileStore as TusFileStore } from '@tus/file-store';
 import { ERRORS, Server, type Upload } from '@tus/server';
 import { ChatError, isChatError } from '@chat/protocol';
 import type { CallerContext } from './context.js';
-import {
-  maxUploadBytes,
-  rawCaller,
-  storeUpload,
-  tooLarge,
-  type RawContext,
-  type RawDeps,
-  type RawMiddleware,
-} from './uploads.js';
+import { rawCaller, type RawContext, type RawDeps, type RawMiddleware } from './downloads.js';
+import { maxUploadBytes, storeUpload, tooLarge } from './uploads.js';
 
 export const TUS_PATH = '/api/v1/tus';
 // GET is not part of the protocol; finished files are read through /user_uploads.

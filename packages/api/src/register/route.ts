@@ -71,7 +71,6 @@ export function registerRoutes(options: ApiOptions): Route[] {
           fetch: fetchTypes ? new Set(fetchTypes) : null,
           client_gravatar: spec.client_gravatar,
           include_subscribers: params.include_subscribers ?? false,
-          empty_topic_name: capabilities.empty_topic_name!,
         });
         await snapshot.build(caller, options);
         // What the queue holds already is folded in; what the snapshot covers but

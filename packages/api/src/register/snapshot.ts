@@ -22,7 +22,6 @@ export interface SnapshotRequest {
   fetch: Set<string> | null;
   client_gravatar: boolean;
   include_subscribers: boolean | 'partial';
-  empty_topic_name: boolean;
 }
 
 /**
@@ -110,7 +109,8 @@ export class Snapshot {
       for (const c of state.conversations)
         this.recent.set(c.key, { user_ids: c.user_ids, max_message_id: c.max_message_id });
     }
-    if (this.wants('message')) {
+    if (this.wants('message') && !this.wants('update_message_flags')) {
+      // Without unread messages to read, each conversation is asked only for its newest id.
       for (const c of state.conversations) this.maxMessageId = Math.max(this.maxMessageId, c.max_message_id);
       const infos = await Promise.all(Object.keys(state.subscriptions).map((id) => caller.channelInfo(Number(id))));
       for (const info of infos) this.maxMessageId = Math.max(this.maxMessageId, info.last_message_id ?? -1);
