@@ -99,6 +99,7 @@ function decide(ctx: Ctx, command: RealmCommand): Decision<RealmEvent> {
       description: command.description,
       development: command.development,
       webPublicAccessEnabled: command.web_public_access_enabled ?? false,
+      settings: command.settings,
       at: Math.floor(ctx.now / 1000),
       firstUserId,
     };

@@ -77,6 +77,7 @@ export type RealmEvent =
       description: string;
       development: boolean;
       webPublicAccessEnabled: boolean;
+      settings?: Partial<RealmSettings>;
       at: number;
       firstUserId: number;
     }
@@ -120,6 +121,7 @@ export function applyEvent(state: RealmState, event: RealmEvent): void {
         webPublicAccessEnabled: event.webPublicAccessEnabled,
         dateCreated: event.at,
         nextUserId: event.firstUserId,
+        settings: { ...DEFAULT_SETTINGS, ...event.settings },
       });
       return;
     case 'accountCreated':

@@ -142,6 +142,8 @@ export type RealmCommand =
       /** Only a server in development mode sends true. */
       development: boolean;
       web_public_access_enabled?: boolean;
+      /** Organization settings that differ from a new organization's defaults. */
+      settings?: Partial<RealmSettings>;
       /** The first accounts, given consecutive ids in this order; one must be an owner. */
       users: NewUser[];
       /** Lets the development realm reproduce the original's user ids. */

@@ -86,6 +86,8 @@ export async function ensureDevRealm(actors: ActorClient): Promise<'created' | '
       description: DEV_REALM.description,
       development: true,
       web_public_access_enabled: true,
+      // As the original's development realm: spectators may read web-public channels.
+      settings: { enable_spectator_access: true },
       users: USERS,
       first_user_id: FIRST_USER_ID,
     });

@@ -39,6 +39,10 @@ test('the admin command line creates a realm, users and new API keys', async (t)
   t.like(me.body, { full_name: 'Boss', role: 100, is_owner: true });
   const botMe = await client.as({ email: 'bot@acme.test', apiKey: bot.api_key }).get('/users/me');
   t.like(botMe.body, { is_bot: true, bot_type: 1 });
+  // A realm made this way has no public access: registering needs credentials.
+  const spectator = await client.post('/register', {});
+  t.is(spectator.status, 401);
+  t.is(spectator.body.code, 'UNAUTHORIZED');
 
   await server.kill('SIGTERM');
   const reset = await admin('reset-api-key', '--realm', 'acme', '--email', 'boss@acme.test');

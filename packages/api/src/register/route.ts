@@ -1,11 +1,19 @@
 import { randomUUID } from 'node:crypto';
 import { Type } from '@sinclair/typebox';
 import { defineRoute, type Route } from '@chat/edge';
-import { conversationAddress, isMessageEvent, queueAddress, type QueueReply, type QueueSpec } from '@chat/protocol';
+import {
+  conversationAddress,
+  isMessageEvent,
+  queueAddress,
+  realmAddress,
+  type QueueReply,
+  type QueueSpec,
+} from '@chat/protocol';
 import { CallerContext } from '../context.js';
 import { narrowTerms } from '../fetch.js';
 import type { ApiOptions } from '../options.js';
 import { Snapshot } from './snapshot.js';
+import { spectatorRegister } from './spectator.js';
 
 /** The capabilities that change what this server sends. */
 const CAPABILITIES = [
@@ -29,10 +37,12 @@ export function registerRoutes(options: ApiOptions): Route[] {
     defineRoute({
       method: 'POST',
       path: '/register',
-      auth: 'required',
+      auth: 'optional',
       params: Type.Object({
         apply_markdown: Type.Optional(Type.Boolean({ default: false })),
-        client_gravatar: Type.Optional(Type.Boolean({ default: true })),
+        client_gravatar: Type.Optional(
+          Type.Boolean({ description: 'Defaults to true, and to false without credentials (where true is an error).' }),
+        ),
         include_subscribers: Type.Optional(Type.Union([Type.Boolean(), Type.Literal('partial')], { default: false })),
         slim_presence: Type.Optional(Type.Boolean({ default: false })),
         presence_history_limit_days: Type.Optional(Type.Integer()),
@@ -45,7 +55,11 @@ export function registerRoutes(options: ApiOptions): Route[] {
       summary: 'Register an event queue',
       description: 'Creates an event queue and returns the state the client starts from.',
       tags: ['real_time_events'],
-      async handler({ params, principal, actors }) {
+      async handler({ params, principal, actors, request }) {
+        const fetchTypes = params.fetch_event_types ?? params.event_types;
+        const fetch = fetchTypes ? new Set(fetchTypes) : null;
+        if (!principal)
+          return spectatorRegister(actors, realmAddress(options.realmOf(request)), { ...params, fetch }, options);
         const caller = new CallerContext(actors, principal);
         const raw = params.client_capabilities ?? {};
         const capabilities = Object.fromEntries(CAPABILITIES.map((name) => [name, raw[name] === true]));
@@ -65,10 +79,9 @@ export function registerRoutes(options: ApiOptions): Route[] {
         const queue = queueAddress(principal.realm, queueId);
         await actors.ask(queue, { type: 'queue.register', spec });
         await actors.ask(caller.me, { type: 'user.addQueue', queue_id: queueId });
-        const fetchTypes = params.fetch_event_types ?? params.event_types;
         const snapshot = new Snapshot({
           user_id: principal.user_id,
-          fetch: fetchTypes ? new Set(fetchTypes) : null,
+          fetch,
           client_gravatar: spec.client_gravatar,
           include_subscribers: params.include_subscribers ?? false,
         });

@@ -1,4 +1,10 @@
-import { newSubscription, type ChannelEntry, type UserProfile, type ViewedMessage } from '@chat/protocol';
+import {
+  newSubscription,
+  type RealmSettings,
+  type ChannelEntry,
+  type UserProfile,
+  type ViewedMessage,
+} from '@chat/protocol';
 import type { CallerContext } from '../context.js';
 import { subscriptionJson } from '../channel-json.js';
 import { unreadMessages } from '../fetch.js';
@@ -15,6 +21,25 @@ const SMALL_CHANNEL = 250;
 
 /** What an unsubscribed channel shows for personal settings it no longer has. */
 const FORMER_SUBSCRIPTION = newSubscription('#c2c2c2');
+
+/** The organization's settings and limits (`realm` in `fetch_event_types`). */
+export function realmSection(settings: RealmSettings, options: ApiOptions): Record<string, unknown> {
+  return {
+    max_message_length: LIMITS.max_message_length,
+    max_topic_length: LIMITS.max_topic_length,
+    max_stream_name_length: LIMITS.max_stream_name_length,
+    max_stream_description_length: LIMITS.max_stream_description_length,
+    max_file_upload_size_mib: options.maxFileUploadSizeMib,
+    realm_allow_message_editing: settings.allow_message_editing,
+    realm_message_content_edit_limit_seconds: settings.message_content_edit_limit_seconds,
+    realm_move_messages_within_stream_limit_seconds: settings.move_messages_within_stream_limit_seconds,
+    realm_move_messages_between_streams_limit_seconds: settings.move_messages_between_streams_limit_seconds,
+    realm_topics_policy: settings.topics_policy,
+    realm_empty_topic_display_name: settings.empty_topic_display_name,
+    realm_message_retention_days: settings.message_retention_days,
+    realm_enable_spectator_access: settings.enable_spectator_access,
+  };
+}
 
 export interface SnapshotRequest {
   user_id: number;
@@ -56,23 +81,7 @@ export class Snapshot {
     this.body.zulip_version = ZULIP_VERSION;
     this.body.zulip_feature_level = FEATURE_LEVEL;
     this.body.zulip_merge_base = ZULIP_VERSION;
-    if (this.wants('realm')) {
-      Object.assign(this.body, {
-        max_message_length: LIMITS.max_message_length,
-        max_topic_length: LIMITS.max_topic_length,
-        max_stream_name_length: LIMITS.max_stream_name_length,
-        max_stream_description_length: LIMITS.max_stream_description_length,
-        max_file_upload_size_mib: options.maxFileUploadSizeMib,
-        realm_allow_message_editing: settings.allow_message_editing,
-        realm_message_content_edit_limit_seconds: settings.message_content_edit_limit_seconds,
-        realm_move_messages_within_stream_limit_seconds: settings.move_messages_within_stream_limit_seconds,
-        realm_move_messages_between_streams_limit_seconds: settings.move_messages_between_streams_limit_seconds,
-        realm_topics_policy: settings.topics_policy,
-        realm_empty_topic_display_name: settings.empty_topic_display_name,
-        realm_message_retention_days: settings.message_retention_days,
-        realm_enable_spectator_access: settings.enable_spectator_access,
-      });
-    }
+    if (this.wants('realm')) Object.assign(this.body, realmSection(settings, options));
     if (this.wants('subscription')) {
       const channels = await caller.actors.ask<ChannelEntry[]>(caller.realm, { type: 'realm.channels' });
       const subscribed = new Set(Object.keys(state.subscriptions).map(Number));

@@ -1,0 +1,137 @@
+import anyTest, { type TestFn } from 'ava';
+import { assertEvents, assertResponse, type ChatClient } from '@chat/testkit';
+import { TestServer, wrongKey } from './support.js';
+
+/**
+ * What `POST /register` parameters and client capabilities change in the
+ * snapshot and in the events, and registration without credentials.
+ */
+const test = anyTest as TestFn<{ server: TestServer; iago: ChatClient; hamlet: ChatClient }>;
+
+test.before(async (t) => {
+  t.context.server = await TestServer.start();
+  t.context.iago = await t.context.server.login('iago@zulip.com');
+  t.context.hamlet = await t.context.server.login('hamlet@zulip.com');
+});
+test.after.always(async (t) => {
+  await t.context.server?.stop();
+});
+
+type Body = Record<string, unknown>;
+type Sub = Body & { stream_id: number; name: string; subscribers?: number[]; subscriber_count: number };
+
+async function register(client: ChatClient, params: Body): Promise<Body> {
+  const reply = await client.post<Body>('/register', params);
+  if (reply.status !== 200) throw new Error(`register: ${JSON.stringify(reply.body)}`);
+  assertResponse('POST', '/register', 200, reply.body);
+  return reply.body;
+}
+
+const json = (value: unknown) => JSON.stringify(value);
+
+test('without credentials, a public-access realm gives a snapshot of its web-public channels and no queue', async (t) => {
+  const anonymous = t.context.server.client;
+  const body = await register(anonymous, {
+    client_gravatar: false,
+    fetch_event_types: json(['realm', 'subscription', 'realm_user', 'message']),
+  });
+  t.is(body.queue_id, null);
+  t.is(body.last_event_id, -1);
+  t.is(body.realm_enable_spectator_access, true);
+  const subs = body.subscriptions as Sub[];
+  t.deepEqual(
+    subs.map((s) => s.name),
+    ['Rome'],
+  );
+  t.false('subscribers' in subs[0]!);
+  const users = body.realm_users as Body[];
+  t.true(users.some((u) => u.email === 'hamlet@zulip.com'));
+  t.true(users.every((u) => u.delivery_email === null));
+  t.true(typeof body.max_message_id === 'number');
+});
+
+test('without credentials, client_gravatar and include_subscribers true are errors', async (t) => {
+  const anonymous = t.context.server.client;
+  // client_gravatar defaults to false without credentials, so leaving it out is fine.
+  t.is((await anonymous.post('/register', {})).status, 200);
+  for (const name of ['client_gravatar', 'include_subscribers']) {
+    const reply = await anonymous.post('/register', { [name]: true });
+    t.is(reply.status, 400, name);
+    t.deepEqual(reply.body, {
+      result: 'error',
+      code: 'BAD_REQUEST',
+      msg: `Invalid '${name}' parameter for anonymous request`,
+    });
+  }
+  const wrong = await anonymous.as(wrongKey('iago@zulip.com')).post('/register', {});
+  t.is(wrong.status, 401);
+  t.is(wrong.body.code, 'INVALID_API_KEY');
+});
+
+test('include_subscribers: false omits lists, true gives every list, partial gives every list under 250', async (t) => {
+  const { hamlet } = t.context;
+  const members = async (id: number) =>
+    ((await hamlet.get<{ subscribers: number[] }>(`/streams/${id}/members`)).body.subscribers ?? []).sort();
+  const fetch = json(['subscription']);
+  const none = (await register(hamlet, { fetch_event_types: fetch, include_subscribers: false })).subscriptions;
+  t.true((none as Sub[]).length > 0);
+  t.true((none as Sub[]).every((s) => !('subscribers' in s)));
+  for (const mode of [true, 'partial']) {
+    const subs = (await register(hamlet, { fetch_event_types: fetch, include_subscribers: mode })).subscriptions;
+    for (const sub of subs as Sub[]) {
+      t.deepEqual([...sub.subscribers!].sort(), await members(sub.stream_id), `${String(mode)} ${sub.name}`);
+      t.is(sub.subscriber_count, sub.subscribers!.length);
+    }
+  }
+});
+
+test('client_gravatar: true leaves avatar URLs to the client, false gives them', async (t) => {
+  const { hamlet } = t.context;
+  const fetch = json(['realm_user']);
+  const avatar = async (gravatar: boolean) => {
+    const users = (await register(hamlet, { fetch_event_types: fetch, client_gravatar: gravatar })).realm_users;
+    return (users as Body[]).find((u) => u.email === 'iago@zulip.com')!.avatar_url;
+  };
+  t.is(await avatar(true), null);
+  t.regex(String(await avatar(false)), /^https?:\/\//);
+});
+
+test('empty_topic_name: with it the empty topic is "", without it the realm display name, in snapshot and events', async (t) => {
+  const { iago, hamlet } = t.context;
+  const queues = await Promise.all(
+    [true, false].map((capable) =>
+      register(hamlet, {
+        event_types: json(['message']),
+        fetch_event_types: json(['message', 'update_message_flags', 'realm']),
+        client_capabilities: json({ empty_topic_name: capable }),
+      }),
+    ),
+  );
+  const sent = await iago.post<{ id: number }>('/messages', { type: 'stream', to: 'Verona', topic: '', content: 'hi' });
+  t.is(sent.status, 200, JSON.stringify(sent.body));
+  for (const [i, queue] of queues.entries()) {
+    const expected = i === 0 ? '' : (queue.realm_empty_topic_display_name as string);
+    t.is(expected === '', i === 0);
+    const found = await waitForMessage(hamlet, queue.queue_id as string, sent.body.id);
+    t.is(found.subject, expected);
+    const again = await register(hamlet, {
+      fetch_event_types: json(['message', 'update_message_flags']),
+      client_capabilities: json({ empty_topic_name: i === 0 }),
+    });
+    const streams = (again.unread_msgs as { streams: Array<{ topic: string; unread_message_ids: number[] }> }).streams;
+    t.is(streams.find((s) => s.unread_message_ids.includes(sent.body.id))?.topic, expected);
+  }
+});
+
+async function waitForMessage(client: ChatClient, queueId: string, id: number): Promise<Body> {
+  for (let last = -1; ; ) {
+    const reply = await client.get<{ events: Array<Body & { id: number }> }>('/events', {
+      queue_id: queueId,
+      last_event_id: last,
+    });
+    assertEvents(reply.body.events);
+    const found = reply.body.events.find((e) => e.type === 'message' && (e.message as Body).id === id);
+    if (found) return found.message as Body;
+    last = reply.body.events.at(-1)?.id ?? last;
+  }
+}
