@@ -99,6 +99,7 @@ export class ActorHost implements CellHost {
         });
         await partition.recover();
         this.partitions.set(partition.id, partition);
+        for (const key of partition.resident) this.cellFor({ type: behavior.type, key });
         this.subscriptions.push(
           transport.subscribe(shardSubject(behavior.type, shard), (msg) => this.deliver(msg.data, msg.respond)),
         );

@@ -44,6 +44,12 @@ export class Partition {
   broken: Error | undefined;
   private drained: (() => void) | undefined;
   private gate: Promise<void> | undefined;
+  /**
+   * Keys of actors that refuse passivation (`canPassivate` false) as of the
+   * last checkpoint. They must run even when nobody writes to them (a live
+   * event queue's idle timer), so the host wakes them after recovery.
+   */
+  readonly resident = new Set<string>();
 
   constructor(
     readonly behavior: AnyBehavior,
@@ -119,12 +125,13 @@ export class Partition {
       const position = this.lastPosition;
       if (this.broken) return;
       // Every applied entry is durable now, and none is newer than `position`.
+      for (const cell of this.dirty) this.noteResidence(cell.address.key, cell.state);
       const writes: StoreWrite[] = [...this.dirty].map((cell) => ({
         ...snapshotKey(cell.address),
         op: 'put' as const,
         value: encodeSnapshot(cell.snapshot(position)),
       }));
-      writes.push({ ...checkpointKey(this.behavior.type, this.fence.shard), op: 'put', value: encode({ position }) });
+      writes.push(this.checkpointWrite(position));
       await this.deps.store.write(writes, { sync: true, fence: this.fence });
       this.deps.onCheckpoint();
       this.dirty.clear();
@@ -146,6 +153,19 @@ export class Partition {
       fence: this.fence,
     });
     this.dirty.delete(cell);
+    // Only an actor that allows it is passivated; the next checkpoint records that.
+    this.resident.delete(cell.address.key);
+  }
+
+  private noteResidence(key: string, state: object): void {
+    const stays = this.behavior.canPassivate ? !this.behavior.canPassivate(state) : false;
+    if (stays) this.resident.add(key);
+    else this.resident.delete(key);
+  }
+
+  private checkpointWrite(position: number): StoreWrite {
+    const value = encode({ position, resident: [...this.resident] });
+    return { ...checkpointKey(this.behavior.type, this.fence.shard), op: 'put', value };
   }
 
   /**
@@ -157,7 +177,10 @@ export class Partition {
     const { store, journal, idempotencyCapacity } = this.deps;
     const behavior = this.behavior;
     const saved = await store.get(checkpointKey(behavior.type, this.fence.shard));
-    const from = saved ? decode<{ position: number }>(saved).position : -1;
+    const checkpoint = saved ? decode<{ position: number; resident?: string[] }>(saved) : undefined;
+    const from = checkpoint?.position ?? -1;
+    this.resident.clear();
+    for (const key of checkpoint?.resident ?? []) this.resident.add(key);
     const byKey = new Map<string, JournalRecord[]>();
     let last = from;
     for await (const record of journal.read(this.journalPartition, from)) {
@@ -186,10 +209,11 @@ export class Partition {
         if (entry.idem !== undefined) idem.set(entry.idem, entry.reply);
         position = record.position;
       }
+      this.noteResidence(key, state);
       const snap = encodeSnapshot({ rv: 1, position, state, idem: idem.toJSON() });
       writes.push({ ...snapshotKey(address), op: 'put', value: snap });
     }
-    writes.push({ ...checkpointKey(behavior.type, this.fence.shard), op: 'put', value: encode({ position: last }) });
+    writes.push(this.checkpointWrite(last));
     await store.write(writes, { sync: true, fence: this.fence });
     await journal.release(this.journalPartition, last);
     this.lastPosition = last;

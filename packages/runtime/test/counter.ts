@@ -82,6 +82,8 @@ export function counterBehavior(probe = new Probe()): ActorBehavior<CounterState
       if (event.type === 'added') state.values.push(event.value);
       else state.fired.push(event.name);
     },
+    // A counter holding -1 is pinned: it stays in memory, as a live event queue does.
+    canPassivate: (state) => !state.values.includes(-1),
     onTimer(ctx, name) {
       if (name === 'poll') return ctx.holding('poll') ? { release: [{ name: 'poll', reply: 'timeout' }] } : {};
       return { events: [{ type: 'fired', name }] };

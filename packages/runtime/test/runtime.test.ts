@@ -114,6 +114,23 @@ test('a passivated actor comes back with its state', async (t) => {
   t.is(node.host.stats.activations, 2);
 });
 
+test('an actor that refuses passivation is woken after a crash and after a clean restart', async (t) => {
+  const node = await start(t, new Probe(), { checkpointEvery: 2 });
+  await node.client.ask(actor('pinned'), { type: 'add', value: -1 });
+  await node.client.ask(actor('loose'), { type: 'add', value: 1 });
+  await node.abandon();
+  await node.boot();
+  // Nobody asked either actor since the crash: only the pinned one is live.
+  t.is(node.host.stats.live, 1);
+  await node.client.ask(actor('pinned'), { type: 'add', value: 2 });
+  await node.host.whenIdle();
+  await node.host.sweep();
+  await node.stop();
+  await node.boot();
+  t.is(node.host.stats.live, 1);
+  t.deepEqual((await node.client.ask<CounterState>(actor('pinned'), { type: 'get' })).values, [-1, 2]);
+});
+
 test('state survives a crash before any checkpoint: recovery replays the journal', async (t) => {
   const node = await start(t);
   for (let i = 0; i < 10; i++) await node.client.ask(actor('durable'), { type: 'add', value: i });
