@@ -1,10 +1,20 @@
-import { ChatError, encode, messageLocationKey, realmOfKey, type ChannelCommand, type Command } from '@chat/protocol';
+import {
+  ChatError,
+  encode,
+  messageLocationKey,
+  realmOfKey,
+  type ChannelCommand,
+  type ChannelSettings,
+  type Command,
+} from '@chat/protocol';
 import type { ActorBehavior, ActorContext, Decision, StoreWrite } from '@chat/runtime';
 import { hasMetadataAccess, invalidChannel, requireContentAccess } from './access.js';
 import { decideEdit } from './edit.js';
-import { channelInfo } from './events.js';
+import { channelInfo, fanout, streamCreated, toOnlookers } from './events.js';
 import { decideFetch, decideGet, decideMatch, firstUnread } from './fetch.js';
 import { decideDelete, decideReaction, decideTopicDelete, decideTopics } from './messages.js';
+import { decideMoveIn } from './move-in.js';
+import { decideMoveEnd, decideMoveOut, decideMovesTimer, resumeMoves } from './move-out.js';
 import { userTells } from './members.js';
 import { decideSend } from './send.js';
 import { applyEvent, initialState, upcast, type ChannelEvent, type ChannelState } from './state.js';
@@ -18,21 +28,7 @@ function decide(ctx: Ctx, command: ChannelCommand): Decision<ChannelEvent> {
   switch (command.type) {
     case 'channel.create':
       if (state.kind !== 'none') throw new ChatError('BAD_REQUEST', `Channel '${state.channel?.name}' already exists`);
-      return {
-        events: [{ type: 'channelCreated', channel: command.channel, subscribers: command.subscribers }],
-        tells: userTells(ctx.address.key, command.subscribers, {
-          type: 'user.subscribed',
-          channel_id: command.channel.stream_id,
-          last_message_id: 0,
-          channel: {
-            ...command.channel,
-            subscribers: command.subscribers,
-            first_message_id: null,
-            last_message_id: null,
-          },
-        }),
-        reply: null,
-      };
+      return created(ctx.address.key, command.channel, command.subscribers);
     case 'channel.info':
       if (state.kind !== 'channel') throw invalidChannel();
       if (command.viewer && !hasMetadataAccess(state, command.viewer)) throw invalidChannel();
@@ -66,6 +62,12 @@ function decide(ctx: Ctx, command: ChannelCommand): Decision<ChannelEvent> {
       return decideReaction(ctx, command);
     case 'topic.list':
       return decideTopics(ctx, command);
+    case 'message.moveOut':
+      return decideMoveOut(ctx, command);
+    case 'message.moveIn':
+      return decideMoveIn(ctx, command);
+    case 'message.moveEnd':
+      return decideMoveEnd(ctx, command);
   }
 }
 
@@ -77,6 +79,9 @@ export const channelBehavior: ActorBehavior<ChannelState, ChannelEvent> = {
   apply: applyEvent,
   upcast,
   rows: (_state, event, address) => locationRows(address.key, event),
+  // Only moves between channels keep timers: see move-out.ts.
+  onActivate: resumeMoves,
+  onTimer: (ctx, name) => (name === 'moves' ? decideMovesTimer(ctx) : {}),
 };
 
 /** Keeps the message-location index in step with the conversation's messages. */
@@ -93,4 +98,24 @@ function locationRows(key: string, event: ChannelEvent): StoreWrite[] {
     default:
       return [];
   }
+}
+
+/** A new channel: its subscribers get `subscription` op `add`, and everyone who sees it `stream` op `create`. */
+function created(key: string, channel: ChannelSettings, subscribers: number[]): Decision<ChannelEvent> {
+  const info = { ...channel, subscribers, first_message_id: null, last_message_id: null };
+  const stream = streamCreated(info);
+  return {
+    events: [{ type: 'channelCreated', channel, subscribers }],
+    tells: [
+      ...userTells(key, subscribers, {
+        type: 'user.subscribed',
+        channel_id: channel.stream_id,
+        last_message_id: 0,
+        channel: info,
+      }),
+      toOnlookers(channel, key, [stream], subscribers),
+    ],
+    fanouts: [fanout(key, subscribers, [stream])],
+    reply: null,
+  };
 }

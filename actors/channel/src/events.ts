@@ -2,6 +2,7 @@ import {
   realmOfKey,
   ROLES,
   type ChannelInfo,
+  type ChannelSettings,
   type Command,
   type QueueEvent,
   type Reaction,
@@ -20,6 +21,19 @@ import { lastMessageId, type ChannelEvent, type ChannelState } from './state.js'
 export function audience(state: ChannelState, key: string): number[] {
   return state.kind === 'channel' ? state.members : (dmParticipants(key) ?? []);
 }
+
+/**
+ * The same events for the organization's users who see this channel without
+ * being subscribed (`except`, who heard directly): the RealmActor knows them.
+ */
+export function toOnlookers(channel: ChannelSettings, key: string, events: QueueEvent[], except: number[]) {
+  const to = channel.invite_only ? ('administrators' as const) : ('members' as const);
+  const body: Command = { type: 'realm.broadcast', events, to, except };
+  return { to: { type: 'realm' as const, key: realmOfKey(key) }, body };
+}
+
+/** `stream` op `create`; the edge renders each channel in the reference's shape. */
+export const streamCreated = (info: ChannelInfo): QueueEvent => ({ type: 'stream', op: 'create', channels: [info] });
 
 /** One fan-out of events to users' actors, which pass them to their queues. */
 export function fanout(

@@ -69,6 +69,8 @@ function checkChannelSend(state: ChannelState, cmd: Send): void {
   const sender = cmd.sender;
   const refused = () => new ChatError('BAD_REQUEST', `Not authorized to send to channel '${channel.name}'`);
   if (channel.is_archived) throw refused();
+  // The notification bot posts move notices wherever they belong, as the original's system bots do.
+  if (cmd.internal) return checkTopic(state, cmd.topic, cmd.settings);
   if (!hasContentAccess(state, sender) && !(isGuest(sender) && isMember(state, sender.user_id))) throw refused();
   if (!can(state, 'can_send_message_group', sender)) {
     throw new ChatError('BAD_REQUEST', 'You do not have permission to post in this channel.');

@@ -1,5 +1,6 @@
 import { defaultChannelPermissions } from '@chat/protocol';
 import type { ChannelChanges, ChannelSettings, MessageEdit, Reaction, StoredMessage } from '@chat/protocol';
+import { applyMoveEvent, type MoveEvent, type PendingMove } from './move-state.js';
 
 /**
  * One conversation: a channel with its subscribers, or a direct-message
@@ -16,6 +17,8 @@ export interface ChannelState {
    */
   joinedAfter: Record<number, number>;
   messages: StoredMessage[];
+  /** Moves to another channel not yet finished, by move id (absent in older snapshots). */
+  moving?: Record<string, PendingMove>;
 }
 
 export type ChannelEvent =
@@ -38,7 +41,8 @@ export type ChannelEvent =
   | { type: 'messagesRemoved'; ids: number[] }
   | { type: 'messagesImported'; messages: StoredMessage[] }
   | { type: 'reactionAdded'; id: number; reaction: Reaction }
-  | { type: 'reactionRemoved'; id: number; reaction: Reaction };
+  | { type: 'reactionRemoved'; id: number; reaction: Reaction }
+  | MoveEvent;
 
 export function initialState(): ChannelState {
   return { kind: 'none', channel: null, members: [], joinedAfter: {}, messages: [] };
@@ -130,6 +134,10 @@ export function applyEvent(state: ChannelState, event: ChannelEvent): void {
       );
       return;
     }
+    case 'moveStarted':
+    case 'moveEnded':
+      applyMoveEvent(state, event);
+      return;
   }
 }
 

@@ -1,7 +1,7 @@
 import { ChatError, inGroupSetting, type ChannelCommand, type UserRef } from '@chat/protocol';
 import type { ActorContext, Decision } from '@chat/runtime';
 import { can, canAdminister, hasContentAccess, invalidChannel, isGuest, isMember, type Actor } from './access.js';
-import { channelInfo, fanout, peerEvent } from './events.js';
+import { channelInfo, fanout, peerEvent, toOnlookers } from './events.js';
 import { userTells } from './members.js';
 import { lastMessageId, type ChannelEvent, type ChannelState } from './state.js';
 
@@ -43,7 +43,10 @@ export function decideSubscribe(ctx: ActorContext<ChannelState>, cmd: Subscribe)
     last_message_id: lastMessageId(state),
     channel: channelInfo(state, members),
   });
-  const peers = fanout(ctx.address.key, state.members, [peerEvent('peer_add', channel.stream_id, added)]);
+  const peer = peerEvent('peer_add', channel.stream_id, added);
+  // Those who see the channel keep its subscriber count; new subscribers get the whole list instead.
+  tells.push(toOnlookers(channel, ctx.address.key, [peer], members));
+  const peers = fanout(ctx.address.key, state.members, [peer]);
   return { events: [{ type: 'subscribed', userIds: added }], tells, fanouts: [peers], reply: { added, already } };
 }
 
@@ -71,13 +74,11 @@ export function decideUnsubscribe(ctx: ActorContext<ChannelState>, cmd: Unsubscr
     subscriptions: [{ stream_id: channel.stream_id, name: channel.name }],
   };
   const remaining = state.members.filter((id) => !removed.includes(id));
+  const peer = peerEvent('peer_remove', channel.stream_id, removed);
   return {
     events: [{ type: 'unsubscribed', userIds: removed }],
-    tells,
-    fanouts: [
-      fanout(ctx.address.key, removed, [gone]),
-      fanout(ctx.address.key, remaining, [peerEvent('peer_remove', channel.stream_id, removed)]),
-    ],
+    tells: [...tells, toOnlookers(channel, ctx.address.key, [peer], state.members)],
+    fanouts: [fanout(ctx.address.key, removed, [gone]), fanout(ctx.address.key, remaining, [peer])],
     reply: { removed, not_subscribed: notSubscribed },
   };
 }

@@ -8,7 +8,7 @@ import {
 } from '@chat/protocol';
 import type { ActorContext, Decision } from '@chat/runtime';
 import { canAdminister, hasContentAccess, invalidChannel, type Actor } from './access.js';
-import { audience, fanout } from './events.js';
+import { audience, fanout, toOnlookers } from './events.js';
 import type { ChannelEvent, ChannelState } from './state.js';
 import { streamUpdates } from './stream-events.js';
 
@@ -25,7 +25,8 @@ export function decideUpdate(ctx: ActorContext<ChannelState>, cmd: Update): Deci
   const channel = state.channel!;
   const changes = cmd.changes;
   const next: ChannelSettings = { ...channel, ...changes };
-  if (changes.is_archived === true) throw bad('Channels can only be archived with the delete operation.');
+  if (changes.is_archived === true && !cmd.archive) throw bad('Channels can only be archived with the delete operation.');
+  if (cmd.archive && channel.is_archived) throw bad(`Channel '${channel.name}' is already archived.`);
   const privacy = ['invite_only', 'history_public_to_subscribers', 'is_web_public', 'is_archived'];
   if (channel.is_archived && changes.is_archived !== false && Object.keys(changes).some((k) => !privacy.includes(k))) {
     throw bad(`Channel '${channel.name}' is archived.`);
@@ -76,14 +77,16 @@ export function decideUpdate(ctx: ActorContext<ChannelState>, cmd: Update): Deci
     invite_only: next.invite_only,
     is_web_public: next.is_web_public,
     is_archived: next.is_archived,
+    folder_id: next.folder_id,
   };
   const realm = { type: 'realm' as const, key: realmOfKey(ctx.address.key) };
   const updates = streamUpdates(channel, settled.changes);
-  // Subscribers and the acting administrator; a public channel's other members are not reached yet.
+  // Subscribers and the acting administrator directly, everyone else who sees the channel through the realm.
   const to = [...new Set([...audience(state, ctx.address.key), actor.user_id])];
+  const onlookers = updates.length > 0 ? [toOnlookers(channel, ctx.address.key, updates, to)] : [];
   return {
     events: [settled],
-    tells: [{ to: realm, body: { type: 'realm.channelChanged', entry } }],
+    tells: [{ to: realm, body: { type: 'realm.channelChanged', entry } }, ...onlookers],
     fanouts: updates.length > 0 ? [fanout(ctx.address.key, to, updates)] : [],
     reply: null,
   };

@@ -8,6 +8,7 @@ import {
   type QueueEvent,
 } from '@chat/protocol';
 import type { QueueState } from './state.js';
+import { capabilityAllows } from './capabilities.js';
 
 /**
  * Whether a queue keeps an event: its type was asked for, and a message
@@ -18,6 +19,7 @@ export function wants(state: QueueState, realm: string, event: QueueEvent): bool
   const spec = state.spec!;
   if (event.type === 'heartbeat') return true;
   if (spec.event_types && !spec.event_types.includes(event.type)) return false;
+  if (!capabilityAllows(spec, event)) return false;
   if (!isMessageEvent(event)) return true;
   if (state.covered && event.message.id <= (state.covered[conversationKey(realm, event)] ?? 0)) return false;
   if (spec.narrow.length === 0) return true;

@@ -12,6 +12,12 @@ import {
 import type { ActorBehavior, ActorContext, Decision } from '@chat/runtime';
 import { toPrincipal, toProfile } from './profile.js';
 import { directoryCommand } from './directory.js';
+import { inviteCommand, isInviteCommand, spentInvites } from './invites.js';
+import { userAdded } from './people.js';
+import { folderCommand, isFolderCommand } from './folders.js';
+import { groupCommand, isGroupCommand } from './groups.js';
+import { broadcast } from './broadcast.js';
+import { isStatusCommand, statusCommand } from './status-commands.js';
 import {
   applyEvent,
   initialState,
@@ -52,7 +58,7 @@ function activeAccount(state: RealmState, username: string): Account {
   return account;
 }
 
-function newAccount(state: RealmState, user: NewUser, id: number, now: number): Account {
+export function newAccount(state: RealmState, user: NewUser, id: number, now: number): Account {
   const email = user.email.trim();
   if (!EMAIL.test(email)) throw new ChatError('BAD_REQUEST', `Invalid email '${email}'`);
   if (accountByEmail(state, email)) throw new ChatError('BAD_REQUEST', `Email '${email}' already in use`);
@@ -75,7 +81,7 @@ function newAccount(state: RealmState, user: NewUser, id: number, now: number): 
   };
 }
 
-const toCreated = (account: Account): CreatedUser => ({ ...toProfile(account), api_key: account.apiKey });
+export const toCreated = (account: Account): CreatedUser => ({ ...toProfile(account), api_key: account.apiKey });
 
 function decide(ctx: Ctx, command: RealmCommand): Decision<RealmEvent> {
   const state = ctx.state;
@@ -109,6 +115,8 @@ function decide(ctx: Ctx, command: RealmCommand): Decision<RealmEvent> {
     return { events: [info, ...created, botEvent], reply: accounts.map(toCreated) };
   }
   if (!state.exists) throw noRealm();
+  if (isInviteCommand(command)) return inviteCommand(ctx, command);
+  if (isStatusCommand(command)) return statusCommand(ctx, command);
   switch (command.type) {
     case 'realm.info':
       return {
@@ -124,7 +132,9 @@ function decide(ctx: Ctx, command: RealmCommand): Decision<RealmEvent> {
       };
     case 'realm.createUser': {
       const account = newAccount(state, command.user, state.nextUserId, ctx.now);
-      return { events: [{ type: 'accountCreated', account }], reply: toCreated(account) };
+      const spent = spentInvites(state, account.email);
+      const events: RealmEvent[] = [{ type: 'accountCreated', account }, ...spent];
+      return { events, reply: toCreated(account), fanouts: [userAdded(state, account)] };
     }
     case 'realm.authenticate': {
       const account = accountByEmail(state, command.email);
@@ -158,6 +168,8 @@ function decide(ctx: Ctx, command: RealmCommand): Decision<RealmEvent> {
     }
     case 'realm.listUsers':
       return { reply: Object.values(state.accounts).map(toProfile) };
+    case 'realm.broadcast':
+      return broadcast(state, command);
     case 'realm.resetApiKey': {
       const account = accountByEmail(state, command.email);
       if (!account) throw new ChatError('BAD_REQUEST', `No user with email '${command.email}'`);
@@ -165,6 +177,8 @@ function decide(ctx: Ctx, command: RealmCommand): Decision<RealmEvent> {
       return { events: [{ type: 'apiKeyChanged', userId: account.id, apiKey }], reply: { api_key: apiKey } };
     }
     default:
+      if (isGroupCommand(command)) return groupCommand(ctx, command);
+      if (isFolderCommand(command)) return folderCommand(ctx, command);
       return directoryCommand(ctx, command);
   }
 }

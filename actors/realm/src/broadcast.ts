@@ -1,6 +1,6 @@
-import type { Command, QueueEvent } from '@chat/protocol';
+import { ROLES, type Command, type QueueEvent, type RealmCommand } from '@chat/protocol';
 import type { Decision } from '@chat/runtime';
-import type { RealmEvent, RealmState } from './state.js';
+import type { Account, RealmEvent, RealmState } from './state.js';
 
 type Fanout = NonNullable<Decision<RealmEvent>['fanouts']>[number];
 
@@ -10,9 +10,24 @@ type Fanout = NonNullable<Decision<RealmEvent>['fanouts']>[number];
  * pass them to their queues. `except` leaves out users who must not hear.
  */
 export function toEveryone(state: RealmState, events: QueueEvent[], except: number[] = []): Fanout {
+  return toAccounts(state, events, (a) => !except.includes(a.id));
+}
+
+function toAccounts(state: RealmState, events: QueueEvent[], who: (a: Account) => boolean): Fanout {
   const keys = Object.values(state.accounts)
-    .filter((a) => a.isActive && !except.includes(a.id))
+    .filter((a) => a.isActive && who(a))
     .map((a) => `${state.stringId}:${a.id}`);
   const body: Command = { type: 'user.deliver', events };
   return { type: 'user', keys, body };
+}
+
+/** A channel's events for those who see the channel without being subscribed (`realm.broadcast`). */
+export function broadcast(
+  state: RealmState,
+  command: Extract<RealmCommand, { type: 'realm.broadcast' }>,
+): Decision<RealmEvent> {
+  const except = new Set(command.except);
+  const reaches = (a: Account) =>
+    !except.has(a.id) && (command.to === 'members' ? a.role !== ROLES.guest : a.role <= ROLES.administrator);
+  return { fanouts: [toAccounts(state, command.events, reaches)] };
 }

@@ -1,5 +1,6 @@
 import { ChatError, type ChannelEntry, type RealmCommand, type Resolved, type UserRef } from '@chat/protocol';
 import type { ActorContext, Decision } from '@chat/runtime';
+import { groupsByName } from './group-model.js';
 import { toPrincipal } from './profile.js';
 import type { Account, RealmEvent, RealmState } from './state.js';
 
@@ -49,7 +50,8 @@ function resolve(state: RealmState, query: Extract<RealmCommand, { type: 'realm.
     const id = state.channelsByName[name.trim().toLowerCase()];
     if (id !== undefined) channels.push(state.channels[id]!);
   }
-  return { users: [...users.values()].map(toUserRef), groups: [], channels };
+  const groups = groupsByName(state, query.group_names ?? [], query.mentioner_id);
+  return { users: [...users.values()].map(toUserRef), groups, channels };
 }
 
 export function directoryCommand(ctx: Ctx, command: DirectoryCommand): Decision<RealmEvent> {

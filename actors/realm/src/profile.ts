@@ -1,4 +1,5 @@
-import { systemGroupsOf, type Principal, type UserProfile } from '@chat/protocol';
+import type { Principal, UserProfile } from '@chat/protocol';
+import { groupsContaining } from './group-model.js';
 import type { Account, RealmState } from './state.js';
 
 export function toProfile(account: Account): UserProfile {
@@ -26,6 +27,6 @@ export function toPrincipal(state: RealmState, account: Account): Principal {
     role: account.role,
     is_bot: account.botType !== null,
     full_name: account.fullName,
-    groups: systemGroupsOf(account.role),
+    groups: groupsContaining(state, account),
   };
 }

@@ -1,4 +1,8 @@
 import { ROLES, SYSTEM_GROUPS, type BotType, type ChannelEntry, type RealmSettings, type Role } from '@chat/protocol';
+import type { ChannelFolder } from '@chat/protocol';
+import type { StoredGroup } from './group-model.js';
+import { applyInviteEvent, type EmailChange, type Invite, type InviteEvent } from './invite-state.js';
+import { applyPeopleEvent, isPeopleEvent, type PeopleEvent, type PeopleState } from './status-commands.js';
 
 /** One account of the realm, as the RealmActor keeps it. */
 export interface Account {
@@ -37,6 +41,20 @@ export interface RealmState {
   settings: RealmSettings;
   /** Sends the automated notices (topic moves, resolutions). */
   notificationBotId: number | null;
+  /** User-defined groups by id (absent in older snapshots); system groups are computed from roles. */
+  userGroups?: Record<number, StoredGroup>;
+  /** Channel folders by id (absent in older snapshots). */
+  channelFolders?: Record<number, ChannelFolder>;
+  /** Pending e-mail invitations by id (absent in older snapshots). */
+  invites?: Record<number, Invite>;
+  nextInviteId?: number;
+  /** Pending address changes by the hash of their confirmation key. */
+  emailChanges?: Record<string, EmailChange>;
+  /** Statuses, presence and invisible users: see status-commands.ts. */
+  statuses?: PeopleState['statuses'];
+  invisible?: PeopleState['invisible'];
+  presence?: PeopleState['presence'];
+  lastPresenceId?: PeopleState['lastPresenceId'];
 }
 
 const WEEK = 7 * 24 * 3600;
@@ -61,6 +79,9 @@ export const DEFAULT_SETTINGS: RealmSettings = {
   can_create_private_channel_group: SYSTEM_GROUPS['role:members'],
   can_create_web_public_channel_group: SYSTEM_GROUPS['role:owners'],
   can_add_subscribers_group: SYSTEM_GROUPS['role:members'],
+  can_create_groups: SYSTEM_GROUPS['role:members'],
+  can_manage_all_groups: SYSTEM_GROUPS['role:owners'],
+  can_invite_users_group: SYSTEM_GROUPS['role:members'],
 };
 
 export const NOTIFICATION_BOT = {
@@ -86,7 +107,11 @@ export type RealmEvent =
   | { type: 'channelRegistered'; channelId: number; name: string; entry?: ChannelEntry }
   | { type: 'channelRenamed'; channelId: number; name: string }
   | { type: 'channelChanged'; entry: Omit<ChannelEntry, 'is_default'> }
-  | { type: 'notificationBotCreated'; userId: number };
+  | { type: 'notificationBotCreated'; userId: number }
+  | { type: 'userGroupSaved'; group: StoredGroup }
+  | { type: 'channelFolderSaved'; folder: ChannelFolder }
+  | InviteEvent
+  | PeopleEvent;
 
 export function initialState(stringId: string): RealmState {
   return {
@@ -110,6 +135,7 @@ export function initialState(stringId: string): RealmState {
 }
 
 export function applyEvent(state: RealmState, event: RealmEvent): void {
+  if (isPeopleEvent(event)) return applyPeopleEvent(state, event);
   switch (event.type) {
     case 'realmCreated':
       Object.assign(state, {
@@ -157,6 +183,20 @@ export function applyEvent(state: RealmState, event: RealmEvent): void {
       return;
     case 'notificationBotCreated':
       state.notificationBotId = event.userId;
+      return;
+    case 'userGroupSaved':
+      (state.userGroups ??= {})[event.group.id] = event.group;
+      return;
+    case 'channelFolderSaved':
+      (state.channelFolders ??= {})[event.folder.id] = event.folder;
+      return;
+    case 'invitesCreated':
+    case 'inviteRemoved':
+    case 'inviteRenewed':
+    case 'emailChangeRequested':
+    case 'emailChangeDropped':
+    case 'emailChanged':
+      applyInviteEvent(state, event);
       return;
   }
 }

@@ -13,6 +13,9 @@ import {
 import type { ActorBehavior, ActorContext, Decision } from '@chat/runtime';
 import { deliver, flagsEvent, subscriptionAdded, subscriptionUpdates, toOwnQueues, userTopicEvent } from './queues.js';
 import { attachmentRows, decideAttachment } from './attachments.js';
+import { decideMoved } from './moved.js';
+import { decidePersonal, isPersonalCommand } from './personal.js';
+import { decideSettings, isSettingsCommand } from './settings.js';
 import { applyEvent, initialState, topicKey, type UserEvent, type UserState } from './state.js';
 
 type Ctx = ActorContext<UserState>;
@@ -54,6 +57,8 @@ async function locate(ctx: Ctx, ids: number[]): Promise<Decision<UserEvent>> {
 }
 
 function decide(ctx: Ctx, command: UserCommand): Decision<UserEvent> | Promise<Decision<UserEvent>> {
+  if (isPersonalCommand(command)) return decidePersonal(ctx, command);
+  if (isSettingsCommand(command)) return decideSettings(ctx, command);
   const state = ctx.state;
   const at = Math.floor(ctx.now / 1000);
   switch (command.type) {
@@ -139,6 +144,8 @@ function decide(ctx: Ctx, command: UserCommand): Decision<UserEvent> | Promise<D
         : {};
     case 'user.deliver':
       return deliver(ctx.address.key, state, command.events);
+    case 'user.moved':
+      return decideMoved(state, command);
     case 'user.uploaded':
     case 'user.findUpload':
     case 'user.attachmentLinks':

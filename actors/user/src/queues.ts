@@ -60,7 +60,11 @@ export function deliver(key: string, state: UserState, events: QueueEvent[]): De
   const queues = state.queues ?? [];
   if (queues.length === 0) return {};
   const userId = Number(key.slice(key.indexOf(':') + 1));
-  const body = { type: 'queue.push', events: events.map((e) => personalize(userId, state, e)) };
+  // Typing notifications reach only users who want them (the receives_typing_notifications setting).
+  const wanted =
+    state.settings?.receives_typing_notifications === false ? events.filter((e) => e.type !== 'typing') : events;
+  if (wanted.length === 0) return {};
+  const body = { type: 'queue.push', events: wanted.map((e) => personalize(userId, state, e)) };
   const realm = realmOfKey(key);
   return { tells: queues.map((queueId) => ({ to: queueAddress(realm, queueId), body })) };
 }

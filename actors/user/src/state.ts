@@ -8,6 +8,12 @@ import {
 } from '@chat/protocol';
 import type { SubscriptionProperty, SubscriptionSettings, UserTopic } from '@chat/protocol';
 import { applyAttachmentEvent, type AttachmentEvent, type StoredAttachment } from './attachments.js';
+import type { DraftsState } from './drafts.js';
+import { applyPersonalEvent, isPersonalEvent, type PersonalEvent } from './personal.js';
+import type { PushState } from './push.js';
+import type { SnippetsState } from './snippets.js';
+import type { ViewsState } from './views.js';
+import { applySettingsEvent, isSettingsEvent, type SettingsEvent, type StoredSettings } from './settings.js';
 
 export interface UserState {
   /** Personal settings of each subscribed channel, by channel id. */
@@ -28,6 +34,13 @@ export interface UserState {
   /** The user's uploads by path (absent in snapshots older than uploads). */
   attachments?: Record<string, StoredAttachment>;
   lastAttachmentId?: number;
+  /** The user's own data (absent in snapshots older than each feature): see personal.ts. */
+  drafts?: DraftsState;
+  snippets?: SnippetsState;
+  navigationViews?: ViewsState;
+  pushDevices?: PushState;
+  /** Personal settings the user changed (absent in snapshots older than settings): see settings.ts. */
+  settings?: StoredSettings;
 }
 
 export type UserEvent =
@@ -39,7 +52,9 @@ export type UserEvent =
   | { type: 'subscriptionChanged'; channelId: number; property: SubscriptionProperty; value: unknown }
   | { type: 'queueAdded'; queueId: string }
   | { type: 'queueRemoved'; queueId: string }
-  | AttachmentEvent;
+  | AttachmentEvent
+  | PersonalEvent
+  | SettingsEvent;
 
 /** The original's defaults: follow topics you start, unmute topics you send to in muted channels. */
 export const FOLLOW_ON_START = 3;
@@ -74,6 +89,8 @@ function setRead(state: UserState, target: FlagTarget, read: boolean): void {
 }
 
 export function applyEvent(state: UserState, event: UserEvent): void {
+  if (isPersonalEvent(event)) return applyPersonalEvent(state, event);
+  if (isSettingsEvent(event)) return applySettingsEvent(state, event);
   switch (event.type) {
     case 'subscribed':
       state.subscriptions[event.channelId] ??= newSubscription(event.color);

@@ -79,6 +79,14 @@ export function channelAdminRoutes(options: ApiOptions): Route[] {
         const caller = new CallerContext(actors, principal);
         const settings = await caller.settings();
         const changes = changesOf(params);
+        // The realm refuses an unknown folder, and groups that do not exist or are deactivated.
+        if (typeof changes.folder_id === 'number') {
+          await actors.ask(caller.realm, { type: 'realm.findChannelFolder', folder_id: changes.folder_id });
+        }
+        const groupValues = Object.values(changes.permissions ?? {}).map((change) => change.new);
+        if (groupValues.length > 0) {
+          await actors.ask(caller.realm, { type: 'realm.checkGroupSettings', values: groupValues });
+        }
         if (changes.name !== undefined) {
           if (changes.name === '' || [...changes.name].length > LIMITS.max_stream_name_length) {
             throw new ChatError('BAD_REQUEST', `Invalid channel name '${changes.name}'`);
@@ -95,6 +103,28 @@ export function channelAdminRoutes(options: ApiOptions): Route[] {
           });
         }
         await actors.ask(address, { ...update, dry_run: false });
+        return {};
+      },
+    }),
+    defineRoute({
+      method: 'DELETE',
+      path: '/streams/{stream_id}',
+      auth: 'required',
+      params: Type.Object({ stream_id: Type.Integer() }),
+      summary: 'Archive a channel',
+      description: 'Archives a channel: it keeps its messages but takes no new ones. Channel administrators only.',
+      tags: ['channels'],
+      async handler({ params, principal, actors }) {
+        const settings = await new CallerContext(actors, principal).settings();
+        const changes: ChannelChanges = { is_archived: true };
+        await actors.ask(channelAddress(principal.realm, params.stream_id), {
+          type: 'channel.update',
+          actor: principal,
+          changes,
+          settings,
+          dry_run: false,
+          archive: true,
+        });
         return {};
       },
     }),

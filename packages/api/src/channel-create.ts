@@ -40,6 +40,7 @@ export async function createChannel(
       is_web_public: spec.is_web_public,
       is_archived: false,
       is_default: spec.is_default ?? false,
+      folder_id: spec.folder_id ?? null,
     },
   });
   const channel: ChannelSettings = {

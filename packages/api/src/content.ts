@@ -1,6 +1,17 @@
 import { render, scan, type RenderUser } from '@chat/markdown';
-import type { PreparedContent } from '@chat/protocol';
+import { ChatError, type PreparedContent, type Resolved } from '@chat/protocol';
 import type { CallerContext } from './context.js';
+
+/**
+ * Everyone in the groups the content mentions (not silently), who get the
+ * `mentioned` flag; mentioning a group needs its `can_mention_group`.
+ */
+function mentionedGroupMembers(groups: Resolved['groups'], mentionedIds: number[]): number[] {
+  const mentioned = groups.filter((g) => mentionedIds.includes(g.id));
+  const refused = mentioned.find((g) => g.can_mention === false);
+  if (refused) throw new ChatError('BAD_REQUEST', `You are not allowed to mention user group '${refused.name}'.`);
+  return [...new Set(mentioned.flatMap((g) => g.members ?? []))].sort((a, b) => a - b);
+}
 
 /** Renders Markdown after resolving, in one round trip to the realm, everything it mentions. */
 export async function prepareContent(caller: CallerContext, content: string): Promise<PreparedContent> {
@@ -14,6 +25,7 @@ export async function prepareContent(caller: CallerContext, content: string): Pr
           user_ids: query.userIds,
           group_names: query.groupNames,
           channel_names: query.channelNames,
+          mentioner_id: caller.principal.user_id,
         });
   const usersByName = new Map<string, RenderUser[]>();
   for (const u of resolved.users) {
@@ -31,7 +43,7 @@ export async function prepareContent(caller: CallerContext, content: string): Pr
     rendered: rendered.html,
     mentioned_user_ids: rendered.mentionedUserIds,
     mentioned_group_ids: rendered.mentionedGroupIds,
-    group_member_ids: [],
+    group_member_ids: mentionedGroupMembers(resolved.groups, rendered.mentionedGroupIds),
     channel_wildcard: rendered.channelWildcard,
     topic_wildcard: rendered.topicWildcard,
     has_link: rendered.hasLink,

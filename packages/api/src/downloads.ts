@@ -90,8 +90,14 @@ export async function mayRead(caller: CallerContext, pathId: string): Promise<bo
     path_id: pathId,
   });
   for (const link of links ?? []) {
-    const viewer = await caller.viewer(link.key);
-    const ask = caller.actors.ask(addressOfKey(link.key), { type: 'message.get', viewer, ids: [link.message_id] });
+    // A message moved to another channel lives elsewhere now: the location index says where.
+    const located = await caller.actors.ask<Record<string, string | null>>(caller.me, {
+      type: 'user.locate',
+      ids: [link.message_id],
+    });
+    const key = located[link.message_id] ?? link.key;
+    const viewer = await caller.viewer(key);
+    const ask = caller.actors.ask(addressOfKey(key), { type: 'message.get', viewer, ids: [link.message_id] });
     // The conversation refuses with BAD_REQUEST what the viewer may not read; anything else is a real failure.
     const readable = await ask.then(
       () => true,

@@ -3,14 +3,18 @@ import { defineRoute, type Route } from '@chat/edge';
 import {
   isMessageEvent,
   queueAddress,
+  type ChannelInfo,
   type NumberedEvent,
   type QueueReply,
   type QueueSpec,
   type SubscriptionAddEvent,
   type UserRef,
 } from '@chat/protocol';
-import { subscriptionJson } from './channel-json.js';
+import { channelJson, subscriptionJson } from './channel-json.js';
 import { CallerContext } from './context.js';
+import { presentGroupEvent } from './group-events.js';
+import { presentPresence } from './presence.js';
+import { presentNewUser } from './user-events.js';
 import { messageJson } from './message-json.js';
 import type { ApiOptions } from './options.js';
 
@@ -21,10 +25,14 @@ const TOPIC_FIELDS: Record<string, string[]> = {
   delete_message: ['topic'],
   update_message: ['orig_subject', 'subject'],
   user_topic: ['topic_name'],
+  typing: ['topic'],
 };
 
 /** A plain event as this client sees it: zero, one or several events (same id). */
 function presentPlain(event: NumberedEvent, spec: QueueSpec, emptyTopicName: string | null): Body[] {
+  if (event.type === 'user_group') return presentGroupEvent(event, spec);
+  if (event.type === 'presence') return [presentPresence(event, spec)];
+  if (event.type === 'realm_user' && event.op === 'add') return [presentNewUser(event, spec)];
   let shaped: Body = { ...event };
   for (const field of TOPIC_FIELDS[event.type] ?? []) {
     if (emptyTopicName !== null && shaped[field] === '') shaped[field] = emptyTopicName;
@@ -33,8 +41,16 @@ function presentPlain(event: NumberedEvent, spec: QueueSpec, emptyTopicName: str
     const { added, ...rest } = event as unknown as SubscriptionAddEvent & { id: number };
     shaped = { ...rest, subscriptions: added.map((a) => subscriptionJson(a.channel, a.settings, true)) };
   }
-  // Archiving shows as a property change only to clients that know archived channels.
-  if (event.type === 'stream' && event.property === 'is_archived' && !spec.capabilities.archived_channels) return [];
+  if (event.type === 'stream' && event.op === 'create' && 'channels' in event) {
+    const { channels, ...rest } = event as unknown as { channels: ChannelInfo[] } & Body;
+    shaped = { ...rest, streams: channels.map((c) => channelJson(c)) };
+  }
+  // Archiving shows as a property change only to clients that know archived channels; to others the channel is gone.
+  if (event.type === 'stream' && event.property === 'is_archived' && !spec.capabilities.archived_channels) {
+    if (event.value !== true) return [];
+    const streamId = event.stream_id as number;
+    return [{ id: event.id, type: 'stream', op: 'delete', streams: [{ stream_id: streamId }], stream_ids: [streamId] }];
+  }
   if (event.type === 'delete_message' && !spec.capabilities.bulk_message_deletion) {
     const { message_ids: ids, ...rest } = shaped;
     return (ids as number[]).map((id) => ({ ...rest, message_id: id }));

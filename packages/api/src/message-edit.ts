@@ -7,6 +7,7 @@ import { prepareContent } from './content.js';
 import { addressOfKey, CallerContext } from './context.js';
 import { getMessages, type Located } from './fetch.js';
 import { checkContent, normalizeTopic } from './limits.js';
+import { moveToChannel } from './move-channel.js';
 import type { ApiOptions } from './options.js';
 import { sendMessage } from './send.js';
 import { claimUploads } from './uploads.js';
@@ -44,7 +45,7 @@ async function postMoveNotices(
   const link = (topic: string) => `#**${channel.name}>${topic}**`;
   const count = edit.moved_ids.length === 1 ? 'A message was' : `${edit.moved_ids.length} messages were`;
   const post = (topic: string, content: string) =>
-    sendMessage(botCaller, { type: 'stream', to: channel.id, topic, content }, options, 'Internal');
+    sendMessage(botCaller, { type: 'stream', to: channel.id, topic, content }, options, 'Internal', true);
   if (edit.resolved) {
     if (notify.new) {
       const action = newTopic.startsWith(RESOLVED_TOPIC_PREFIX) ? 'resolved' : 'unresolved';
@@ -142,11 +143,20 @@ export function messageEditRoutes(options: ApiOptions): Route[] {
         }
         const caller = new CallerContext(actors, principal);
         const settings = await caller.settings();
-        const { key, message } = await messageOf(caller, params.message_id);
-        if (params.stream_id !== undefined && params.stream_id !== message.channel_id) {
-          throw new ChatError('BAD_REQUEST', 'Moving messages between channels is not supported yet.');
-        }
+        const located = await messageOf(caller, params.message_id);
+        const { key, message } = located;
         const topic = params.topic !== undefined ? normalizeTopic(params.topic, settings) : undefined;
+        // The same channel as stream_id is a move within it, handled below.
+        if (params.stream_id !== undefined && params.stream_id !== message.channel_id) {
+          await moveToChannel(caller, options, located, {
+            stream_id: params.stream_id,
+            ...(topic !== undefined ? { topic } : {}),
+            propagate_mode: params.propagate_mode ?? 'change_one',
+            notify_old: params.send_notification_to_old_thread ?? false,
+            notify_new: params.send_notification_to_new_thread ?? true,
+          });
+          return { detached_uploads: [] };
+        }
         const prepared =
           params.content !== undefined ? await prepareContent(caller, checkContent(params.content)) : undefined;
         const edit = await actors.ask<EditReply>(addressOfKey(key), {
@@ -303,6 +313,7 @@ function historyOf(m: ViewedMessage) {
       entry.prev_topic = edit.prev_topic;
       topic = edit.prev_topic;
     }
+    if (edit.prev_stream !== undefined) Object.assign(entry, { prev_stream: edit.prev_stream, stream: edit.stream });
     versions.push(entry);
   }
   versions.push({ topic, content, rendered_content: rendered, timestamp: m.timestamp, user_id: m.sender_id });

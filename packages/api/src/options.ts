@@ -1,5 +1,7 @@
 import type { RequestInfo } from '@chat/edge';
 import type { FileStore } from '@chat/runtime';
+import type { PushBouncer } from './push-bouncer.js';
+import type { Mailer } from './mailer.js';
 
 /** What the operations need to know about the server they run in. */
 export interface ApiOptions {
@@ -18,6 +20,12 @@ export interface ApiOptions {
   maxFileUploadSizeMib: number;
   /** A waiting `GET /events` is answered with a heartbeat after this long. */
   heartbeatMs: number;
+  /** Where mobile push notifications go; without one, push notifications are not configured. */
+  pushBouncer?: PushBouncer;
+  /** Where invitations and address confirmations are mailed; without one they cannot be sent. */
+  mailer?: Mailer;
+  /** Minutes an invitation stays valid when the inviter does not say (`INVITATION_LINK_VALIDITY_MINUTES`). */
+  invitationValidityMinutes?: number;
 }
 
 /** The feature level of the API this server implements. */

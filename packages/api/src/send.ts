@@ -69,8 +69,14 @@ export interface SendRequest {
   local_id?: string;
 }
 
-/** Sends one message as `sender`; shared by the API and the automated notices. */
-export async function sendMessage(caller: CallerContext, req: SendRequest, options: ApiOptions, client: string) {
+/** Sends one message as `sender`; shared by the API and the automated notices (`internal`: the notification bot's). */
+export async function sendMessage(
+  caller: CallerContext,
+  req: SendRequest,
+  options: ApiOptions,
+  client: string,
+  internal = false,
+) {
   const sender: Principal = caller.principal;
   const settings: RealmSettings = await caller.settings();
   const content = checkContent(req.content);
@@ -107,6 +113,7 @@ export async function sendMessage(caller: CallerContext, req: SendRequest, optio
     people,
     read_by_sender: read,
     ...(local ? { local } : {}),
+    ...(internal ? { internal } : {}),
   };
   const sent = await caller.actors.ask<{ id: number; new_topic: boolean }>(
     address,

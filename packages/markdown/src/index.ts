@@ -3,8 +3,9 @@ import { md } from './parser.js';
 import type { MentionQuery, RenderContext, Rendered } from './types.js';
 
 export type { MentionQuery, RenderChannel, RenderContext, RenderGroup, RenderUser, Rendered } from './types.js';
-export { emojiCode, isEmojiName } from './emoji.js';
+export { emojiCharacters, emojiCode, isEmojiName } from './emoji.js';
 export { htmlToText } from './text.js';
+export { topicUrl } from './urls.js';
 
 /** What a message's content refers to, found before rendering so the caller can resolve it in one round trip. */
 export function scan(content: string): MentionQuery {

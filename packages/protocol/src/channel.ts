@@ -5,6 +5,7 @@
  */
 import { SYSTEM_GROUPS, type GroupSetting, type Member } from './groups.js';
 import type { Principal, RealmSettings, UserRef } from './realm.js';
+import type { MoveCommand } from './move.js';
 
 export type TopicsPolicy = 'inherit' | 'allow_empty_topic' | 'disable_empty_topic' | 'empty_topic_only';
 
@@ -101,6 +102,11 @@ export interface StoredMessage extends ContentFacts {
   edits: MessageEdit[];
   last_edit_timestamp: number | null;
   last_moved_timestamp: number | null;
+  /**
+   * Subscribers of a protected-history channel when the message was moved in:
+   * they see it although it is older than their joining (absent otherwise).
+   */
+  granted_to?: number[];
 }
 
 /** A message as a viewer sees it: where it lives and the viewer's flags. */
@@ -162,7 +168,15 @@ export type ChannelCommand =
   | { type: 'channel.info'; viewer?: Principal }
   | { type: 'channel.subscribe'; actor: Principal | null; users: UserRef[]; settings: RealmSettings }
   | { type: 'channel.unsubscribe'; actor: Principal; users: UserRef[] }
-  | { type: 'channel.update'; actor: Principal; changes: ChannelChanges; settings: RealmSettings; dry_run: boolean }
+  | {
+      type: 'channel.update';
+      actor: Principal;
+      changes: ChannelChanges;
+      settings: RealmSettings;
+      dry_run: boolean;
+      /** Only the archive operation may set `is_archived`. */
+      archive?: boolean;
+    }
   | {
       type: 'message.send';
       sender: Principal;
@@ -175,6 +189,8 @@ export type ChannelCommand =
       people: UserRef[];
       read_by_sender: boolean;
       local?: { queue_id: string; local_id: string };
+      /** An automated notice of the realm's notification bot, which may post anywhere (set by the edge only). */
+      internal?: boolean;
     }
   | {
       type: 'message.fetch';
@@ -207,7 +223,8 @@ export type ChannelCommand =
   | { type: 'message.delete'; actor: Principal; message_id: number; settings: RealmSettings }
   | { type: 'topic.delete'; actor: Principal; topic: string; batch: number }
   | { type: 'reaction.add' | 'reaction.remove'; actor: Principal; message_id: number; reaction: Reaction }
-  | { type: 'topic.list'; viewer: Principal };
+  | { type: 'topic.list'; viewer: Principal }
+  | MoveCommand;
 
 export type ChannelChanges = Partial<
   Pick<

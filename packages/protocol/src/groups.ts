@@ -49,3 +49,72 @@ export const sameGroupSetting = (a: GroupSetting, b: GroupSetting): boolean =>
 
 const sameIds = (a: number[], b: number[]) =>
   a.length === b.length && [...a].sort().every((id, i) => id === [...b].sort()[i]);
+
+/** The permissions every user group has, each a group-setting value. */
+export const USER_GROUP_PERMISSIONS = [
+  'can_add_members_group',
+  'can_join_group',
+  'can_leave_group',
+  'can_manage_group',
+  'can_mention_group',
+  'can_remove_members_group',
+] as const;
+export type UserGroupPermission = (typeof USER_GROUP_PERMISSIONS)[number];
+
+/** A user group as the API shows it: `members` are its direct members, active users only. */
+export interface UserGroup extends Record<UserGroupPermission, GroupSetting> {
+  id: number;
+  name: string;
+  description: string;
+  date_created: number | null;
+  creator_id: number | null;
+  members: number[];
+  direct_subgroup_ids: number[];
+  is_system_group: boolean;
+  deactivated: boolean;
+}
+
+/** An update of a group-setting value: `old`, when given, must be the current value. */
+export interface GroupSettingChange {
+  new: GroupSetting;
+  old?: GroupSetting;
+}
+
+/** The RealmActor's user-group commands; `actor_id` is the user whose permissions are checked. */
+export type GroupCommand =
+  | { type: 'realm.userGroups'; include_deactivated: boolean }
+  | {
+      type: 'realm.createUserGroup';
+      actor_id: number;
+      name: string;
+      description: string;
+      members: number[];
+      subgroups: number[];
+      settings: Partial<Record<UserGroupPermission, GroupSetting>>;
+    }
+  | {
+      type: 'realm.updateUserGroup';
+      actor_id: number;
+      group_id: number;
+      name?: string;
+      description?: string;
+      settings: Partial<Record<UserGroupPermission, GroupSettingChange>>;
+      /** Only false does anything: it reactivates the group. */
+      deactivated?: boolean;
+    }
+  | {
+      type: 'realm.changeUserGroupMembers';
+      actor_id: number;
+      group_id: number;
+      add: number[];
+      delete: number[];
+      add_subgroups: number[];
+      delete_subgroups: number[];
+    }
+  | { type: 'realm.deactivateUserGroup'; actor_id: number; group_id: number }
+  /** Replies the member ids: direct ones, or through subgroups too. */
+  | { type: 'realm.userGroupMembers'; group_id: number; direct_only: boolean }
+  | { type: 'realm.isUserGroupMember'; group_id: number; user_id: number; direct_only: boolean }
+  | { type: 'realm.userGroupSubgroups'; group_id: number; direct_only: boolean }
+  /** Refuses values naming unknown or deactivated groups, or unknown users (for channel permissions). */
+  | { type: 'realm.checkGroupSettings'; values: GroupSetting[] };

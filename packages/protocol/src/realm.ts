@@ -1,4 +1,8 @@
-import type { GroupSetting } from './groups.js';
+import type { FolderCommand } from './folders.js';
+import type { GroupCommand, GroupSetting } from './groups.js';
+import type { InviteCommand } from './invites.js';
+import type { StatusCommand } from './status.js';
+import type { QueueEvent } from './queue.js';
 
 /**
  * The RealmActor's contract: the commands edges and tools send it and the
@@ -89,6 +93,12 @@ export interface RealmSettings {
   can_create_private_channel_group: GroupSetting;
   can_create_web_public_channel_group: GroupSetting;
   can_add_subscribers_group: GroupSetting;
+  /** Who may create user groups. */
+  can_create_groups: GroupSetting;
+  /** Who may manage every user group (administrators always may). */
+  can_manage_all_groups: GroupSetting;
+  /** Who may send e-mail invitations (guests never may). */
+  can_invite_users_group: GroupSetting;
 }
 
 /** A channel as the realm's directory knows it: enough to list and find channels without asking each one. */
@@ -99,6 +109,8 @@ export interface ChannelEntry {
   is_web_public: boolean;
   is_archived: boolean;
   is_default: boolean;
+  /** The channel's folder, as its ChannelActor last reported it (for folder archiving). */
+  folder_id?: number | null;
 }
 
 /** A user as other operations need to see them (mentions, recipients, principals). */
@@ -120,11 +132,14 @@ export interface ResolveQuery {
   user_names?: string[];
   group_names?: string[];
   channel_names?: string[];
+  /** The sender: each group then says whether they may mention it. */
+  mentioner_id?: number;
 }
 
 export interface Resolved {
   users: UserRef[];
-  groups: Array<{ id: number; name: string }>;
+  /** `members`: everyone in the group, through subgroups too (for the mentioned flag). */
+  groups: Array<{ id: number; name: string; members?: number[]; can_mention?: boolean }>;
   channels: ChannelEntry[];
 }
 
@@ -168,8 +183,18 @@ export type RealmCommand =
   | { type: 'realm.channels' }
   /** Renames a channel in the directory; refused when the name is taken. */
   | { type: 'realm.renameChannel'; channel_id: number; name: string }
+  /**
+   * Passes events to the realm's active accounts who can see a channel but
+   * are not among its subscribers (`except`, who heard directly): every
+   * non-guest for a public channel, administrators for a private one.
+   */
+  | { type: 'realm.broadcast'; events: QueueEvent[]; to: 'members' | 'administrators'; except: number[] }
   /** Keeps the directory's copy of a channel's flags current (sent by the ChannelActor). */
-  | { type: 'realm.channelChanged'; entry: Omit<ChannelEntry, 'is_default'> };
+  | { type: 'realm.channelChanged'; entry: Omit<ChannelEntry, 'is_default'> }
+  | GroupCommand
+  | FolderCommand
+  | InviteCommand
+  | StatusCommand;
 
 export interface LoginCandidate extends ApiKeyGrant {
   password_hash: string | null;

@@ -1,6 +1,9 @@
 /** The UserActor's contract: one person's private state. */
 import type { ChannelInfo, IdRanges } from './channel.js';
 import type { QueueEvent } from './queue.js';
+import type { PersonalCommand } from './personal.js';
+import type { SettingsCommand } from './settings.js';
+import type { MovedReadCommand } from './move.js';
 
 export interface SubscriptionSettings {
   color: string;
@@ -121,7 +124,10 @@ export type UserCommand =
   | { type: 'user.removeQueue'; queue_id: string }
   /** Events for this user (one fan-out to many users): personalized, then passed to each queue. */
   | { type: 'user.deliver'; events: QueueEvent[] }
-  | AttachmentCommand;
+  | AttachmentCommand
+  | PersonalCommand
+  | SettingsCommand
+  | MovedReadCommand;
 
 /** A file a user uploaded, in the reference's `Attachment` shape. */
 export interface Attachment {

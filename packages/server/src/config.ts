@@ -1,4 +1,5 @@
 import { resolve } from 'node:path';
+import { readEmailSettings, type EmailSettings } from './mail-config.js';
 
 export type Mode = 'development' | 'production';
 
@@ -32,6 +33,12 @@ export interface Config {
   /** An event queue with this many unacknowledged events is collected. */
   queueMaxEvents: number;
   logLevel: string;
+  /** Where mobile push notifications are POSTed (`PUSH_BOUNCER_URL`); unset: push notifications are off. */
+  pushBouncerUrl: string | undefined;
+  /** Outgoing mail (EMAIL_HOST and friends); see mail-config.ts. */
+  email: EmailSettings;
+  /** How long an invitation is valid when the inviter does not say (the original's 14400 minutes). */
+  invitationValidityMinutes: number;
 }
 
 function integer(env: NodeJS.ProcessEnv, name: string, fallback: number): number {
@@ -70,6 +77,9 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env, overrides: Part
     queueIdleMs: integer(env, 'EVENT_QUEUE_IDLE_MS', 10 * 60_000),
     queueMaxEvents: integer(env, 'EVENT_QUEUE_MAX_EVENTS', 10_000),
     logLevel: env.LOG_LEVEL ?? 'info',
+    pushBouncerUrl: env.PUSH_BOUNCER_URL || undefined,
+    email: readEmailSettings(env),
+    invitationValidityMinutes: integer(env, 'INVITATION_LINK_VALIDITY_MINUTES', 14_400),
     ...overrides,
   };
   // Message ids keep the shard in 6 bits (see actors/channel/src/ids.ts).

@@ -6,6 +6,7 @@ import { loadConfig } from './config.js';
 import { DEV_REALM } from './dev-realm.js';
 import { startEmbeddedNode } from './node.js';
 import { startServer } from './server.js';
+import { OUTBOX_USAGE, outboxCommand } from './outbox.js';
 import { createLogger } from '@chat/edge';
 
 const HELP = `Usage: team-chat <command> [options]
@@ -14,8 +15,9 @@ const HELP = `Usage: team-chat <command> [options]
 ${Object.entries(ADMIN_COMMANDS)
   .map(([name, c]) => `  ${name.padEnd(21)} ${c.usage}`)
   .join('\n')}
+  ${'outbox'.padEnd(21)} ${OUTBOX_USAGE}
 
-Admin commands open DATA_DIR themselves: stop the server first.`;
+Admin commands open DATA_DIR themselves: stop the server first (outbox excepted).`;
 
 async function start(): Promise<void> {
   const config = loadConfig();
@@ -46,6 +48,7 @@ async function start(): Promise<void> {
 }
 
 async function admin(command: string, args: string[]): Promise<void> {
+  if (command === 'outbox') return outboxCommand(args);
   const spec = ADMIN_COMMANDS[command];
   if (!spec) throw new UsageError(`unknown command '${command}'\n\n${HELP}`);
   const { values } = parseArgs({

@@ -1,13 +1,23 @@
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { join } from 'node:path';
-import { apiRoutes, authenticateWith, FEATURE_LEVEL, tusUploads, uploadDownloads, type ApiOptions } from '@chat/api';
+import {
+  apiRoutes,
+  authenticateWith,
+  confirmationPages,
+  FEATURE_LEVEL,
+  tusUploads,
+  uploadDownloads,
+  type ApiOptions,
+} from '@chat/api';
 import { createEdgeApp, createLogger, createMetricsRegistry } from '@chat/edge';
 import type { Config } from './config.js';
 import { ensureDevRealm } from './dev-realm.js';
 import { registerNodeMetrics } from './metrics.js';
 import { startEmbeddedNode, type EmbeddedNode } from './node.js';
 import { realmResolver } from './realm-host.js';
+import { httpPushBouncer } from './push.js';
+import { createMailer } from './mail.js';
 
 export interface RunningServer {
   /** Where the server listens, e.g. http://127.0.0.1:9991 */
@@ -28,6 +38,9 @@ export async function startServer(config: Config): Promise<RunningServer> {
   const server = createServer();
   server.requestTimeout = 60_000; // slow clients may not hold a connection forever
   server.headersTimeout = 20_000;
+  // Longer than any client's idle keep-alive (undici: 4 s), so the client always
+  // closes an idle connection first and never sends on one the server is closing.
+  server.keepAliveTimeout = 65_000;
   await listen(server, config.port, config.bindHost);
   const { port } = server.address() as AddressInfo;
   const url = `http://${config.bindHost}:${port}`;
@@ -41,6 +54,9 @@ export async function startServer(config: Config): Promise<RunningServer> {
     heartbeatMs: config.heartbeatMs,
     files: node.ports.files,
     maxFileUploadSizeMib: config.maxFileUploadSizeMib,
+    ...(config.pushBouncerUrl && { pushBouncer: httpPushBouncer(config.pushBouncerUrl) }),
+    mailer: createMailer(config, externalUrl),
+    invitationValidityMinutes: config.invitationValidityMinutes,
   };
   const metrics = createMetricsRegistry();
   registerNodeMetrics(metrics, node);
@@ -55,7 +71,7 @@ export async function startServer(config: Config): Promise<RunningServer> {
     limits: { bodyBytes: config.maxBodyBytes, uploadBytes: config.maxFileUploadSizeMib * 1024 * 1024 },
     info: { title: 'Team chat API', version: `feature level ${FEATURE_LEVEL}` },
     // Downloads and tus answer bytes, not envelopes, so they are not routes.
-    raw: [uploadDownloads(raw), tus.middleware],
+    raw: [uploadDownloads(raw), tus.middleware, confirmationPages(raw)],
   });
   server.on('request', app.callback());
   log.info({ port, mode: config.mode, dataDir: config.dataDir }, 'server listening');

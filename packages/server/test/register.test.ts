@@ -124,14 +124,56 @@ test('empty_topic_name: with it the empty topic is "", without it the realm disp
 });
 
 async function waitForMessage(client: ChatClient, queueId: string, id: number): Promise<Body> {
-  for (let last = -1; ; ) {
+  const event = await firstEvent(client, queueId, (e) => e.type === 'message' && (e.message as Body).id === id);
+  return event.message as Body;
+}
+
+test('archived_channels: with it an archived channel stays, marked; without it the channel is deleted', async (t) => {
+  const { iago, hamlet } = t.context;
+  const hamletId = (await hamlet.get<{ user_id: number }>('/users/me')).body.user_id;
+  await iago.post('/users/me/subscriptions', {
+    subscriptions: json([{ name: 'attic' }]),
+    principals: json([hamletId]),
+  });
+  const streamId = (await iago.get<{ stream_id: number }>('/get_stream_id', { stream: 'attic' })).body.stream_id;
+  const queues = await Promise.all(
+    [true, false].map((capable) =>
+      register(hamlet, { event_types: json(['stream']), client_capabilities: json({ archived_channels: capable }) }),
+    ),
+  );
+  const refused = await hamlet.delete(`/streams/${streamId}`);
+  t.is(refused.status, 400);
+  const archived = await iago.delete(`/streams/${streamId}`);
+  t.is(archived.status, 200, JSON.stringify(archived.body));
+  assertResponse('DELETE', `/streams/${streamId}`, 200, archived.body);
+  t.is((await iago.delete(`/streams/${streamId}`)).status, 400);
+
+  const [capable, legacy] = await Promise.all(
+    queues.map((q) => firstEvent(hamlet, q.queue_id as string, (e) => e.type === 'stream')),
+  );
+  t.like(capable, { op: 'update', stream_id: streamId, property: 'is_archived', value: true });
+  t.like(legacy, { op: 'delete', stream_ids: [streamId] });
+
+  for (const withCapability of [true, false]) {
+    const body = await register(hamlet, {
+      fetch_event_types: json(['subscription']),
+      client_capabilities: json({ archived_channels: withCapability }),
+    });
+    const sub = (body.subscriptions as Sub[]).find((s) => s.stream_id === streamId);
+    if (withCapability) t.is(sub?.is_archived, true);
+    else t.is(sub, undefined);
+  }
+});
+
+async function firstEvent(client: ChatClient, queueId: string, test: (e: Body) => boolean): Promise<Body> {
+  for (let last = -1; ;) {
     const reply = await client.get<{ events: Array<Body & { id: number }> }>('/events', {
       queue_id: queueId,
       last_event_id: last,
     });
     assertEvents(reply.body.events);
-    const found = reply.body.events.find((e) => e.type === 'message' && (e.message as Body).id === id);
-    if (found) return found.message as Body;
+    const found = reply.body.events.find(test);
+    if (found) return found;
     last = reply.body.events.at(-1)?.id ?? last;
   }
 }

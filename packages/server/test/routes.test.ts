@@ -1,6 +1,10 @@
 import anyTest, { type TestFn } from 'ava';
 import type { ChatClient, Params, Reply } from '@chat/testkit';
 import { TestServer, wrongKey } from './support.js';
+import { personalCases, preparePersonalCases } from './personal-routes.js';
+import { peopleCases, preparePeopleCases } from './people-routes.js';
+import { groupCases, prepareGroupCases } from './group-routes.js';
+import { inviteCases, prepareInviteCases } from './invite-routes.js';
 
 /**
  * The ladder every route climbs: no credentials, wrong credentials, a
@@ -40,6 +44,8 @@ const pollQueue: Params = { dont_block: true };
 const doomedQueue: Params = {};
 /** An upload made in `before`, for the attachment case. */
 let attachmentId = 0;
+/** A channel made in `before`, for the archive case. */
+let archivedId = 0;
 
 const CASES: Case[] = [
   { method: 'GET', path: '/server_settings', auth: false, valid: {}, bad: { params: {}, name: '' } },
@@ -81,6 +87,10 @@ const CASES: Case[] = [
     bad: { path: '/users/ten', params: {}, name: 'user_id' },
   },
   ...messagingCases(),
+  ...personalCases(),
+  ...peopleCases(),
+  ...groupCases(),
+  ...inviteCases(),
 ];
 
 function messagingCases(): Case[] {
@@ -207,6 +217,15 @@ function messagingCases(): Case[] {
       bad: { path: '/users/me/x/topics', params: {}, name: 'stream_id' },
     },
     {
+      method: 'DELETE',
+      path: '/streams/{stream_id}',
+      at: () => `/streams/${archivedId}`,
+      template: '/streams/{stream_id}',
+      auth: true,
+      valid: {},
+      bad: { path: '/streams/attic', params: {}, name: 'stream_id' },
+    },
+    {
       method: 'POST',
       path: '/streams/2/delete_topic',
       template: '/streams/{stream_id}/delete_topic',
@@ -264,6 +283,13 @@ test.before(async (t) => {
   await t.context.iago.upload('/user_uploads', [{ name: 'doomed.txt', data: Buffer.from('x') }]);
   const listed = await t.context.iago.get<{ attachments: Array<{ id: number }> }>('/attachments');
   attachmentId = listed.body.attachments[0]!.id;
+  await t.context.iago.post('/users/me/subscriptions', { subscriptions: '[{"name": "ladder attic"}]' });
+  const attic = await t.context.iago.get<{ stream_id: number }>('/get_stream_id', { stream: 'ladder attic' });
+  archivedId = attic.body.stream_id;
+  await preparePersonalCases(t.context.iago);
+  await preparePeopleCases(t.context.iago);
+  await prepareGroupCases(t.context.iago);
+  await prepareInviteCases(t.context.iago);
   for (const queue of [pollQueue, doomedQueue]) {
     const registered = await t.context.iago.post<{ queue_id: string }>('/register', { fetch_event_types: '[]' });
     queue.queue_id = registered.body.queue_id;
@@ -329,6 +355,11 @@ for (const c of CASES) {
     if (c.path === '/fetch_api_key') {
       // The only ladder case whose valid form fails: it authenticates with a wrong password.
       t.is(reply.status, 401);
+      return;
+    }
+    if (c.path === '/mobile_push/test_notification') {
+      // This server has no push bouncer: past the parameters, the request is refused for that alone.
+      t.is(reply.body.code, 'PUSH_SERVICE_NOT_CONFIGURED');
       return;
     }
     t.is(reply.status, 200, JSON.stringify(reply.body));

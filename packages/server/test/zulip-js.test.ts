@@ -130,3 +130,22 @@ test('an error of the server reaches zulip-js as a Zulip error body', async (t) 
   const reply = await t.context.iago.messages.send({ type: 'stream', to: 'Atlantis', topic: 't', content: 'x' });
   t.like(reply, { result: 'error', code: 'STREAM_DOES_NOT_EXIST' });
 });
+
+/** zulip-js has no settings helper; its generic `callEndpoint(path, method, params)` reaches any operation. */
+type CallEndpoint = (path: string, method: string, params: Record<string, unknown>) => Promise<ZulipReply>;
+
+test('a setting changed with zulip-js is read back through zulip-js', async (t) => {
+  const call: CallEndpoint = (t.context.othello as unknown as { callEndpoint: CallEndpoint }).callEndpoint;
+  const read = async () => {
+    const params = { fetch_event_types: ['user_settings'], client_capabilities: '{"user_settings_object": true}' };
+    const reply = await call('/register', 'POST', params);
+    t.like(reply, { result: 'success' });
+    return reply.user_settings as { web_home_view: string; color_scheme: number };
+  };
+  const before = await read();
+  const wanted = { web_home_view: before.web_home_view === 'inbox' ? 'all_messages' : 'inbox', color_scheme: 3 };
+  t.like(await call('/settings', 'PATCH', wanted), { result: 'success' });
+  t.like(await read(), wanted);
+  const refused = await call('/settings', 'PATCH', { color_scheme: 7 });
+  t.like(refused, { result: 'error', code: 'BAD_REQUEST', msg: 'Invalid color_scheme' });
+});

@@ -84,6 +84,15 @@ export function registerRoutes(options: ApiOptions): Route[] {
           fetch,
           client_gravatar: spec.client_gravatar,
           include_subscribers: params.include_subscribers ?? false,
+          archived_channels: capabilities.archived_channels === true,
+          include_deactivated_groups: capabilities.include_deactivated_groups === true,
+          people: {
+            slim_presence: params.slim_presence ?? false,
+            ...(params.presence_history_limit_days !== undefined
+              ? { presence_history_limit_days: params.presence_history_limit_days }
+              : {}),
+            user_settings_object: capabilities.user_settings_object === true,
+          },
         });
         await snapshot.build(caller, options);
         // What the queue holds already is folded in; what the snapshot covers but

@@ -13,6 +13,9 @@ import type { ApiOptions } from '../options.js';
 import { FEATURE_LEVEL, ZULIP_VERSION } from '../options.js';
 import { renderUser } from '../users.js';
 import { UnreadIndex } from './unread.js';
+import { personalSections } from './personal.js';
+import { groupSections } from './group-sections.js';
+import { addPeopleSections, type PeopleRequest } from './people.js';
 
 /** The original covers the conversations of this many of the newest unread messages. */
 const MAX_UNREAD = 50_000;
@@ -38,6 +41,9 @@ export function realmSection(settings: RealmSettings, options: ApiOptions): Reco
     realm_empty_topic_display_name: settings.empty_topic_display_name,
     realm_message_retention_days: settings.message_retention_days,
     realm_enable_spectator_access: settings.enable_spectator_access,
+    realm_can_create_groups: settings.can_create_groups,
+    realm_can_manage_all_groups: settings.can_manage_all_groups,
+    realm_can_invite_users_group: settings.can_invite_users_group,
   };
 }
 
@@ -47,6 +53,12 @@ export interface SnapshotRequest {
   fetch: Set<string> | null;
   client_gravatar: boolean;
   include_subscribers: boolean | 'partial';
+  /** Without the `archived_channels` capability, archived channels are left out. */
+  archived_channels: boolean;
+  /** The client capability: deactivated user groups are listed too. */
+  include_deactivated_groups?: boolean;
+  /** Presence format and history, and whether the client reads settings as an object. */
+  people?: PeopleRequest;
 }
 
 /**
@@ -86,7 +98,8 @@ export class Snapshot {
       const channels = await caller.actors.ask<ChannelEntry[]>(caller.realm, { type: 'realm.channels' });
       const subscribed = new Set(Object.keys(state.subscriptions).map(Number));
       const unsubscribed = new Set(state.unsubscribed);
-      const infos = await Promise.all([...subscribed, ...unsubscribed].map((id) => caller.channelInfo(id)));
+      const all = await Promise.all([...subscribed, ...unsubscribed].map((id) => caller.channelInfo(id)));
+      const infos = all.filter((info) => this.req.archived_channels || !info.is_archived);
       const json = infos.map((info) => {
         const settings = state.subscriptions[info.stream_id];
         const subscribers =
@@ -99,6 +112,7 @@ export class Snapshot {
       this.body.unsubscribed = json.filter((j) => !subscribed.has(j.id)).map((j) => j.sub);
       this.body.never_subscribed = channels
         .filter((c) => !subscribed.has(c.channel_id) && !unsubscribed.has(c.channel_id) && !c.invite_only)
+        .filter((c) => this.req.archived_channels || !c.is_archived)
         .map((c) => ({
           stream_id: c.channel_id,
           name: c.name,
@@ -114,6 +128,11 @@ export class Snapshot {
         .map((u) => renderUser(u, this.req.client_gravatar));
     }
     if (this.wants('user_topic')) this.body.user_topics = state.user_topics;
+    Object.assign(this.body, await personalSections(caller, (section) => this.wants(section)));
+    const groups = await groupSections(caller, (s) => this.wants(s), this.req.include_deactivated_groups ?? false);
+    Object.assign(this.body, groups);
+    const people = this.req.people ?? { slim_presence: false, user_settings_object: false };
+    await addPeopleSections(caller, people, (s) => this.wants(s), this.body);
     if (this.wants('recent_private_conversations')) {
       for (const c of state.conversations)
         this.recent.set(c.key, { user_ids: c.user_ids, max_message_id: c.max_message_id });

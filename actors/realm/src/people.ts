@@ -1,0 +1,46 @@
+import { ROLES, type QueueEvent } from '@chat/protocol';
+import { toEveryone } from './broadcast.js';
+import { toProfile } from './profile.js';
+import type { Account, RealmState } from './state.js';
+
+/**
+ * A user as `realm_user` events show them (the reference's User). The
+ * avatar is left to the client (null, as with `client_gravatar`); the edge
+ * fills it in for queues that asked for URLs.
+ */
+export function personOf(account: Account): Record<string, unknown> {
+  const profile = toProfile(account);
+  return {
+    user_id: profile.user_id,
+    delivery_email: profile.delivery_email,
+    email: profile.email,
+    full_name: profile.full_name,
+    date_joined: profile.date_joined,
+    is_active: profile.is_active,
+    is_owner: profile.role === ROLES.owner,
+    is_admin: profile.role <= ROLES.administrator,
+    is_guest: profile.role === ROLES.guest,
+    is_bot: profile.is_bot,
+    bot_type: profile.bot_type,
+    bot_owner_id: profile.bot_owner_id,
+    role: profile.role,
+    timezone: profile.timezone,
+    avatar_url: null,
+    avatar_version: profile.avatar_version,
+    profile_data: {},
+  };
+}
+
+/** `realm_user` op `add` to every active account (the new one has no queue yet). */
+export function userAdded(state: RealmState, account: Account) {
+  const event: QueueEvent = { type: 'realm_user', op: 'add', person: personOf(account) };
+  return toEveryone(state, [event]);
+}
+
+/** `invites_changed` to the administrators and the invitation's creator: their lists need a refetch. */
+export function invitesChanged(state: RealmState, inviterId: number) {
+  const others = Object.values(state.accounts)
+    .filter((a) => a.role > ROLES.administrator && a.id !== inviterId)
+    .map((a) => a.id);
+  return toEveryone(state, [{ type: 'invites_changed' }], others);
+}

@@ -1,0 +1,20 @@
+import { inRanges, type MovedReadCommand } from '@chat/protocol';
+import type { Decision } from '@chat/runtime';
+import type { UserEvent, UserState } from './state.js';
+
+/**
+ * Messages moved to another channel: read state is kept per conversation,
+ * so what was read under the old key is marked read under the new one. A
+ * user who did not receive them before (not subscribed to the old channel)
+ * gets them read, as the original marks the rows it adds. Own messages are
+ * read unless listed in `unreadOwn`, which is by id and needs nothing.
+ */
+export function decideMoved(state: UserState, cmd: MovedReadCommand): Decision<UserEvent> {
+  const before = state.read[cmd.from] ?? [];
+  const after = state.read[cmd.to] ?? [];
+  const ids = cmd.ids.filter((id) => (!cmd.copy || inRanges(before, id)) && !inRanges(after, id));
+  if (ids.length === 0) return {};
+  // Raises no event to the user's queues: the update_message event carries the flags.
+  const targets = ids.map((id) => ({ id, key: cmd.to, own: false }));
+  return { events: [{ type: 'flagsChanged', op: 'add', flag: 'read', targets }] };
+}

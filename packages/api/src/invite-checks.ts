@@ -1,0 +1,49 @@
+import {
+  inGroupSetting,
+  isChatError,
+  ROLES,
+  type ChannelInfo,
+  type InviteChannelCheck,
+  type Principal,
+  type RealmSettings,
+} from '@chat/protocol';
+import type { CallerContext } from './context.js';
+
+/** Addresses separated by commas or newlines, each possibly as `Name <address>`; duplicates once. */
+export function parseInvitees(raw: string): string[] {
+  const seen = new Map<string, string>();
+  for (const part of raw.split(/[,\n]/)) {
+    const email = (/<(.*)>/.exec(part)?.[1] ?? part).trim();
+    if (email !== '' && !seen.has(email.toLowerCase())) seen.set(email.toLowerCase(), email);
+  }
+  return [...seen.values()];
+}
+
+/** Mirrors the ChannelActor's rule for subscribing others (actors/channel/src/subscribe.ts). */
+function mayAddSubscribers(info: ChannelInfo, who: Principal, settings: RealmSettings): boolean {
+  if (who.role === ROLES.guest) return false;
+  if (who.role <= ROLES.administrator) return true;
+  if (inGroupSetting(info.can_administer_channel_group, who)) return true;
+  if (inGroupSetting(info.can_add_subscribers_group, who)) return true;
+  const access = info.subscribers.includes(who.user_id) || !info.invite_only;
+  return access && inGroupSetting(settings.can_add_subscribers_group, who);
+}
+
+/** What the realm needs to judge the requested channels; ones the caller cannot see are marked so. */
+export async function checkChannels(caller: CallerContext, ids: number[]): Promise<InviteChannelCheck[]> {
+  const settings = await caller.settings();
+  return Promise.all(
+    [...new Set(ids)].map(async (id) => {
+      const info = await caller.channelInfo(id).catch((err: unknown) => {
+        if (isChatError(err) && err.code === 'BAD_REQUEST') return undefined;
+        throw err;
+      });
+      if (!info) return { channel_id: id, visible: false, may_add_subscribers: false };
+      return {
+        channel_id: id,
+        visible: true,
+        may_add_subscribers: mayAddSubscribers(info, caller.principal, settings),
+      };
+    }),
+  );
+}

@@ -1,0 +1,79 @@
+import type { Principal, Role, CreatedUser } from './realm.js';
+
+/**
+ * Invitations by e-mail and e-mail address changes: the RealmActor keeps
+ * them. Secret keys never reach the actor: the edge mails the key and sends
+ * only its hash, so neither state nor journal can be used to accept an
+ * invitation.
+ */
+export interface InviteOptions {
+  role: Role;
+  stream_ids: number[];
+  group_ids: number[];
+  include_realm_default_subscriptions: boolean;
+  notify_referrer_on_join: boolean;
+  /** null: the organization's default; '' none. Only kept for administrators. */
+  welcome_message_custom_text: string | null;
+  /** null: never expires. */
+  expires_in_minutes: number | null;
+}
+
+/** What the edge learned about a requested channel from its ChannelActor. */
+export interface InviteChannelCheck {
+  channel_id: number;
+  /** The caller may see the channel at all. */
+  visible: boolean;
+  /** The caller may add subscribers to it. */
+  may_add_subscribers: boolean;
+}
+
+/** An invitation as `GET /invites` shows it. */
+export interface InviteJson {
+  id: number;
+  invited_by_user_id: number;
+  invited: number;
+  expiry_date: number | null;
+  invited_as: Role;
+  email: string;
+  notify_referrer_on_join: boolean;
+  is_multiuse: false;
+}
+
+/** What accepting an invitation leaves for the edge to do. */
+export interface AcceptedInvite {
+  user: CreatedUser;
+  referrer_id: number;
+  notify_referrer_on_join: boolean;
+  /** The requested channels, plus the default ones when asked for. */
+  stream_ids: number[];
+  group_ids: number[];
+  welcome_message_custom_text: string | null;
+}
+
+export type InviteCommand =
+  | {
+      type: 'realm.invite';
+      inviter: Principal;
+      /** Addresses with the hash of the key mailed to each. */
+      invitees: Array<{ email: string; key_hash: string }>;
+      options: InviteOptions;
+      channels: InviteChannelCheck[];
+    }
+  /** Unexpired invitations the viewer may manage (administrators: all). */
+  | { type: 'realm.invites'; viewer: Principal }
+  | { type: 'realm.revokeInvite'; actor: Principal; invite_id: number }
+  /** A new key and a fresh validity period of the same length. */
+  | { type: 'realm.resendInvite'; actor: Principal; invite_id: number; key_hash: string }
+  /** The invitation a link names, for the join page; refused when unknown or expired. */
+  | { type: 'realm.inviteByKey'; key_hash: string }
+  | { type: 'realm.acceptInvite'; key_hash: string; full_name: string; password_hash: string }
+  /** Records a pending change; the address changes only on confirmation. */
+  | { type: 'realm.requestEmailChange'; user_id: number; new_email: string; key_hash: string }
+  | { type: 'realm.confirmEmailChange'; key_hash: string };
+
+/** The reply to `realm.invite`: who was invited, and who was skipped and why. */
+export interface InviteResult {
+  invited: Array<{ id: number; email: string; key_hash: string; expiry_date: number | null }>;
+  /** [address, reason, deactivated], as `INVITATION_FAILED` reports them. */
+  skipped: Array<[string, string, boolean]>;
+}

@@ -1,0 +1,71 @@
+/**
+ * Statuses and presence: the RealmActor keeps both, because clients read
+ * every user's at once (register, presence polls).
+ */
+
+export type ReactionType = 'unicode_emoji' | 'realm_emoji' | 'zulip_extra_emoji';
+
+/** The reference's `UserStatus`: only the keys that are set. */
+export interface UserStatusJson {
+  away?: boolean;
+  status_text?: string;
+  emoji_name?: string;
+  emoji_code?: string;
+  reaction_type?: ReactionType;
+}
+
+/** A status emoji, checked by the edge; an empty name clears it. */
+export interface StatusEmoji {
+  emoji_name: string;
+  emoji_code: string;
+  reaction_type: ReactionType;
+}
+
+/** The reference's modern presence format. */
+export interface ModernPresence {
+  active_timestamp: number;
+  idle_timestamp: number;
+}
+
+/** The reference's legacy presence format, by client name (`website`, `aggregated`). */
+export interface LegacyPresence {
+  client: string;
+  status: 'active' | 'idle';
+  timestamp: number;
+  pushable?: boolean;
+}
+
+export interface PresenceQuery {
+  /** Modern format, keyed by user id; otherwise legacy, keyed by e-mail. */
+  slim: boolean;
+  /** Only what changed after this id; `history_limit_days` applies when it is absent or not positive. */
+  last_update_id?: number;
+  history_limit_days?: number;
+}
+
+export interface PresenceReply {
+  presences: Record<string, ModernPresence | Record<string, LegacyPresence>>;
+  presence_last_update_id: number;
+  server_timestamp: number;
+}
+
+export type StatusCommand =
+  /** Changes only what is given; replies nothing. */
+  | {
+      type: 'realm.setStatus';
+      user_id: number;
+      status_text?: string;
+      emoji?: StatusEmoji;
+      away?: boolean;
+    }
+  | { type: 'realm.userStatus'; user_id: number }
+  /** Every user who has a status: user id -> status. */
+  | { type: 'realm.statuses' }
+  /** Changes the user's name, time zone or password hash; replies the fields that changed. */
+  | { type: 'realm.updateAccount'; user_id: number; full_name?: string; timezone?: string; password_hash?: string }
+  /** Follows the user's `presence_enabled` setting: invisible users have no presence for others. */
+  | { type: 'realm.presenceEnabled'; user_id: number; enabled: boolean }
+  | { type: 'realm.reportPresence'; user_id: number; status: 'active' | 'idle' }
+  | ({ type: 'realm.presences' } & PresenceQuery)
+  /** One user's presence in the legacy format; by id or e-mail. */
+  | { type: 'realm.userPresence'; user: number | string };

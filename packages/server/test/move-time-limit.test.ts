@@ -1,0 +1,70 @@
+import anyTest, { type TestFn } from 'ava';
+import type { ChatClient } from '@chat/testkit';
+import { TestServer } from './support.js';
+import { channel, IDS, messagesIn, move, ok, send, topicOf } from './move-support.js';
+
+/**
+ * The realm's move_messages_between_streams_limit_seconds (a week by
+ * default; no route changes realm settings yet). The server runs in this
+ * test's process (ava gives each file its own), so the test moves the
+ * clock a week and a day ahead instead of waiting: `Date.now` is what every
+ * actor reads as the time. Nothing here depends on real time passing.
+ */
+const test = anyTest as TestFn<{ server: TestServer; iago: ChatClient; hamlet: ChatClient; shiva: ChatClient }>;
+
+const realNow = Date.now.bind(Date);
+let shiftMs = 0;
+Date.now = () => realNow() + shiftMs;
+
+test.before(async (t) => {
+  t.context.server = await TestServer.start();
+  t.context.iago = await t.context.server.login('iago@zulip.com');
+  t.context.hamlet = await t.context.server.login('hamlet@zulip.com');
+  t.context.shiva = await t.context.server.login('shiva@zulip.com');
+});
+test.after.always(async (t) => {
+  await t.context.server?.stop();
+  Date.now = realNow;
+});
+
+test.serial('past the limit, members may not move old messages; moderators may', async (t) => {
+  const { iago, hamlet, shiva } = t.context;
+  const members = [IDS.iago, IDS.hamlet, IDS.shiva];
+  const [a, b] = [await channel(iago, 'mv limit a', members), await channel(iago, 'mv limit b', members)];
+  const old = await send(hamlet, a, 'aging', 'from last week');
+  shiftMs = 8 * 24 * 3600 * 1000;
+  const recent = await send(hamlet, a, 'aging', 'from today');
+
+  const one = await move(hamlet, old, { stream_id: b });
+  t.like(one.body, {
+    code: 'BAD_REQUEST',
+    msg: "The time limit for editing this message's channel has passed",
+  });
+  const all = await move(hamlet, recent, { stream_id: b, propagate_mode: 'change_all' });
+  t.is(all.status, 400);
+  t.like(all.body, {
+    result: 'error',
+    code: 'MOVE_MESSAGES_TIME_LIMIT_EXCEEDED',
+    msg: 'You only have permission to move the 1/2 most recent messages in this topic.',
+    first_message_id_allowed_to_move: recent,
+    total_messages_in_topic: 2,
+    total_messages_allowed_to_move: 1,
+  });
+  t.deepEqual(
+    (await messagesIn(hamlet, topicOf(a, 'aging'))).map((m) => m.id),
+    [old, recent],
+  );
+
+  // What the error offers: moving from the first allowed message on.
+  await ok(hamlet, 'PATCH', `/messages/${recent}`, {
+    stream_id: b,
+    propagate_mode: 'change_later',
+    send_notification_to_new_thread: false,
+  });
+  // Moderators are not limited.
+  await ok(shiva, 'PATCH', `/messages/${old}`, { stream_id: b, send_notification_to_new_thread: false });
+  t.deepEqual(
+    (await messagesIn(hamlet, topicOf(b, 'aging'))).map((m) => m.id),
+    [old, recent],
+  );
+});
