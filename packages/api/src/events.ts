@@ -8,9 +8,12 @@ import {
   type QueueReply,
   type QueueSpec,
   type SubscriptionAddEvent,
+  type SubscriptionSettings,
+  type UserSettings,
   type UserRef,
 } from '@chat/protocol';
 import { channelJson, subscriptionJson } from './channel-json.js';
+import { globalValue, isNotificationProperty, withGlobalDefaults } from './notification-defaults.js';
 import { CallerContext } from './context.js';
 import { presentGroupEvent } from './group-events.js';
 import { presentPresence } from './presence.js';
@@ -29,7 +32,12 @@ const TOPIC_FIELDS: Record<string, string[]> = {
 };
 
 /** A plain event as this client sees it: zero, one or several events (same id). */
-function presentPlain(event: NumberedEvent, spec: QueueSpec, emptyTopicName: string | null): Body[] {
+function presentPlain(
+  event: NumberedEvent,
+  spec: QueueSpec,
+  emptyTopicName: string | null,
+  global: UserSettings | null,
+): Body[] {
   if (event.type === 'user_group') return presentGroupEvent(event, spec);
   if (event.type === 'presence') return [presentPresence(event, spec)];
   if (event.type === 'realm_user' && event.op === 'add') return [presentNewUser(event, spec)];
@@ -39,7 +47,11 @@ function presentPlain(event: NumberedEvent, spec: QueueSpec, emptyTopicName: str
   }
   if (event.type === 'subscription' && event.op === 'add' && 'added' in event) {
     const { added, ...rest } = event as unknown as SubscriptionAddEvent & { id: number };
-    shaped = { ...rest, subscriptions: added.map((a) => subscriptionJson(a.channel, a.settings, true)) };
+    const settings = (s: SubscriptionSettings) => (global ? withGlobalDefaults(s, global) : s);
+    shaped = { ...rest, subscriptions: added.map((a) => subscriptionJson(a.channel, settings(a.settings), true)) };
+  }
+  if (global && event.type === 'subscription' && event.op === 'update' && isNotificationProperty(event.property)) {
+    shaped.value ??= globalValue(event.property, global);
   }
   if (event.type === 'stream' && event.op === 'create' && 'channels' in event) {
     const { channels, ...rest } = event as unknown as { channels: ChannelInfo[] } & Body;
@@ -63,8 +75,10 @@ export async function present(caller: CallerContext, events: NumberedEvent[], sp
   const needsTopicName =
     !spec.capabilities.empty_topic_name && events.some((e) => isMessageEvent(e) || e.type in TOPIC_FIELDS);
   const emptyTopicName = needsTopicName ? (await caller.settings()).empty_topic_display_name : null;
+  const needsGlobal = !spec.capabilities.notification_settings_null && events.some((e) => e.type === 'subscription');
+  const global = needsGlobal ? await caller.actors.ask<UserSettings>(caller.me, { type: 'user.settings' }) : null;
   return events.flatMap((event): Body[] => {
-    if (!isMessageEvent(event)) return presentPlain(event, spec, emptyTopicName);
+    if (!isMessageEvent(event)) return presentPlain(event, spec, emptyTopicName, global);
     const users = new Map<number, UserRef>(event.people.map((u) => [u.user_id, u]));
     const format = {
       apply_markdown: spec.apply_markdown,

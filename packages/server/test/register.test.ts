@@ -177,3 +177,37 @@ async function firstEvent(client: ChatClient, queueId: string, test: (e: Body) =
     last = reply.body.events.at(-1)?.id ?? last;
   }
 }
+
+test('notification_settings_null: without it, null subscription notification settings read as the global ones', async (t) => {
+  const { server, iago } = t.context;
+  const cordelia = await server.login('cordelia@zulip.com');
+  const changed = await cordelia.patch('/settings', { enable_stream_desktop_notifications: true });
+  t.is(changed.status, 200, JSON.stringify(changed.body));
+  const queues = await Promise.all(
+    [true, false].map((capable) =>
+      register(cordelia, {
+        event_types: json(['subscription']),
+        fetch_event_types: json(['subscription']),
+        client_capabilities: json({ notification_settings_null: capable }),
+      }),
+    ),
+  );
+  const desktop = (body: Body) => (body.subscriptions as Sub[]).map((s) => s.desktop_notifications);
+  t.true(desktop(queues[0]!).length > 0);
+  t.true(desktop(queues[0]!).every((v) => v === null));
+  t.true(desktop(queues[1]!).every((v) => v === true));
+  // The global email setting is off, and that is what the legacy client reads.
+  t.true((queues[1]!.subscriptions as Sub[]).every((s) => s.email_notifications === false));
+
+  const cordeliaId = (await cordelia.get<{ user_id: number }>('/users/me')).body.user_id;
+  await iago.post('/users/me/subscriptions', {
+    subscriptions: json([{ name: 'loud' }]),
+    principals: json([cordeliaId]),
+  });
+  const added = await Promise.all(
+    queues.map((q) => firstEvent(cordelia, q.queue_id as string, (e) => e.type === 'subscription' && e.op === 'add')),
+  );
+  const addedSub = (e: Body) => (e.subscriptions as Sub[])[0]!;
+  t.is(addedSub(added[0]!).desktop_notifications, null);
+  t.is(addedSub(added[1]!).desktop_notifications, true);
+});

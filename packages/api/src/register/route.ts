@@ -85,6 +85,7 @@ export function registerRoutes(options: ApiOptions): Route[] {
           client_gravatar: spec.client_gravatar,
           include_subscribers: params.include_subscribers ?? false,
           archived_channels: capabilities.archived_channels === true,
+          notification_settings_null: capabilities.notification_settings_null === true,
           include_deactivated_groups: capabilities.include_deactivated_groups === true,
           people: {
             slim_presence: params.slim_presence ?? false,

@@ -1,12 +1,14 @@
 import {
   newSubscription,
   type RealmSettings,
+  type UserSettings,
   type ChannelEntry,
   type UserProfile,
   type ViewedMessage,
 } from '@chat/protocol';
 import type { CallerContext } from '../context.js';
 import { subscriptionJson } from '../channel-json.js';
+import { withGlobalDefaults } from '../notification-defaults.js';
 import { unreadMessages } from '../fetch.js';
 import { LIMITS } from '../limits.js';
 import type { ApiOptions } from '../options.js';
@@ -55,6 +57,8 @@ export interface SnapshotRequest {
   include_subscribers: boolean | 'partial';
   /** Without the `archived_channels` capability, archived channels are left out. */
   archived_channels: boolean;
+  /** Without the `notification_settings_null` capability, null notification settings read as the global ones. */
+  notification_settings_null: boolean;
   /** The client capability: deactivated user groups are listed too. */
   include_deactivated_groups?: boolean;
   /** Presence format and history, and whether the client reads settings as an object. */
@@ -100,12 +104,16 @@ export class Snapshot {
       const unsubscribed = new Set(state.unsubscribed);
       const all = await Promise.all([...subscribed, ...unsubscribed].map((id) => caller.channelInfo(id)));
       const infos = all.filter((info) => this.req.archived_channels || !info.is_archived);
+      const global = this.req.notification_settings_null
+        ? null
+        : await caller.actors.ask<UserSettings>(caller.me, { type: 'user.settings' });
       const json = infos.map((info) => {
         const settings = state.subscriptions[info.stream_id];
         const subscribers =
           this.req.include_subscribers === true ||
           (this.req.include_subscribers === 'partial' && info.subscribers.length < SMALL_CHANNEL);
-        const sub = subscriptionJson(info, settings ?? FORMER_SUBSCRIPTION, subscribers);
+        const own = settings ?? FORMER_SUBSCRIPTION;
+        const sub = subscriptionJson(info, global ? withGlobalDefaults(own, global) : own, subscribers);
         return { id: info.stream_id, sub };
       });
       this.body.subscriptions = json.filter((j) => subscribed.has(j.id)).map((j) => j.sub);
