@@ -211,3 +211,9 @@ test('notification_settings_null: without it, null subscription notification set
   t.is(addedSub(added[0]!).desktop_notifications, null);
   t.is(addedSub(added[1]!).desktop_notifications, true);
 });
+
+test('realm_linkifiers is sent when asked for, empty while no linkifier can be configured', async (t) => {
+  const body = await register(t.context.hamlet, { fetch_event_types: json(['realm_linkifiers']) });
+  t.deepEqual(body.realm_linkifiers, []);
+  t.false('realm_linkifiers' in (await register(t.context.hamlet, { fetch_event_types: json(['realm']) })));
+});

@@ -136,6 +136,8 @@ export class Snapshot {
         .map((u) => renderUser(u, this.req.client_gravatar));
     }
     if (this.wants('user_topic')) this.body.user_topics = state.user_topics;
+    // No linkifiers can be configured yet, so clients with or without `linkifier_url_template` read none.
+    if (this.wants('realm_linkifiers')) this.body.realm_linkifiers = [];
     Object.assign(this.body, await personalSections(caller, (section) => this.wants(section)));
     const groups = await groupSections(caller, (s) => this.wants(s), this.req.include_deactivated_groups ?? false);
     Object.assign(this.body, groups);
