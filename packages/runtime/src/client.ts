@@ -10,7 +10,7 @@ import {
   type ReplyEnvelope,
 } from '@chat/protocol';
 import { NoResponders, TransportTimeout, type Transport } from './ports/index.js';
-import { shardOf, shardSubject } from './shards.js';
+import { hostSubject, shardOf, shardSubject } from './shards.js';
 
 export interface AskOptions {
   /** Defaults to the client's `defaultTimeoutMs`. */
@@ -36,6 +36,12 @@ export interface ActorClient {
 export interface TransportClientOptions {
   shardCount: number;
   defaultTimeoutMs: number;
+  /**
+   * The id of the host that owns a shard, when known (the shard map). A
+   * fan-out then sends one message per owning host; keys of shards with no
+   * known owner go to their shard's subject.
+   */
+  ownerOf?: (shard: number) => string | undefined;
 }
 
 /** An `ActorClient` that routes each message to the subject of its shard. */
@@ -72,17 +78,19 @@ export class TransportActorClient implements ActorClient {
 
   fanout(type: ActorType, keys: string[], body: Command, opts: AskOptions = {}): void {
     const timeoutMs = opts.timeoutMs ?? this.options.defaultTimeoutMs;
-    const byShard = new Map<number, string[]>();
+    const bySubject = new Map<string, string[]>();
     for (const key of new Set(keys)) {
       const shard = shardOf({ type, key }, this.options.shardCount);
-      const group = byShard.get(shard);
+      const owner = this.options.ownerOf?.(shard);
+      const subject = owner === undefined ? shardSubject(type, shard) : hostSubject(owner);
+      const group = bySubject.get(subject);
       if (group) group.push(key);
-      else byShard.set(shard, [key]);
+      else bySubject.set(subject, [key]);
     }
-    for (const [shard, group] of byShard) {
+    for (const [subject, group] of bySubject) {
       const envelope = this.envelope('fanout', { type, key: '' }, body, timeoutMs, opts);
       envelope.keys = group;
-      this.transport.publish(shardSubject(type, shard), encode(envelope));
+      this.transport.publish(subject, encode(envelope));
     }
   }
 

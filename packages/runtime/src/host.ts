@@ -7,7 +7,7 @@ import { silentLogger, type Logger } from './logger.js';
 import type { Fence, Journal, StateStore, StoreWrite, Subscription, Transport } from './ports/index.js';
 import { Partition } from './partition.js';
 import { snapshotKey, decodeSnapshot, type JournalEntry, type Snapshot } from './records.js';
-import { shardOf, shardSubject } from './shards.js';
+import { hostSubject, shardOf, shardSubject } from './shards.js';
 
 export interface HostOptions {
   transport: Transport;
@@ -19,6 +19,8 @@ export interface HostOptions {
   shardCount: number;
   /** The shards this host owns; all of them by default (embedded). */
   shards?: number[];
+  /** Names the host's fan-out subject (`host.<id>.fanout`); clients that know the shard map send there. */
+  hostId?: string;
   /** Ownership epoch; must grow with every new owner of a shard. */
   epoch: number;
   mailboxCapacity?: number;
@@ -60,7 +62,8 @@ export class ActorHost implements CellHost {
   /** Snapshots of passivated actors still being written, by address. */
   private readonly saving = new Map<string, Promise<void>>();
   private sweeping = false;
-  private readonly options: Required<Omit<HostOptions, 'shards' | 'log'>> & { shards: number[] };
+  private readonly options: Required<Omit<HostOptions, 'shards' | 'log' | 'hostId'>> &
+    Pick<HostOptions, 'hostId'> & { shards: number[] };
 
   constructor(options: HostOptions) {
     this.options = {
@@ -104,6 +107,10 @@ export class ActorHost implements CellHost {
           transport.subscribe(shardSubject(behavior.type, shard), (msg) => this.deliver(msg.data, msg.respond)),
         );
       }
+    }
+    if (this.options.hostId !== undefined) {
+      const subject = hostSubject(this.options.hostId);
+      this.subscriptions.push(transport.subscribe(subject, (msg) => this.deliver(msg.data, msg.respond)));
     }
     const sweepEvery = Math.max(10, Math.min(this.options.passivateAfterMs, this.options.checkpointAfterMs) / 2);
     this.sweeper = setInterval(() => void this.sweep(), sweepEvery);

@@ -18,3 +18,6 @@ export function shardOf(address: ActorAddress, shardCount: number): number {
 
 /** The transport subject on which the owner of a shard takes asks and tells. */
 export const shardSubject = (type: string, shard: number) => `actor.${type}.${shard}`;
+
+/** Where a host takes fan-outs for all the shards it owns: one message per host, not per shard. */
+export const hostSubject = (hostId: string) => `host.${hostId}.fanout`;

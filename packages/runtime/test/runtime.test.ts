@@ -2,6 +2,7 @@ import { rm } from 'node:fs/promises';
 import { join } from 'node:path';
 import anyTest, { type TestFn } from 'ava';
 import { ChatError, type ActorAddress } from '@chat/protocol';
+import { TransportActorClient } from '../src/index.js';
 import { counterBehavior, Probe, type CounterState } from './counter.js';
 import { TestNode, waitFor } from './node.js';
 
@@ -241,6 +242,28 @@ test('a held reply is released by its timer, and keeps its actor from passivatin
   await node.host.sweep(Date.now() + 60_000);
   t.is(node.host.stats.passivations, 0);
   t.is(await poll, 'timeout');
+});
+
+test('a client that knows the shard map sends a fan-out once per owning host', async (t) => {
+  const node = await start(t, new Probe(), { hostId: 'h1' });
+  const client = new TransportActorClient(node.transport, {
+    shardCount: 4,
+    defaultTimeoutMs: 2000,
+    ownerOf: () => 'h1',
+  });
+  const keys = Array.from({ length: 40 }, (_, i) => `host-fan-${i}`);
+  const subjects: string[] = [];
+  const publish = node.transport.publish.bind(node.transport);
+  node.transport.publish = (subject, data) => {
+    subjects.push(subject);
+    publish(subject, data);
+  };
+  client.fanout('user', keys, { type: 'add', value: 1 });
+  await waitFor(async () => {
+    const states = await Promise.all(keys.map((key) => node.client.ask<CounterState>(actor(key), { type: 'get' })));
+    return states.every((state) => state.values.length === 1);
+  });
+  t.deepEqual(subjects, ['host.h1.fanout']);
 });
 
 test('a fan-out reaches every key with one message per shard', async (t) => {

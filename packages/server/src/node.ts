@@ -8,6 +8,8 @@ import { userBehavior } from '@chat/user-actor';
 import { ActorHost, TransportActorClient, type ActorClient, type Logger, type Ports } from '@chat/runtime';
 import type { Config } from './config.js';
 
+const EMBEDDED_HOST = 'embedded';
+
 /** Everything behind the edge in one process: adapters, actor host and a client. */
 export interface EmbeddedNode {
   ports: Ports;
@@ -25,9 +27,11 @@ export async function startEmbeddedNode(config: Config, log: Logger): Promise<Em
   const journal = await FileJournal.open(join(config.dataDir, 'journal'));
   const files = await LocalFileStore.open(join(config.dataDir, 'uploads'));
   const transport = new InProcessTransport();
+  // One host owns every shard, so a fan-out is one message however many shards its keys span.
   const actors = new TransportActorClient(transport, {
     shardCount: config.shardCount,
     defaultTimeoutMs: config.askTimeoutMs,
+    ownerOf: () => EMBEDDED_HOST,
   });
   const host = new ActorHost({
     transport,
@@ -41,6 +45,7 @@ export async function startEmbeddedNode(config: Config, log: Logger): Promise<Em
       queueBehavior({ heartbeatMs: config.heartbeatMs, idleMs: config.queueIdleMs, maxEvents: config.queueMaxEvents }),
     ],
     shardCount: config.shardCount,
+    hostId: EMBEDDED_HOST,
     // One process owns every shard; each start fences the one before it.
     epoch: (await store.claim({ shard: 0, epoch: 0 })) + 1,
     mailboxCapacity: config.mailboxCapacity,
