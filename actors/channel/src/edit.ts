@@ -1,8 +1,15 @@
 import { createHash } from 'node:crypto';
 import { RESOLVED_TOPIC_PREFIX } from '@chat/narrow';
-import { ChatError, inGroupSetting, type ChannelCommand, type MessageEdit, type StoredMessage } from '@chat/protocol';
+import {
+  ChatError,
+  inGroupSetting,
+  mayMoveAfterTimeLimit,
+  type ChannelCommand,
+  type MessageEdit,
+  type StoredMessage,
+} from '@chat/protocol';
 import type { ActorContext, Decision } from '@chat/runtime';
-import { can, canSee, invalidMessage, isModerator, requireContentAccess, type Actor } from './access.js';
+import { can, canSee, invalidMessage, requireContentAccess, type Actor } from './access.js';
 import { editEvent } from './edit-event.js';
 import { fanout, receivers } from './events.js';
 import { checkTopic, checkWildcards } from './send.js';
@@ -71,10 +78,10 @@ function checkMove(state: ChannelState, cmd: Edit, target: StoredMessage, topic:
   }
   const moved = selectMoved(state, cmd, target);
   const limit = cmd.settings.move_messages_within_stream_limit_seconds;
-  if (resolving || isModerator(actor) || limit === null) return moved;
+  if (resolving || mayMoveAfterTimeLimit(actor) || limit === null) return moved;
   const inTime = moved.filter((m) => now / 1000 - m.timestamp <= limit);
   if (inTime.length === moved.length) return moved;
-  if (cmd.propagate_mode === 'change_one') throw bad("The time limit for editing this message's topic has passed");
+  if (cmd.propagate_mode === 'change_one') throw bad("The time limit for editing this message's topic has passed.");
   throw new ChatError(
     'MOVE_MESSAGES_TIME_LIMIT_EXCEEDED',
     `You only have permission to move the ${inTime.length}/${moved.length} most recent messages in this topic.`,

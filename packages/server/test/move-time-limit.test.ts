@@ -4,8 +4,10 @@ import { TestServer } from './support.js';
 import { channel, IDS, messagesIn, move, ok, send, topicOf } from './move-support.js';
 
 /**
- * The realm's move_messages_between_streams_limit_seconds (a week by
- * default; no route changes realm settings yet). The server runs in this
+ * The realm's time limits: message_content_edit_limit_seconds (ten
+ * minutes), move_messages_within_stream_limit_seconds and
+ * move_messages_between_streams_limit_seconds (a week each by default; no
+ * route changes realm settings yet). The server runs in this
  * test's process (ava gives each file its own), so the test moves the
  * clock a week and a day ahead instead of waiting: `Date.now` is what every
  * actor reads as the time. Nothing here depends on real time passing.
@@ -66,5 +68,28 @@ test.serial('past the limit, members may not move old messages; moderators may',
   t.deepEqual(
     (await messagesIn(hamlet, topicOf(b, 'aging'))).map((m) => m.id),
     [old, recent],
+  );
+});
+
+test.serial('past ten minutes a member may not edit content; past a week not move the topic either', async (t) => {
+  const { iago, hamlet } = t.context;
+  const base = shiftMs;
+  const room = await channel(iago, 'edit limit', [IDS.iago, IDS.hamlet]);
+  const id = await send(hamlet, room, 'draft', 'first words');
+  shiftMs = base + 11 * 60 * 1000;
+  const edit = await move(hamlet, id, { content: 'second thoughts' });
+  t.is(edit.status, 400);
+  t.like(edit.body, { code: 'BAD_REQUEST', msg: 'The time limit for editing this message has passed' });
+  // Moving the topic has the week of move_messages_within_stream_limit_seconds.
+  await ok(hamlet, 'PATCH', `/messages/${id}`, { topic: 'kept', send_notification_to_old_thread: false });
+  shiftMs = base + 8 * 24 * 3600 * 1000;
+  const late = await move(hamlet, id, { topic: 'too late' });
+  t.like(late.body, { code: 'BAD_REQUEST', msg: "The time limit for editing this message's topic has passed." });
+  // Administrators are not limited for topics.
+  const quiet = { send_notification_to_old_thread: false, send_notification_to_new_thread: false };
+  await ok(iago, 'PATCH', `/messages/${id}`, { topic: 'moved by admin', ...quiet });
+  t.deepEqual(
+    (await messagesIn(hamlet, topicOf(room, 'moved by admin'))).map((m) => m.id),
+    [id],
   );
 });
