@@ -1,4 +1,4 @@
-import { ChatError, inGroupSetting, ROLES, type ChannelCommand } from '@chat/protocol';
+import { ChatError, inGroupSetting, mayDeleteTopic, type ChannelCommand } from '@chat/protocol';
 import type { ActorContext, Decision } from '@chat/runtime';
 import { can, canSee, invalidMessage, requireContentAccess } from './access.js';
 import { deleteEvent, fanout, reactionEvent, receivers } from './events.js';
@@ -33,7 +33,7 @@ export function decideDelete(ctx: Ctx, cmd: Of<'message.delete'>): Decision<Chan
 export function decideTopicDelete(ctx: Ctx, cmd: Of<'topic.delete'>): Decision<ChannelEvent> {
   const state = ctx.state;
   requireContentAccess(state, cmd.actor);
-  if (cmd.actor.role > ROLES.administrator) {
+  if (!mayDeleteTopic(cmd.actor)) {
     throw new ChatError('UNAUTHORIZED_PRINCIPAL', 'Must be an organization administrator');
   }
   const topic = cmd.topic.toLowerCase();
@@ -75,10 +75,10 @@ export function decideReaction(ctx: Ctx, cmd: Of<'reaction.add' | 'reaction.remo
 /** Topics with their newest visible message, newest first. */
 export function decideTopics(ctx: Ctx, cmd: Of<'topic.list'>): Decision<ChannelEvent> {
   const state = ctx.state;
-  requireContentAccess(state, { ...cmd.viewer, role: ROLES.member });
+  requireContentAccess(state, cmd.viewer);
   const newest = new Map<string, { name: string; max_id: number }>();
   for (const m of state.messages) {
-    if (!canSee(state, { ...cmd.viewer, role: ROLES.member }, m)) continue;
+    if (!canSee(state, cmd.viewer, m)) continue;
     newest.set(m.topic.toLowerCase(), { name: m.topic, max_id: m.id });
   }
   return { reply: [...newest.values()].sort((a, b) => b.max_id - a.max_id) };

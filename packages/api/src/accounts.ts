@@ -3,6 +3,7 @@ import { defineRoute, type Route } from '@chat/edge';
 import {
   ChatError,
   hashPassword,
+  mayCreateUsers,
   realmAddress,
   ROLES,
   verifyPassword,
@@ -12,6 +13,7 @@ import {
   type RealmInfo,
   type UserProfile,
 } from '@chat/protocol';
+import { CallerContext } from './context.js';
 import { renderDescription } from './markdown.js';
 import { FEATURE_LEVEL, ZULIP_VERSION, type ApiOptions } from './options.js';
 import { gravatarUrl, renderUser } from './users.js';
@@ -126,12 +128,14 @@ export function accountRoutes(options: ApiOptions): Route[] {
       description: 'The calling user.',
       tags: ['users'],
       async handler({ principal, actors }) {
-        const user = await actors.ask<UserProfile>(realmAddress(principal.realm), {
-          type: 'realm.getUser',
-          user_id: principal.user_id,
-        });
-        // No message has reached anyone until messaging exists: -1 as the original server says then.
-        return { ...renderUser(user, false), max_message_id: -1 };
+        const caller = new CallerContext(actors, principal);
+        const [user, maxMessageId] = await Promise.all([
+          actors.ask<UserProfile>(caller.realm, { type: 'realm.getUser', user_id: principal.user_id }),
+          caller.newestMessageId(),
+        ]);
+        // The reference's own-user object has no bot fields.
+        const { bot_type: _type, bot_owner_id: _owner, ...me } = renderUser(user, false);
+        return { ...me, max_message_id: maxMessageId };
       },
     }),
 
@@ -171,7 +175,7 @@ export function accountRoutes(options: ApiOptions): Route[] {
       tags: ['users'],
       response: Type.Object({ user_id: Type.Integer() }),
       async handler({ params, principal, actors }) {
-        if (principal.role !== ROLES.owner && principal.role !== ROLES.administrator) {
+        if (!mayCreateUsers(principal)) {
           throw new ChatError('BAD_REQUEST', 'Must be an organization administrator');
         }
         const user = await actors.ask<CreatedUser>(realmAddress(principal.realm), {

@@ -45,6 +45,17 @@ export class CallerContext {
     return (this.userState ??= this.actors.ask<UserSnapshot>(this.me, { type: 'user.state' }));
   }
 
+  /** The newest message id the caller has received (-1 if none): subscribed channels and direct conversations. */
+  async newestMessageId(): Promise<number> {
+    const state = await this.state();
+    const infos = await Promise.all(Object.keys(state.subscriptions).map((id) => this.channelInfo(Number(id))));
+    return Math.max(
+      -1,
+      ...state.conversations.map((c) => c.max_message_id),
+      ...infos.map((info) => info.last_message_id ?? -1),
+    );
+  }
+
   resolve(query: ResolveQuery): Promise<Resolved> {
     return this.actors.ask<Resolved>(this.realm, { type: 'realm.resolve', query });
   }

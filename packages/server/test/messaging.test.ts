@@ -302,3 +302,26 @@ test('unsubscribing others takes permission; the reply says what changed', async
   const missing = await call(iago, 'DELETE', '/users/me/subscriptions', { subscriptions: '["Atlantis"]' });
   t.like(missing.body, { code: 'STREAM_DOES_NOT_EXIST', stream: 'Atlantis' });
 });
+
+test('GET /users/me/{stream_id}/topics lists topics newest first; a guest outside the channel is refused', async (t) => {
+  const { iago, hamlet, polonius } = t.context;
+  // A channel of its own: other tests post to the shared ones concurrently.
+  const hamletId = (await call(hamlet, 'GET', '/users/me')).body.user_id as number;
+  await call(iago, 'POST', '/users/me/subscriptions', {
+    subscriptions: JSON.stringify([{ name: 'topic list' }]),
+    principals: JSON.stringify([hamletId]),
+  });
+  const channelId = (await call(hamlet, 'GET', '/get_stream_id', { stream: 'topic list' })).body.stream_id as number;
+  await send(iago, { type: 'stream', to: 'topic list', topic: 'older topic', content: 'one' });
+  const last = idOf(await send(iago, { type: 'stream', to: 'topic list', topic: 'newer topic', content: 'two' }));
+  const listed = await call(hamlet, 'GET', `/users/me/${channelId}/topics`);
+  t.is(listed.status, 200);
+  const topics = listed.body.topics as Array<{ name: string; max_id: number }>;
+  t.deepEqual(topics[0], { name: 'newer topic', max_id: last });
+  t.true(topics.findIndex((x) => x.name === 'older topic') > 0);
+  // GET /users/me tells the newest message the user has received.
+  t.true(((await call(hamlet, 'GET', '/users/me')).body.max_message_id as number) >= last);
+  const guest = await call(polonius, 'GET', `/users/me/${channelId}/topics`);
+  t.is(guest.status, 400);
+  t.like(guest.body, { code: 'BAD_REQUEST', msg: 'Invalid channel ID' });
+});

@@ -149,9 +149,7 @@ export class Snapshot {
     }
     if (this.wants('message') && !this.wants('update_message_flags')) {
       // Without unread messages to read, each conversation is asked only for its newest id.
-      for (const c of state.conversations) this.maxMessageId = Math.max(this.maxMessageId, c.max_message_id);
-      const infos = await Promise.all(Object.keys(state.subscriptions).map((id) => caller.channelInfo(Number(id))));
-      for (const info of infos) this.maxMessageId = Math.max(this.maxMessageId, info.last_message_id ?? -1);
+      this.maxMessageId = Math.max(this.maxMessageId, await caller.newestMessageId());
     }
     if (this.wants('message') && this.wants('update_message_flags')) {
       const muted = Object.entries(state.subscriptions)
