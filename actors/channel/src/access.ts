@@ -1,13 +1,19 @@
-import { ChatError, inGroupSetting, ROLES, type ChannelPermission, type Member } from '@chat/protocol';
+import {
+  ChatError,
+  inGroupSetting,
+  isAdministrator,
+  mayReadChannel,
+  maySeeAllChannels,
+  type ChannelPermission,
+  type Person,
+} from '@chat/protocol';
 import type { ChannelState } from './state.js';
 import type { StoredMessage } from '@chat/protocol';
 
 /** Someone acting on the conversation: an id, a role and their groups. */
-export type Actor = Member & { role: number };
+export type Actor = Person;
 
-export const isAdmin = (who: Actor) => who.role <= ROLES.administrator;
-export const isModerator = (who: Actor) => who.role <= ROLES.moderator;
-export const isGuest = (who: Actor) => who.role === ROLES.guest;
+// Role rules live in @chat/protocol (permissions.ts); this file applies them to the conversation's state.
 export const isMember = (state: ChannelState, userId: number) => state.members.includes(userId);
 
 /** The original answers the same for "no such channel" and "not yours to see", so nothing leaks. */
@@ -21,18 +27,17 @@ export function can(state: ChannelState, permission: ChannelPermission, who: Act
 
 /** Whether `who` may read the conversation's messages at all. */
 export function hasContentAccess(state: ChannelState, who: Actor): boolean {
-  if (isMember(state, who.user_id)) return true;
-  if (state.kind !== 'channel' || isGuest(who)) return false;
-  return !state.channel!.invite_only;
+  if (state.kind !== 'channel') return isMember(state, who.user_id);
+  return mayReadChannel(who, state.channel!, isMember(state, who.user_id));
 }
 
 /** Whether `who` may know the channel exists and see its settings and subscribers. */
 export function hasMetadataAccess(state: ChannelState, who: Actor): boolean {
-  return hasContentAccess(state, who) || (state.kind === 'channel' && isAdmin(who));
+  return hasContentAccess(state, who) || (state.kind === 'channel' && maySeeAllChannels(who));
 }
 
 export function canAdminister(state: ChannelState, who: Actor): boolean {
-  return isAdmin(who) || can(state, 'can_administer_channel_group', who);
+  return isAdministrator(who) || can(state, 'can_administer_channel_group', who);
 }
 
 /** Private channels with protected history show a subscriber only what was sent after they joined. */

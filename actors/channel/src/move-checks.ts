@@ -2,12 +2,15 @@ import { RESOLVED_TOPIC_PREFIX } from '@chat/narrow';
 import {
   ChatError,
   inGroupSetting,
+  mayAdministerChannel,
+  mayMoveAfterTimeLimit,
+  mayReadChannel,
   type ChannelInfo,
   type ChannelSettings,
   type MoveCommand,
   type StoredMessage,
 } from '@chat/protocol';
-import { invalidChannel, isAdmin, isGuest, isModerator, type Actor } from './access.js';
+import { invalidChannel, type Actor } from './access.js';
 import { isResolveOnly } from './edit.js';
 import { checkTopic } from './send.js';
 import type { ChannelState } from './state.js';
@@ -26,16 +29,13 @@ const GRACE_SECONDS = 20;
 
 const tooOld = (m: StoredMessage, limit: number, now: number) => now / 1000 - m.timestamp > limit + GRACE_SECONDS;
 
-const canAdminister = (channel: ChannelSettings, who: Actor) =>
-  isAdmin(who) || inGroupSetting(channel.can_administer_channel_group, who);
-
 const canMoveWithin = (channel: ChannelSettings, who: Actor) =>
-  canAdminister(channel, who) || inGroupSetting(channel.can_move_messages_within_channel_group, who);
+  mayAdministerChannel(who, channel) || inGroupSetting(channel.can_move_messages_within_channel_group, who);
 
 /** A destination the mover cannot reach (or an archived one) is "Invalid channel ID", as if it did not exist. */
 export function checkDestination(target: ChannelInfo, cmd: MoveOut, topic: string): void {
   const who = cmd.actor;
-  const reachable = target.subscribers.includes(who.user_id) || (!target.invite_only && !isGuest(who));
+  const reachable = mayReadChannel(who, target, target.subscribers.includes(who.user_id));
   if (target.is_archived || !reachable) throw invalidChannel();
   const asState: ChannelState = {
     kind: 'channel',
@@ -72,7 +72,7 @@ export function checkTopicChange(
     canMoveWithin(target, who);
   if (!allowed) throw bad("You don't have permission to edit this message");
   const limit = cmd.settings.move_messages_within_stream_limit_seconds;
-  if (limit !== null && !isModerator(who) && tooOld(message, limit, now)) {
+  if (limit !== null && !mayMoveAfterTimeLimit(who) && tooOld(message, limit, now)) {
     throw bad("The time limit for editing this message's topic has passed.");
   }
 }
@@ -83,14 +83,14 @@ export function checkChannelChange(state: ChannelState, cmd: MoveOut, message: S
   const source = state.channel!;
   const allowed =
     inGroupSetting(cmd.settings.can_move_messages_between_channels_group, who) ||
-    canAdminister(source, who) ||
+    mayAdministerChannel(who, source) ||
     inGroupSetting(source.can_move_messages_out_of_channel_group, who);
   if (!allowed) throw bad("You don't have permission to move this message");
   if (!inGroupSetting(cmd.target.can_send_message_group, who)) {
     throw bad('You do not have permission to post in this channel.');
   }
   const limit = cmd.settings.move_messages_between_streams_limit_seconds;
-  if (limit !== null && !isModerator(who) && tooOld(message, limit, now)) {
+  if (limit !== null && !mayMoveAfterTimeLimit(who) && tooOld(message, limit, now)) {
     throw bad("The time limit for editing this message's channel has passed");
   }
 }
@@ -101,7 +101,7 @@ export function checkChannelChange(state: ChannelState, cmd: MoveOut, message: S
  * of the most recent ones the mover may move, so a client can offer that.
  */
 export function checkWholeTopic(cmd: MoveOut, inTopic: StoredMessage[], topicChanged: boolean, now: number): void {
-  if (cmd.propagate_mode !== 'change_all' || isModerator(cmd.actor)) return;
+  if (cmd.propagate_mode !== 'change_all' || mayMoveAfterTimeLimit(cmd.actor)) return;
   const limits = [cmd.settings.move_messages_between_streams_limit_seconds];
   if (topicChanged) limits.push(cmd.settings.move_messages_within_stream_limit_seconds);
   const set = limits.filter((l): l is number => l !== null);

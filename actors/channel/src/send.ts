@@ -7,7 +7,7 @@ import {
   type StoredMessage,
 } from '@chat/protocol';
 import type { ActorContext, Decision } from '@chat/runtime';
-import { can, hasContentAccess, isGuest, isMember } from './access.js';
+import { can, hasContentAccess } from './access.js';
 import { nextMessageId } from './ids.js';
 import { fanout, messageForEvent } from './events.js';
 import { dmParticipants, userTells } from './members.js';
@@ -71,7 +71,8 @@ function checkChannelSend(state: ChannelState, cmd: Send): void {
   if (channel.is_archived) throw refused();
   // The notification bot posts move notices wherever they belong, as the original's system bots do.
   if (cmd.internal) return checkTopic(state, cmd.topic, cmd.settings);
-  if (!hasContentAccess(state, sender) && !(isGuest(sender) && isMember(state, sender.user_id))) throw refused();
+  // Subscribers (guests included) have content access; so do non-guests in public channels.
+  if (!hasContentAccess(state, sender)) throw refused();
   if (!can(state, 'can_send_message_group', sender)) {
     throw new ChatError('BAD_REQUEST', 'You do not have permission to post in this channel.');
   }

@@ -1,6 +1,6 @@
-import { ChatError, inGroupSetting, type ChannelCommand, type UserRef } from '@chat/protocol';
+import { ChatError, mayAddSubscribers, maySeePublicChannels, type ChannelCommand, type UserRef } from '@chat/protocol';
 import type { ActorContext, Decision } from '@chat/runtime';
-import { can, canAdminister, hasContentAccess, invalidChannel, isGuest, isMember, type Actor } from './access.js';
+import { can, canAdminister, hasContentAccess, invalidChannel, isMember, type Actor } from './access.js';
 import { channelInfo, fanout, peerEvent, toOnlookers } from './events.js';
 import { userTells } from './members.js';
 import { lastMessageId, type ChannelEvent, type ChannelState } from './state.js';
@@ -9,15 +9,13 @@ type Subscribe = Extract<ChannelCommand, { type: 'channel.subscribe' }>;
 type Unsubscribe = Extract<ChannelCommand, { type: 'channel.unsubscribe' }>;
 
 function mayJoin(state: ChannelState, who: Actor): boolean {
-  if (!state.channel!.invite_only && !isGuest(who)) return true;
+  if (!state.channel!.invite_only && maySeePublicChannels(who)) return true;
   return can(state, 'can_subscribe_group', who) || canAdminister(state, who);
 }
 
-function mayAddOthers(state: ChannelState, who: Actor, cmd: Subscribe): boolean {
-  if (isGuest(who)) return false;
-  if (canAdminister(state, who) || can(state, 'can_add_subscribers_group', who)) return true;
-  return hasContentAccess(state, who) && inGroupSetting(cmd.settings.can_add_subscribers_group, who);
-}
+/** The same rule the edge applies to invitations' channels (packages/api/src/invite-checks.ts). */
+const mayAddOthers = (state: ChannelState, who: Actor, cmd: Subscribe) =>
+  mayAddSubscribers(who, state.channel!, isMember(state, who.user_id), cmd.settings.can_add_subscribers_group);
 
 export function decideSubscribe(ctx: ActorContext<ChannelState>, cmd: Subscribe): Decision<ChannelEvent> {
   const state = ctx.state;

@@ -1,8 +1,8 @@
 import {
   ChatError,
   generateApiKey,
+  isOwner,
   isRole,
-  ROLES,
   secretsEqual,
   type Command,
   type CreatedUser,
@@ -87,7 +87,7 @@ function decide(ctx: Ctx, command: RealmCommand): Decision<RealmEvent> {
   const state = ctx.state;
   if (command.type === 'realm.create') {
     if (state.exists) throw new ChatError('BAD_REQUEST', `Realm '${state.stringId}' already exists`);
-    if (!command.users.some((user) => user.role === ROLES.owner)) {
+    if (!command.users.some(isOwner)) {
       throw new ChatError('BAD_REQUEST', 'A new realm needs an owner');
     }
     const firstUserId = command.first_user_id ?? 1;

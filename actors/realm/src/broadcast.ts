@@ -1,4 +1,10 @@
-import { ROLES, type Command, type QueueEvent, type RealmCommand } from '@chat/protocol';
+import {
+  maySeeAllChannels,
+  maySeePublicChannels,
+  type Command,
+  type QueueEvent,
+  type RealmCommand,
+} from '@chat/protocol';
 import type { Decision } from '@chat/runtime';
 import type { Account, RealmEvent, RealmState } from './state.js';
 
@@ -27,7 +33,7 @@ export function broadcast(
   command: Extract<RealmCommand, { type: 'realm.broadcast' }>,
 ): Decision<RealmEvent> {
   const except = new Set(command.except);
-  const reaches = (a: Account) =>
-    !except.has(a.id) && (command.to === 'members' ? a.role !== ROLES.guest : a.role <= ROLES.administrator);
+  const sees = command.to === 'members' ? maySeePublicChannels : maySeeAllChannels;
+  const reaches = (a: Account) => !except.has(a.id) && sees(a);
   return { fanouts: [toAccounts(state, command.events, reaches)] };
 }

@@ -1,4 +1,10 @@
-import { ChatError, ROLES, type ChannelFolder, type FolderCommand, type RealmCommand } from '@chat/protocol';
+import {
+  ChatError,
+  mayManageChannelFolders,
+  type ChannelFolder,
+  type FolderCommand,
+  type RealmCommand,
+} from '@chat/protocol';
 import type { ActorContext, Decision } from '@chat/runtime';
 import { toEveryone } from './broadcast.js';
 import type { RealmEvent, RealmState } from './state.js';
@@ -29,7 +35,7 @@ function find(state: RealmState, id: number): ChannelFolder {
 /** Folders are organization structure: only administrators change them, as in the original. */
 function requireAdmin(state: RealmState, actorId: number): void {
   const actor = state.accounts[actorId];
-  if (!actor?.isActive || actor.role > ROLES.administrator) {
+  if (!actor?.isActive || !mayManageChannelFolders(actor)) {
     throw new ChatError('UNAUTHORIZED_PRINCIPAL', 'Must be an organization administrator');
   }
 }

@@ -1,7 +1,6 @@
-import { ChatError, type QueueEvent, type UserGroupPermission } from '@chat/protocol';
+import { ChatError, mayManageAnyGroup, type QueueEvent, type UserGroupPermission } from '@chat/protocol';
 import { toEveryone } from './broadcast.js';
 import { groupExists, holds, isSystemGroup, userGroupsOf, type StoredGroup } from './group-model.js';
-import { isAdmin } from './group-settings.js';
 import type { Account, RealmState } from './state.js';
 
 const bad = (msg: string) => new ChatError('BAD_REQUEST', msg);
@@ -36,7 +35,7 @@ export function groupToChange(
   if (isSystemGroup(id)) throw bad('Insufficient permission');
   const group = userGroupsOf(state)[id]!;
   const allowed =
-    isAdmin(actor) ||
+    mayManageAnyGroup(actor) ||
     holds(state, state.settings.can_manage_all_groups, actor) ||
     holds(state, group.settings.can_manage_group, actor, 'can_manage_group') ||
     holds(state, group.settings[permission], actor, permission);

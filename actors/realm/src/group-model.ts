@@ -1,5 +1,6 @@
 import {
   inGroupSetting,
+  mayHoldGroupPermission,
   ROLES,
   SYSTEM_GROUPS,
   systemGroupsOf,
@@ -136,16 +137,8 @@ export const memberOf = (state: RealmState, account: Account): Member => ({
   groups: groupsContaining(state, account),
 });
 
-/** Settings that the original never grants to guests (they cannot be set to role:everyone either). */
-export const NOT_FOR_GUESTS: UserGroupPermission[] = [
-  'can_add_members_group',
-  'can_join_group',
-  'can_manage_group',
-  'can_remove_members_group',
-];
-
 export function holds(state: RealmState, setting: GroupSetting, account: Account, name?: UserGroupPermission) {
-  if (name && NOT_FOR_GUESTS.includes(name) && account.role === ROLES.guest) return false;
+  if (name && !mayHoldGroupPermission(account, name)) return false;
   return inGroupSetting(setting, memberOf(state, account));
 }
 

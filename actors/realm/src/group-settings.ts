@@ -1,12 +1,12 @@
 import {
   ChatError,
-  ROLES,
+  GROUP_PERMISSIONS_NOT_FOR_GUESTS,
   SYSTEM_GROUPS,
   USER_GROUP_PERMISSIONS,
   type GroupSetting,
   type UserGroupPermission,
 } from '@chat/protocol';
-import { groupExists, NOT_FOR_GUESTS, userGroupsOf, withSubgroups, type StoredGroup } from './group-model.js';
+import { groupExists, userGroupsOf, withSubgroups, type StoredGroup } from './group-model.js';
 import type { Account, RealmState } from './state.js';
 
 const bad = (msg: string) => new ChatError('BAD_REQUEST', msg);
@@ -40,7 +40,7 @@ export function checkGroupSetting(state: RealmState, value: GroupSetting, name?:
   if (name && value === SYSTEM_GROUPS['role:internet']) {
     throw bad(`'${name}' setting cannot be set to 'role:internet' group.`);
   }
-  if (name && NOT_FOR_GUESTS.includes(name) && value === SYSTEM_GROUPS['role:everyone']) {
+  if (name && GROUP_PERMISSIONS_NOT_FOR_GUESTS.includes(name) && value === SYSTEM_GROUPS['role:everyone']) {
     throw bad(`'${name}' setting cannot be set to 'role:everyone' group.`);
   }
   return value;
@@ -90,5 +90,3 @@ export function objectionsTo(state: RealmState, id: number): Array<Record<string
 /** Whether adding `candidates` below `groupId` would make a group its own subgroup. */
 export const wouldCycle = (state: RealmState, groupId: number, candidates: number[]) =>
   withSubgroups(state, candidates).has(groupId);
-
-export const isAdmin = (account: Account) => account.role <= ROLES.administrator;

@@ -1,10 +1,17 @@
-import { ChatError, inGroupSetting, ROLES, type InviteCommand, type InviteResult } from '@chat/protocol';
+import {
+  ChatError,
+  inGroupSetting,
+  mayInviteAs,
+  mayInviteUsers,
+  mayWriteWelcomeMessage,
+  type InviteCommand,
+  type InviteResult,
+} from '@chat/protocol';
 import type { ActorContext, Decision } from '@chat/runtime';
 import { accountByEmail } from './behavior.js';
 import { VALID_EMAIL } from './email-change.js';
 import { checkInviteGroups } from './invite-groups.js';
 import { isExpired, type Invite, type InviteEvent } from './invite-state.js';
-import { isAdmin } from './invites.js';
 import { invitesChanged } from './people.js';
 import type { RealmEvent, RealmState } from './state.js';
 
@@ -26,11 +33,10 @@ function invitationFailed(msg: string, errors: Array<[string, string, boolean]>,
 function checkInvitation(state: RealmState, cmd: Invitation): void {
   const { inviter, options } = cmd;
   const settings = state.settings;
-  if (inviter.role === ROLES.guest || !inGroupSetting(settings.can_invite_users_group, inviter)) {
+  if (!mayInviteUsers(inviter, settings.can_invite_users_group)) {
     throw bad('Insufficient permission');
   }
-  // Roles with equal or stricter restrictions only (a larger number is a weaker role).
-  if (options.role < inviter.role) throw bad('Insufficient permission');
+  if (!mayInviteAs(inviter, options.role)) throw bad('Insufficient permission');
   if (cmd.invitees.length === 0) throw bad('You must specify at least one email address.');
   if (options.stream_ids.length > 0 && !inGroupSetting(settings.can_add_subscribers_group, inviter)) {
     throw bad('You do not have permission to subscribe other users to channels.');
@@ -81,7 +87,7 @@ export function createInvites(ctx: ActorContext<RealmState>, cmd: Invitation): D
     groupIds: options.group_ids,
     includeDefaults: options.include_realm_default_subscriptions,
     notifyReferrer: options.notify_referrer_on_join,
-    welcomeText: isAdmin(inviter) ? options.welcome_message_custom_text : null,
+    welcomeText: mayWriteWelcomeMessage(inviter) ? options.welcome_message_custom_text : null,
     keyHash: key_hash,
   }));
   // Expired invitations are dropped whenever new ones are made, so state does not grow forever.

@@ -1,6 +1,7 @@
 import {
   ChatError,
-  ROLES,
+  mayManageAllInvites,
+  mayManageInviteAs,
   type AcceptedInvite,
   type InviteCommand,
   type InviteJson,
@@ -21,8 +22,6 @@ type Ctx = ActorContext<RealmState>;
 const bad = (msg: string) => new ChatError('BAD_REQUEST', msg);
 const noSuchInvite = () => bad('No such invitation');
 export const expiredLink = () => bad('Whoops. The confirmation link has expired or been deactivated.');
-
-export const isAdmin = (who: { role: number }) => who.role <= ROLES.administrator;
 
 const INVITE_COMMANDS = new Set<string>([
   'realm.invite',
@@ -60,8 +59,9 @@ export function inviteJson(invite: Invite): InviteJson {
 function manageable(state: RealmState, actor: Principal, id: number, now: number): Invite {
   const invite = state.invites?.[id];
   if (!invite || isExpired(invite.expiresAt, now)) throw noSuchInvite();
-  if (invite.invitedBy !== actor.user_id && !isAdmin(actor)) throw bad('Must be an organization administrator');
-  if (invite.role === ROLES.owner && actor.role !== ROLES.owner) throw bad('Must be an organization owner');
+  if (invite.invitedBy !== actor.user_id && !mayManageAllInvites(actor))
+    throw bad('Must be an organization administrator');
+  if (!mayManageInviteAs(actor, invite.role)) throw bad('Must be an organization owner');
   return invite;
 }
 
@@ -105,7 +105,7 @@ export function inviteCommand(ctx: Ctx, command: InviteCommand): Decision<RealmE
     case 'realm.invite':
       return createInvites(ctx, command);
     case 'realm.invites': {
-      const mine = (i: Invite) => isAdmin(command.viewer) || i.invitedBy === command.viewer.user_id;
+      const mine = (i: Invite) => mayManageAllInvites(command.viewer) || i.invitedBy === command.viewer.user_id;
       const list = Object.values(state.invites ?? {}).filter((i) => mine(i) && !isExpired(i.expiresAt, ctx.now));
       return { reply: list.sort((a, b) => a.id - b.id).map(inviteJson) };
     }

@@ -1,4 +1,4 @@
-import { ROLES, type QueueEvent } from '@chat/protocol';
+import { isAdministrator, isGuest, isOwner, mayManageAllInvites, type QueueEvent } from '@chat/protocol';
 import { toEveryone } from './broadcast.js';
 import { toProfile } from './profile.js';
 import type { Account, RealmState } from './state.js';
@@ -17,9 +17,9 @@ export function personOf(account: Account): Record<string, unknown> {
     full_name: profile.full_name,
     date_joined: profile.date_joined,
     is_active: profile.is_active,
-    is_owner: profile.role === ROLES.owner,
-    is_admin: profile.role <= ROLES.administrator,
-    is_guest: profile.role === ROLES.guest,
+    is_owner: isOwner(profile),
+    is_admin: isAdministrator(profile),
+    is_guest: isGuest(profile),
     is_bot: profile.is_bot,
     bot_type: profile.bot_type,
     bot_owner_id: profile.bot_owner_id,
@@ -40,7 +40,7 @@ export function userAdded(state: RealmState, account: Account) {
 /** `invites_changed` to the administrators and the invitation's creator: their lists need a refetch. */
 export function invitesChanged(state: RealmState, inviterId: number) {
   const others = Object.values(state.accounts)
-    .filter((a) => a.role > ROLES.administrator && a.id !== inviterId)
+    .filter((a) => !mayManageAllInvites(a) && a.id !== inviterId)
     .map((a) => a.id);
   return toEveryone(state, [{ type: 'invites_changed' }], others);
 }

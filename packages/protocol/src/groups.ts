@@ -1,5 +1,3 @@
-import { ROLES, type Role } from './realm.js';
-
 /**
  * Permissions are group-setting values: a group id, or an anonymous group of
  * direct members and subgroups. Every realm has the system groups below, with
@@ -19,17 +17,7 @@ export const SYSTEM_GROUPS = {
 } as const;
 export type SystemGroupName = keyof typeof SYSTEM_GROUPS;
 export const FIRST_USER_GROUP_ID = 9;
-
-/** The system groups a role belongs to, each implying the wider ones. */
-export function systemGroupsOf(role: Role): number[] {
-  const groups: number[] = [SYSTEM_GROUPS['role:internet'], SYSTEM_GROUPS['role:everyone']];
-  if (role === ROLES.guest) return groups;
-  groups.push(SYSTEM_GROUPS['role:members'], SYSTEM_GROUPS['role:fullmembers']);
-  if (role <= ROLES.moderator) groups.push(SYSTEM_GROUPS['role:moderators']);
-  if (role <= ROLES.administrator) groups.push(SYSTEM_GROUPS['role:administrators']);
-  if (role <= ROLES.owner) groups.push(SYSTEM_GROUPS['role:owners']);
-  return groups;
-}
+// The system groups of each role: `systemGroupsOf` in permissions.ts, with the other role rules.
 
 /** Someone whose permissions are being checked: an id and every group that contains them. */
 export interface Member {

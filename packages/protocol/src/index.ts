@@ -5,6 +5,7 @@ export * from './errors.js';
 export * from './credentials.js';
 export * from './realm.js';
 export * from './groups.js';
+export * from './permissions.js';
 export * from './invites.js';
 export * from './folders.js';
 export * from './channel.js';

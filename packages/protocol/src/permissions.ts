@@ -1,0 +1,123 @@
+/**
+ * Every rule that depends on a person's role, in one place. Roles are
+ * numbers where a smaller one is stronger (owner 100 ... guest 600), so each
+ * comparison is written once, here; the rest of the code asks these
+ * predicates. Rules that depend on group settings only stay with
+ * `inGroupSetting` (groups.ts); the ones mixing both are below.
+ */
+import type { ChannelSettings } from './channel.js';
+import { inGroupSetting, SYSTEM_GROUPS, type GroupSetting, type Member, type UserGroupPermission } from './groups.js';
+import { ROLES, type Role } from './realm.js';
+
+/** Anyone with a role: an account, a principal, a profile. */
+export interface Ranked {
+  role: number;
+}
+/** Someone whose role and groups are both checked. */
+export type Person = Member & Ranked;
+
+// The roles. Each role holds every permission of the roles below it.
+
+/** The original's `is_realm_owner`. */
+export const isOwner = (who: Ranked) => who.role === ROLES.owner;
+/** The original's `is_realm_admin`: administrators and owners. */
+export const isAdministrator = (who: Ranked) => who.role <= ROLES.administrator;
+/** The original's `is_moderator`: moderators, administrators and owners. */
+export const isModeratorOrAbove = (who: Ranked) => who.role <= ROLES.moderator;
+/** The original's `is_guest`. */
+export const isGuest = (who: Ranked) => who.role === ROLES.guest;
+
+/** The system groups a role belongs to, each implying the wider ones. */
+export function systemGroupsOf(role: Role): number[] {
+  const groups: number[] = [SYSTEM_GROUPS['role:internet'], SYSTEM_GROUPS['role:everyone']];
+  const who = { role };
+  if (isGuest(who)) return groups;
+  groups.push(SYSTEM_GROUPS['role:members'], SYSTEM_GROUPS['role:fullmembers']);
+  if (isModeratorOrAbove(who)) groups.push(SYSTEM_GROUPS['role:moderators']);
+  if (isAdministrator(who)) groups.push(SYSTEM_GROUPS['role:administrators']);
+  if (isOwner(who)) groups.push(SYSTEM_GROUPS['role:owners']);
+  return groups;
+}
+
+// Channels.
+
+/** Guests never see public channels they are not subscribed to (the original's guest restrictions). */
+export const maySeePublicChannels = (who: Ranked) => !isGuest(who);
+
+/** Administrators see every channel's settings and subscribers, private ones included, and may list them all. */
+export const maySeeAllChannels = (who: Ranked) => isAdministrator(who);
+
+/** Subscribers read a channel's messages; others only a public channel's, and never guests. */
+export const mayReadChannel = (who: Ranked, channel: Pick<ChannelSettings, 'invite_only'>, subscribed: boolean) =>
+  subscribed || (maySeePublicChannels(who) && !channel.invite_only);
+
+/** The original's `can_administer_channel`: administrators, or `can_administer_channel_group`. */
+export const mayAdministerChannel = (who: Person, channel: Pick<ChannelSettings, 'can_administer_channel_group'>) =>
+  isAdministrator(who) || inGroupSetting(channel.can_administer_channel_group, who);
+
+/**
+ * Subscribing someone else (the original's `can_subscribe_others`): never a
+ * guest; channel administrators and the channel's `can_add_subscribers_group`
+ * always; otherwise who can read the channel and is in the realm's
+ * `can_add_subscribers_group`.
+ */
+export function mayAddSubscribers(
+  who: Person,
+  channel: Pick<ChannelSettings, 'invite_only' | 'can_administer_channel_group' | 'can_add_subscribers_group'>,
+  subscribed: boolean,
+  realmSetting: GroupSetting,
+): boolean {
+  if (isGuest(who)) return false;
+  if (mayAdministerChannel(who, channel) || inGroupSetting(channel.can_add_subscribers_group, who)) return true;
+  return mayReadChannel(who, channel, subscribed) && inGroupSetting(realmSetting, who);
+}
+
+/** Only administrators make a channel a default one for new users. */
+export const mayManageDefaultChannels = (who: Ranked) => isAdministrator(who);
+
+/** Only administrators change channel folders (create, edit, reorder). */
+export const mayManageChannelFolders = (who: Ranked) => isAdministrator(who);
+
+// Messages.
+
+/** Deleting a whole topic is for administrators ("Must be an organization administrator"). */
+export const mayDeleteTopic = (who: Ranked) => isAdministrator(who);
+
+/** Moderators and above move messages whatever the realm's time limits for moving say. */
+export const mayMoveAfterTimeLimit = (who: Ranked) => isModeratorOrAbove(who);
+
+// Users, groups and invitations.
+
+/** Creating accounts with `POST /users` is for administrators. */
+export const mayCreateUsers = (who: Ranked) => isAdministrator(who);
+
+/** Administrators may change any user group, whatever its own settings say. */
+export const mayManageAnyGroup = (who: Ranked) => isAdministrator(who);
+
+/** User-group permissions the original never grants to guests (nor may they be set to role:everyone). */
+export const GROUP_PERMISSIONS_NOT_FOR_GUESTS: readonly UserGroupPermission[] = [
+  'can_add_members_group',
+  'can_join_group',
+  'can_manage_group',
+  'can_remove_members_group',
+];
+
+/** Guests never hold those, even when the setting names a group that contains them. */
+export const mayHoldGroupPermission = (who: Ranked, permission: UserGroupPermission) =>
+  !isGuest(who) || !GROUP_PERMISSIONS_NOT_FOR_GUESTS.includes(permission);
+
+/** Inviting: never guests, and only those in the realm's `can_invite_users_group`. */
+export const mayInviteUsers = (who: Person, canInviteUsersGroup: GroupSetting) =>
+  !isGuest(who) && inGroupSetting(canInviteUsersGroup, who);
+
+/** An invitation grants the inviter's role or a weaker one, never a stronger one. */
+export const mayInviteAs = (inviter: Ranked, role: number) => role >= inviter.role;
+
+/** Administrators see and manage everyone's invitations (and hear `invites_changed`); others only their own. */
+export const mayManageAllInvites = (who: Ranked) => isAdministrator(who);
+
+/** An invitation to become an owner is managed by owners only ("Must be an organization owner"). */
+export const mayManageInviteAs = (who: Ranked, invitedAs: number) => invitedAs !== ROLES.owner || isOwner(who);
+
+/** Only administrators' invitations carry a custom welcome message. */
+export const mayWriteWelcomeMessage = (who: Ranked) => isAdministrator(who);
