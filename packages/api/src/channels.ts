@@ -4,7 +4,9 @@ import {
   ChatError,
   channelAddress,
   inGroupSetting,
-  ROLES,
+  mayManageDefaultChannels,
+  maySeeAllChannels,
+  maySeePublicChannels,
   type ChannelEntry,
   type ChannelInfo,
   type Principal,
@@ -72,7 +74,7 @@ function newChannelSpec(principal: Principal, settings: RealmSettings, options: 
     description: checkDescription(options.description ?? ''),
     invite_only: options.invite_only ?? false,
     is_web_public: options.is_web_public ?? false,
-    is_default: (options.is_default_stream ?? false) && principal.role <= ROLES.administrator,
+    is_default: (options.is_default_stream ?? false) && mayManageDefaultChannels(principal),
     ...(options.history_public_to_subscribers !== undefined
       ? { history_public_to_subscribers: options.history_public_to_subscribers }
       : {}),
@@ -255,14 +257,14 @@ export function channelRoutes(options: ApiOptions): Route[] {
       async handler({ params, principal, actors }) {
         const caller = new CallerContext(actors, principal);
         const [entries, state] = await Promise.all([channelsOf(caller), caller.state()]);
-        const guest = principal.role === ROLES.guest;
-        const all = (params.include_all ?? false) && principal.role <= ROLES.administrator;
+        const seesPublic = maySeePublicChannels(principal);
+        const all = (params.include_all ?? false) && maySeeAllChannels(principal);
         const wanted = entries.filter((e) => {
           if (e.is_archived && (params.exclude_archived ?? true)) return false;
           if (all) return true;
           if ((params.include_subscribed ?? true) && state.subscriptions[e.channel_id]) return true;
           if ((params.include_web_public ?? false) && e.is_web_public) return true;
-          return (params.include_public ?? true) && !guest && !e.invite_only;
+          return (params.include_public ?? true) && seesPublic && !e.invite_only;
         });
         const infos = await Promise.all(wanted.map((e) => caller.channelInfo(e.channel_id).catch(() => undefined)));
         const streams = infos

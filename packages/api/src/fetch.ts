@@ -5,6 +5,7 @@ import {
   ChatError,
   channelAddress,
   conversationAddress,
+  maySeePublicChannels,
   type ChannelEntry,
   type FetchResult,
   type ViewedMessage,
@@ -74,7 +75,7 @@ async function conversationsOf(caller: CallerContext, terms: ResolvedTerm[]): Pr
     return scope.ids.length === 0 ? [] : [...new Set((await caller.locate(scope.ids)).values())];
   const state = await caller.state();
   const keys = new Set(Object.keys(state.subscriptions).map((id) => channelAddress(realm, Number(id)).key));
-  if (terms.some((t) => t.operator === 'channels' && !t.negated) && caller.principal.role !== 600) {
+  if (terms.some((t) => t.operator === 'channels' && !t.negated) && maySeePublicChannels(caller.principal)) {
     const channels = await caller.actors.ask<ChannelEntry[]>(caller.realm, { type: 'realm.channels' });
     for (const c of channels) if (!c.invite_only) keys.add(channelAddress(realm, c.channel_id).key);
   }

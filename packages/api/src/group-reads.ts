@@ -1,10 +1,10 @@
 import { Type } from '@sinclair/typebox';
 import { defineRoute, type Route } from '@chat/edge';
-import { ChatError, realmAddress, ROLES, type Principal } from '@chat/protocol';
+import { ChatError, isGuest, realmAddress, type Principal } from '@chat/protocol';
 
 /** The original's `require_member_or_admin`: the group operations are not for guests or bots. */
 export function requireMember(principal: Principal): void {
-  if (principal.role === ROLES.guest) throw new ChatError('BAD_REQUEST', 'Not allowed for guest users');
+  if (isGuest(principal)) throw new ChatError('BAD_REQUEST', 'Not allowed for guest users');
   if (principal.is_bot) throw new ChatError('BAD_REQUEST', 'This endpoint does not accept bot requests.');
 }
 

@@ -1,12 +1,4 @@
-import {
-  inGroupSetting,
-  isChatError,
-  ROLES,
-  type ChannelInfo,
-  type InviteChannelCheck,
-  type Principal,
-  type RealmSettings,
-} from '@chat/protocol';
+import { isChatError, mayAddSubscribers, type InviteChannelCheck } from '@chat/protocol';
 import type { CallerContext } from './context.js';
 
 /** Addresses separated by commas or newlines, each possibly as `Name <address>`; duplicates once. */
@@ -19,16 +11,6 @@ export function parseInvitees(raw: string): string[] {
   return [...seen.values()];
 }
 
-/** Mirrors the ChannelActor's rule for subscribing others (actors/channel/src/subscribe.ts). */
-function mayAddSubscribers(info: ChannelInfo, who: Principal, settings: RealmSettings): boolean {
-  if (who.role === ROLES.guest) return false;
-  if (who.role <= ROLES.administrator) return true;
-  if (inGroupSetting(info.can_administer_channel_group, who)) return true;
-  if (inGroupSetting(info.can_add_subscribers_group, who)) return true;
-  const access = info.subscribers.includes(who.user_id) || !info.invite_only;
-  return access && inGroupSetting(settings.can_add_subscribers_group, who);
-}
-
 /** What the realm needs to judge the requested channels; ones the caller cannot see are marked so. */
 export async function checkChannels(caller: CallerContext, ids: number[]): Promise<InviteChannelCheck[]> {
   const settings = await caller.settings();
@@ -39,11 +21,11 @@ export async function checkChannels(caller: CallerContext, ids: number[]): Promi
         throw err;
       });
       if (!info) return { channel_id: id, visible: false, may_add_subscribers: false };
-      return {
-        channel_id: id,
-        visible: true,
-        may_add_subscribers: mayAddSubscribers(info, caller.principal, settings),
-      };
+      // The ChannelActor's own rule for subscribing others (actors/channel/src/subscribe.ts).
+      const who = caller.principal;
+      const subscribed = info.subscribers.includes(who.user_id);
+      const may = mayAddSubscribers(who, info, subscribed, settings.can_add_subscribers_group);
+      return { channel_id: id, visible: true, may_add_subscribers: may };
     }),
   );
 }

@@ -4,7 +4,7 @@ import {
   channelAddress,
   ERROR_CODES,
   isChatError,
-  ROLES,
+  isGuest,
   type ChannelInfo,
   type EditPropagation,
   type MoveBegun,
@@ -41,7 +41,7 @@ export async function moveToChannel(caller: CallerContext, options: ApiOptions, 
   ]);
   // Who loses access depends on roles, which the channels do not know.
   const people = await caller.users([...source.subscribers, ...target.subscribers]);
-  const guests = [...people.values()].filter((u) => u.role === ROLES.guest).map((u) => u.user_id);
+  const guests = [...people.values()].filter(isGuest).map((u) => u.user_id);
   const from = addressOfKey(key);
   const begun = await caller.actors.ask<MoveBegun>(from, {
     type: 'message.moveOut',

@@ -1,5 +1,5 @@
 import { createHash } from 'node:crypto';
-import { ROLES, type UserProfile } from '@chat/protocol';
+import { isAdministrator, isGuest, isOwner, type UserProfile } from '@chat/protocol';
 
 /** The avatar of a user who uploaded none: an identicon keyed by address. */
 export function gravatarUrl(email: string, version: number): string {
@@ -20,9 +20,9 @@ export function renderUser(user: UserProfile, clientGravatar: boolean) {
     full_name: user.full_name,
     date_joined: user.date_joined,
     is_active: user.is_active,
-    is_owner: user.role === ROLES.owner,
-    is_admin: user.role === ROLES.owner || user.role === ROLES.administrator,
-    is_guest: user.role === ROLES.guest,
+    is_owner: isOwner(user),
+    is_admin: isAdministrator(user),
+    is_guest: isGuest(user),
     is_bot: user.is_bot,
     bot_type: user.bot_type,
     bot_owner_id: user.bot_owner_id,
