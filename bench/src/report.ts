@@ -1,0 +1,122 @@
+import { mkdir, writeFile } from 'node:fs/promises';
+import { cpus, loadavg, platform, release, totalmem } from 'node:os';
+import { join } from 'node:path';
+import type { Options } from './config/args.js';
+import type { Outcome } from './scenarios/common.js';
+import { pick, pickShort, ratio } from './stats.js';
+
+export function machine() {
+  const list = cpus();
+  return {
+    cpus: list.length,
+    cpu_model: list[0]?.model ?? 'unknown',
+    memory_bytes: totalmem(),
+    node: process.version,
+    platform: `${platform()} ${release()}`,
+    load_average_at_start: loadavg().map((l) => Math.round(l * 100) / 100),
+  };
+}
+
+/** The result file: the issue's fields first, then what explains them. */
+export function buildResult(
+  options: Options,
+  outcome: Outcome,
+  meta: {
+    started: Date;
+    harnessCpuSeconds: number;
+    harnessRssBytes: number;
+    harnessLoopDelayMs: { p50: number; p99: number; max: number };
+    machine: ReturnType<typeof machine>;
+  },
+  notes: string[],
+) {
+  const { adminKey: _key, ...parameters } = options;
+  const base = outcome.baseline;
+  return {
+    scenario: options.scenario,
+    target: options.target,
+    started_at: meta.started.toISOString(),
+    finished_at: new Date().toISOString(),
+    machine: meta.machine,
+    parameters,
+    throughput_msgs_per_s: outcome.throughput,
+    throughput_unit: outcome.throughputUnit,
+    send_latency_ms: outcome.send && pick(outcome.send),
+    delivery_latency_ms: outcome.delivery && pickShort(outcome.delivery),
+    register_latency_ms: outcome.register && pick(outcome.register),
+    errors: outcome.errors,
+    error_samples: outcome.errorSamples,
+    ...outcome.server,
+    harness_cpu_seconds: meta.harnessCpuSeconds,
+    harness_rss_bytes: meta.harnessRssBytes,
+    harness_event_loop_delay_ms: meta.harnessLoopDelayMs,
+    baseline_throughput_msgs_per_s: base.throughput,
+    baseline_ratio: ratio(outcome.throughput, base.throughput),
+    baseline: {
+      broke: base.broke,
+      send_latency_ms: base.send && pick(base.send),
+      ...base.usage,
+      ...(base.steps.length > 0 ? { steps: base.steps } : {}),
+    },
+    // Latencies divided by the baseline's send latency at its lowest step: a machine twice as slow moves both.
+    ratios: {
+      throughput: ratio(outcome.throughput, base.throughput),
+      send_p50: outcome.send && base.send ? ratio(outcome.send.p50, base.send.p50) : null,
+      send_p99: outcome.send && base.send ? ratio(outcome.send.p99, base.send.p99) : null,
+      delivery_p50: outcome.delivery && base.send ? ratio(outcome.delivery.p50, base.send.p50) : null,
+      delivery_p99: outcome.delivery && base.send ? ratio(outcome.delivery.p99, base.send.p99) : null,
+      register_p50: outcome.register && base.send ? ratio(outcome.register.p50, base.send.p50) : null,
+    },
+    ...outcome.extra,
+    notes,
+    steps: outcome.steps,
+  };
+}
+
+export type Result = ReturnType<typeof buildResult>;
+
+export async function writeResult(dir: string, result: Result, svg: string) {
+  await mkdir(dir, { recursive: true });
+  const stamp = result.started_at.replace(/:/g, '-').replace(/\.\d+Z$/, 'Z');
+  const json = join(dir, `${result.scenario}-${stamp}.json`);
+  const chart = join(dir, `${result.scenario}-${stamp}.svg`);
+  await writeFile(json, `${JSON.stringify(result, null, 2)}\n`);
+  await writeFile(chart, svg);
+  return { json, chart };
+}
+
+const mib = (bytes: number | null) => (bytes === null ? '-' : `${(bytes / 1048576).toFixed(1)} MiB`);
+const ms = (s: { p50: number; p99: number; max: number } | null) => (s ? `${s.p50} / ${s.p99} / ${s.max}` : '-');
+
+/** The small table on stdout. */
+export function table(result: Result): string {
+  const r = result.ratios;
+  const rows: Array<[string, string, string]> = [
+    ['throughput', `${result.throughput_msgs_per_s} (${result.throughput_unit})`, `${r.throughput ?? '-'}`],
+    ['send ms p50/p99/max', ms(result.send_latency_ms), `${r.send_p50 ?? '-'} / ${r.send_p99 ?? '-'}`],
+    ['delivery ms p50/p99/max', ms(result.delivery_latency_ms), `${r.delivery_p50 ?? '-'} / ${r.delivery_p99 ?? '-'}`],
+    ['register ms p50/p99/max', ms(result.register_latency_ms), `${r.register_p50 ?? '-'}`],
+    ['errors', `${result.errors}`, ''],
+    ['server RSS (peak)', `${mib(result.server_rss_bytes)} (${mib(result.server_peak_rss_bytes)})`, ''],
+    ['server CPU', result.server_cpu_seconds === null ? '-' : `${result.server_cpu_seconds} s`, ''],
+    ['harness CPU', `${result.harness_cpu_seconds} s`, ''],
+    [
+      'harness loop delay p99',
+      `${result.harness_event_loop_delay_ms.p99} ms (max ${result.harness_event_loop_delay_ms.max})`,
+      '',
+    ],
+    [
+      'baseline throughput',
+      `${result.baseline_throughput_msgs_per_s} msgs/s${result.baseline.broke ? '' : ' (lower bound)'}`,
+      '',
+    ],
+  ];
+  const width = Math.max(...rows.map((row) => row[1].length));
+  const lines = [
+    `${result.scenario} on ${result.target}: ${result.machine.cpus} cpus, node ${result.machine.node}`,
+    `${'figure'.padEnd(24)} ${'value'.padEnd(width)}  ratio to baseline`,
+    ...rows.map(([name, value, ratioText]) => `${name.padEnd(24)} ${value.padEnd(width)}  ${ratioText}`),
+  ];
+  for (const note of result.notes) lines.push(`note: ${note}`);
+  return lines.join('\n');
+}

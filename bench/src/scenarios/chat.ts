@@ -1,0 +1,167 @@
+import { Fleet } from '../fleet.js';
+import { Traffic, type StepRecord } from '../traffic.js';
+import { PresenceLoop } from '../presence.js';
+import { pickShort } from '../stats.js';
+import { broken, Meter, rates, stepJson, withBaseline, withTarget, type Outcome, type RunContext } from './common.js';
+
+/**
+ * Many users chatting: every user has a live queue; the send rate steps
+ * upward until a step breaks. Each rate runs against the baseline and then
+ * the server, back to back, so both see the same machine at the same time;
+ * the baseline keeps stepping after the server broke, until it breaks too.
+ */
+export async function chat(ctx: RunContext): Promise<Outcome> {
+  const { options, progress, notes } = ctx;
+  const shape = {
+    scenario: 'chat' as const,
+    users: options.users[0]!,
+    channels: options.channels,
+    channelSize: options.channelSize,
+  };
+  return withTarget(ctx, shape, async (target) => {
+    const { manifest } = target;
+    const fleet = new Fleet(target.http, manifest, options.eventTypes);
+    const queued = manifest.users.slice(0, Math.min(options.queues, manifest.users.length));
+    progress.start('registering queues', queued.length);
+    await fleet.add(queued, 8, progress);
+    progress.stop();
+    const senders = fleet.liveUsers;
+    if (senders.length < 2) throw new Error(`only ${senders.length} queues could be registered`);
+    const traffic = new Traffic(target.http, manifest, senders, options, options.seed, fleet);
+    const presence = new PresenceLoop(fleet, options.presenceSeconds);
+    await presence.comeOnline();
+    if (presence.skipped) notes.push(`presence skipped: ${presence.skipped}`);
+    // Everyone coming online is an event to everyone: let that burst drain before anything is measured.
+    if (!(await fleet.settle(2000, 300_000))) notes.push('the queues were still busy 5 minutes after setup');
+    presence.start();
+
+    return withBaseline(ctx, manifest, async (baseline) => {
+      const baseTraffic = new Traffic(baseline.http, manifest, senders, options, options.seed);
+      const serverMeter = new Meter(() => target.sample());
+      const baseMeter = new Meter(() => baseline.sample());
+      const deadline = Date.now() + options.duration * 1000;
+      // Warm-up at the first rate, not recorded: JIT and connection setup on both sides.
+      await baseTraffic.runStep(options.startRate, options.warmupSeconds);
+      await traffic.runStep(options.startRate, options.warmupSeconds);
+      serverMeter.begin();
+      baseMeter.begin();
+      const steps: Array<Record<string, unknown>> = [];
+      let best: StepRecord | undefined;
+      let first: StepRecord | undefined;
+      let bestBase: StepRecord | undefined;
+      let firstBase: StepRecord | undefined;
+      let serverBroke: string | undefined;
+      let brokeAt: number | undefined;
+      let baseBroke: string | undefined;
+      let errors = 0;
+      const samples: string[] = [];
+      for (const rate of rates(options)) {
+        const needed = ((serverBroke ? 0 : 1) + (baseBroke ? 0 : 1)) * options.stepSeconds * 1000;
+        if (Date.now() + needed > deadline) {
+          notes.push(`--duration reached before rate ${rate}/s`);
+          break;
+        }
+        const row: Record<string, unknown> = { offered_rate: rate };
+        if (!baseBroke) {
+          const step = await baseTraffic.runStep(rate, options.stepSeconds);
+          baseBroke = broken(step, options, false);
+          row.baseline = { ...stepJson(step, options.stepSeconds, false), sustained: !baseBroke, broken: baseBroke };
+          firstBase ??= step;
+          if (!baseBroke) bestBase = step;
+        }
+        if (!serverBroke) {
+          const before = target.sample();
+          const step = await traffic.runStep(rate, options.stepSeconds);
+          const after = target.sample();
+          serverBroke = broken(step, options, true);
+          if (serverBroke) brokeAt = rate;
+          errors += step.errors;
+          samples.push(...step.errorSamples);
+          row.server = {
+            ...stepJson(step, options.stepSeconds, true),
+            sustained: !serverBroke,
+            broken: serverBroke,
+            server_rss_bytes: after?.rssBytes ?? null,
+            server_cpu_seconds: before && after ? Math.round((after.cpuSeconds - before.cpuSeconds) * 100) / 100 : null,
+          };
+          first ??= step;
+          if (!serverBroke) best = step;
+        }
+        steps.push(row);
+        progress.log(stepLine(rate, row));
+        if (serverBroke && baseBroke) break;
+      }
+      const server = serverMeter.end();
+      const baseUsage = baseMeter.end();
+      await presence.stop();
+      fleet.stop();
+      if (target.kind === 'url') await fleet.deleteQueues();
+      const reported = best ?? first;
+      if (!best) notes.push('no step was sustained: the figures are those of the first step');
+      if (!baseBroke) notes.push('the baseline did not break: its throughput is a lower bound');
+      const series = (side: 'server' | 'baseline', field: string, q: 'p50' | 'p99') =>
+        steps.flatMap((row) => {
+          const s = row[side] as Record<string, Record<string, number>> | undefined;
+          return s?.[field] ? [[row.offered_rate as number, s[field]![q]!] as [number, number]] : [];
+        });
+      return {
+        throughput: reported?.throughput ?? 0,
+        throughputUnit: 'messages sent per second (best sustained step)',
+        send: reported ? reported.kinds.send.latency.summary() : null,
+        delivery: reported ? reported.tally.latency.summary() : null,
+        register: fleet.register.summary(),
+        errors: errors + fleet.registerErrors + fleet.polls.errors + presence.stats.errors,
+        errorSamples: [
+          ...fleet.registerErrorSamples,
+          ...fleet.polls.errorSamples,
+          ...presence.errorSamples,
+          ...samples,
+        ].slice(0, 10),
+        server,
+        baseline: {
+          throughput: bestBase?.throughput ?? 0,
+          send: (firstBase ?? bestBase)?.kinds.send.latency.summary() ?? null,
+          broke: baseBroke !== undefined,
+          steps: [],
+          usage: baseUsage,
+        },
+        steps,
+        extra: {
+          best_offered_rate: best?.offeredRate ?? null,
+          server_broke_at: serverBroke ? { rate: brokeAt, why: serverBroke } : null,
+          live_queues: fleet.clients.length,
+          queues_lost: fleet.polls.queuesLost,
+          presence: {
+            count: presence.stats.count,
+            errors: presence.stats.errors,
+            latency_ms: pickShort(presence.stats.latency.summary()),
+          },
+        },
+        chart: {
+          title: `chat: latency against offered load (${shape.users} users, ${fleet.clients.length} queues)`,
+          subtitle: best ? `best sustained step: ${best.offeredRate} msgs/s` : 'no sustained step',
+          xLabel: 'offered load (messages/s)',
+          yLabel: 'latency (ms, log scale)',
+          logY: true,
+          series: [
+            { name: 'send p50', points: series('server', 'send_latency_ms', 'p50') },
+            { name: 'send p99', points: series('server', 'send_latency_ms', 'p99') },
+            { name: 'delivery p50', points: series('server', 'delivery_latency_ms', 'p50') },
+            { name: 'delivery p99', points: series('server', 'delivery_latency_ms', 'p99') },
+            { name: 'baseline send p99', points: series('baseline', 'send_latency_ms', 'p99'), dashed: true },
+          ],
+        },
+      };
+    });
+  });
+}
+
+function stepLine(rate: number, row: Record<string, unknown>): string {
+  const part = (name: string, s: unknown) => {
+    const step = s as { throughput_msgs_per_s: number; send_latency_ms: { p99: number }; broken?: string } | undefined;
+    return step
+      ? `${name} ${step.throughput_msgs_per_s}/s p99 ${step.send_latency_ms.p99} ms${step.broken ? ` (${step.broken})` : ''}`
+      : '';
+  };
+  return `step ${rate}/s: ${part('server', row.server)}  ${part('baseline', row.baseline)}`;
+}

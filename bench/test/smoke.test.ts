@@ -1,0 +1,104 @@
+import anyTest, { type TestFn } from 'ava';
+import { existsSync } from 'node:fs';
+import { mkdtemp, readFile, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { defaultOptions, run, type Options, type Scenario } from '../src/index.js';
+
+/**
+ * The harness end to end on a tiny realm against an embedded server: it
+ * proves the harness works, not how fast anything is (the real runs are not
+ * part of the tests). Cache and results go to a temporary folder.
+ */
+const test = anyTest as TestFn<{ dir: string }>;
+
+test.before(async (t) => {
+  t.context.dir = await mkdtemp(join(tmpdir(), 'bench-smoke-'));
+});
+test.after.always(async (t) => {
+  await rm(t.context.dir, { recursive: true, force: true });
+});
+
+function tiny(dir: string, scenario: Scenario): Options {
+  return {
+    ...defaultOptions(scenario),
+    users: [20],
+    channels: 4,
+    channelSize: 10,
+    queues: 20,
+    startRate: 5,
+    stepRate: 5,
+    maxRate: 10,
+    stepSeconds: 1,
+    warmupSeconds: 1,
+    baselineSeconds: 3,
+    duration: 20,
+    registers: 10,
+    // Low bounds would make a loaded test machine fail the smoke test; breaking is not what it checks.
+    maxP99Ms: 10_000,
+    maxDeliveryP99Ms: 10_000,
+    cacheDir: join(dir, 'cache', scenario),
+    resultsDir: join(dir, 'results', scenario),
+    quiet: true,
+  };
+}
+
+type Figures = { p50: number; p95?: number; p99: number; max: number };
+
+function ordered(t: { true(v: boolean, m?: string): void }, name: string, f: Figures | null) {
+  t.true(f !== null && f.p50 > 0, `${name}: ${JSON.stringify(f)}`);
+  t.true(
+    f!.p50 <= (f!.p95 ?? f!.p99) && (f!.p95 ?? f!.p99) <= f!.p99 && f!.p99 <= f!.max,
+    `${name}: ${JSON.stringify(f)}`,
+  );
+}
+
+async function runAndRead(options: Options) {
+  const cleanups = new Set<() => Promise<void>>();
+  const output = await run(options, cleanups);
+  const written = JSON.parse(await readFile(output.files.json, 'utf8')) as Record<string, any>;
+  return { output, written, cleanups };
+}
+
+test('chat: two steps against an embedded server and the baseline, every figure written', async (t) => {
+  t.timeout(120_000);
+  const { output, written, cleanups } = await runAndRead(tiny(t.context.dir, 'chat'));
+  t.is(cleanups.size, 0, 'the server and the baseline were stopped and their folders removed');
+  t.like(written, { scenario: 'chat', target: 'embedded', errors: 0 });
+  t.true(written.machine.cpus > 0 && written.machine.memory_bytes > 0 && written.machine.node === process.version);
+  t.like(written.parameters, { users: [20], channels: 4, stepSeconds: 1 });
+  t.true(written.throughput_msgs_per_s > 0);
+  ordered(t, 'send', written.send_latency_ms);
+  ordered(t, 'delivery', written.delivery_latency_ms);
+  ordered(t, 'register', written.register_latency_ms);
+  t.true(written.server_rss_bytes > 0 && written.server_cpu_seconds >= 0);
+  t.true(written.baseline_throughput_msgs_per_s > 0);
+  t.true(written.baseline_ratio > 0);
+  t.deepEqual(
+    written.steps.map((s: any) => s.offered_rate),
+    [5, 10],
+  );
+  for (const step of written.steps) {
+    t.is(step.server.errors, 0);
+    t.is(step.server.deliveries_received, step.server.deliveries_expected, 'every message reached every live queue');
+    t.true(step.server.deliveries_expected > 0);
+    t.true(step.baseline.ok > 0);
+  }
+  t.true(existsSync(output.files.chart));
+  t.regex(await readFile(output.files.chart, 'utf8'), /^<svg[\s\S]*<polyline[\s\S]*<\/svg>$/);
+  t.regex(output.table, /throughput/);
+});
+
+test('register: snapshot latency on a 20-user realm', async (t) => {
+  t.timeout(120_000);
+  const { output, written, cleanups } = await runAndRead(tiny(t.context.dir, 'register'));
+  t.is(cleanups.size, 0);
+  t.like(written, { scenario: 'register', errors: 0 });
+  ordered(t, 'register', written.register_latency_ms);
+  t.is(written.steps.length, 1);
+  t.like(written.steps[0], { users: 20, registrations: 10 });
+  t.true(written.steps[0].snapshot_bytes_median > 1000, 'a full snapshot');
+  t.true(written.throughput_msgs_per_s > 0 && written.baseline_throughput_msgs_per_s > 0);
+  t.true(written.server_rss_bytes > 0);
+  t.true(existsSync(output.files.chart));
+});
