@@ -17,6 +17,7 @@ import { userAdded } from './people.js';
 import { folderCommand, isFolderCommand } from './folders.js';
 import { groupCommand, isGroupCommand } from './groups.js';
 import { broadcast } from './broadcast.js';
+import { decideSetActive } from './deactivation.js';
 import { isStatusCommand, statusCommand } from './status-commands.js';
 import {
   applyEvent,
@@ -170,6 +171,8 @@ function decide(ctx: Ctx, command: RealmCommand): Decision<RealmEvent> {
       return { reply: Object.values(state.accounts).map(toProfile) };
     case 'realm.broadcast':
       return broadcast(state, command);
+    case 'realm.setActive':
+      return decideSetActive(state, command);
     case 'realm.resetApiKey': {
       const account = accountByEmail(state, command.email);
       if (!account) throw new ChatError('BAD_REQUEST', `No user with email '${command.email}'`);

@@ -2,6 +2,7 @@ import { ROLES, SYSTEM_GROUPS, type BotType, type ChannelEntry, type RealmSettin
 import type { ChannelFolder } from '@chat/protocol';
 import type { StoredGroup } from './group-model.js';
 import { applyInviteEvent, type EmailChange, type Invite, type InviteEvent } from './invite-state.js';
+import { applyActivity, type ActivityEvent } from './deactivation.js';
 import { applyPeopleEvent, isPeopleEvent, type PeopleEvent, type PeopleState } from './status-commands.js';
 
 /** One account of the realm, as the RealmActor keeps it. */
@@ -111,7 +112,8 @@ export type RealmEvent =
   | { type: 'userGroupSaved'; group: StoredGroup }
   | { type: 'channelFolderSaved'; folder: ChannelFolder }
   | InviteEvent
-  | PeopleEvent;
+  | PeopleEvent
+  | ActivityEvent;
 
 export function initialState(stringId: string): RealmState {
   return {
@@ -137,6 +139,8 @@ export function initialState(stringId: string): RealmState {
 export function applyEvent(state: RealmState, event: RealmEvent): void {
   if (isPeopleEvent(event)) return applyPeopleEvent(state, event);
   switch (event.type) {
+    case 'accountActiveSet':
+      return applyActivity(state, event);
     case 'realmCreated':
       Object.assign(state, {
         exists: true,

@@ -173,6 +173,8 @@ export type RealmCommand =
   | { type: 'realm.getUser'; user_id: number }
   | { type: 'realm.listUsers' }
   | { type: 'realm.resetApiKey'; email: string }
+  /** Deactivates (`active` false) or reactivates an account. */
+  | { type: 'realm.setActive'; actor: Principal; user_id: number; active: boolean }
   | { type: 'realm.settings' }
   /** The principal of the bot that posts automated notices. */
   | { type: 'realm.notificationBot' }
