@@ -1,15 +1,8 @@
-import anyTest, { type TestFn } from 'ava';
 import { channelAddress, type ChannelInfo } from '@chat/protocol';
+import { withServer } from './context.js';
 import { TestServer, wrongKey } from './support.js';
 
-const test = anyTest as TestFn<{ server: TestServer }>;
-
-test.before(async (t) => {
-  t.context.server = await TestServer.start();
-});
-test.after.always(async (t) => {
-  await t.context.server?.stop();
-});
+const test = withServer([]);
 
 test('GET /server_settings needs no credentials and names the realm', async (t) => {
   const { status, body } = await t.context.server.client.get('/server_settings');

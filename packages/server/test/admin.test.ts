@@ -38,7 +38,9 @@ test('the admin command line creates a realm, users and new API keys', async (t)
   const me = await client.as({ email: 'boss@acme.test', apiKey: owner.api_key }).get('/users/me');
   t.like(me.body, { full_name: 'Boss', role: 100, is_owner: true });
   const botMe = await client.as({ email: 'bot@acme.test', apiKey: bot.api_key }).get('/users/me');
-  t.like(botMe.body, { is_bot: true, bot_type: 1 });
+  t.like(botMe.body, { is_bot: true });
+  const botUser = await client.as({ email: 'bot@acme.test', apiKey: bot.api_key }).get(`/users/${bot.user_id}`);
+  t.like(botUser.body, { user: { bot_type: 1 } });
   // A realm made this way has no public access: registering needs credentials.
   const spectator = await client.post('/register', {});
   t.is(spectator.status, 401);

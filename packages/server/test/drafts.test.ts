@@ -1,7 +1,7 @@
-import anyTest, { type TestFn } from 'ava';
-import { assertResponse, type ChatClient } from '@chat/testkit';
-import { held, myId, next, of, ok, register, type Body } from './personal-support.js';
-import { TestServer } from './support.js';
+import type { ChatClient } from '@chat/testkit';
+import { channelId, userId, withServer } from './context.js';
+import { held, next, of, register, type Body } from './queues.js';
+import { refused, succeeds } from './replies.js';
 
 /**
  * Drafts (spec "Draft", operations 10 and 11): kept by the owner's
@@ -9,16 +9,8 @@ import { TestServer } from './support.js';
  * test works as a user of its own, so concurrent tests see no one else's
  * drafts.
  */
-const test = anyTest as TestFn<{ server: TestServer; verona: number }>;
-
-test.before(async (t) => {
-  t.context.server = await TestServer.start({ heartbeatMs: 1000 });
-  const iago = await t.context.server.login('iago@zulip.com');
-  const found = await iago.get<{ stream_id: number }>('/get_stream_id', { stream: 'Verona' });
-  t.context.verona = found.body.stream_id;
-});
-test.after.always(async (t) => {
-  await t.context.server?.stop();
+const test = withServer<'iago', { verona: number }>(['iago'], { heartbeatMs: 1000 }, async (t) => {
+  t.context.verona = await channelId(t.context.iago, 'Verona');
 });
 
 interface Draft {
@@ -32,29 +24,15 @@ interface Draft {
 
 const json = (value: unknown) => JSON.stringify(value);
 const list = async (client: ChatClient) =>
-  ok<{ count: number; drafts: Draft[] }>('GET', '/drafts', client.get('/drafts'));
+  succeeds<{ count: number; drafts: Draft[] }>('GET', '/drafts', client.get('/drafts'));
 const create = async (client: ChatClient, drafts: Body[]) =>
-  (await ok<{ ids: number[] }>('POST', '/drafts', client.post('/drafts', { drafts: json(drafts) }))).ids;
-
-/** A refused request: its status, code and message, the body checked against the reference where it documents one. */
-async function refused(
-  t: { is: (a: unknown, b: unknown, m?: string) => void },
-  reply: Promise<{ status: number; body: Body }>,
-  msg: string,
-  reference?: [string, string],
-) {
-  const got = await reply;
-  t.is(got.status, 400, msg);
-  t.is(got.body.code, 'BAD_REQUEST', msg);
-  t.is(got.body.msg, msg);
-  if (reference) assertResponse(reference[0], reference[1], 400, got.body);
-}
+  (await succeeds<{ ids: number[] }>('POST', '/drafts', client.post('/drafts', { drafts: json(drafts) }))).ids;
 
 test('create, list, edit and delete drafts; each change reaches the owner as a drafts event', async (t) => {
   const hamlet = await t.context.server.login('hamlet@zulip.com');
-  const othello = await myId(await t.context.server.login('othello@zulip.com'));
-  const me = await myId(hamlet);
-  const queue = await register(hamlet, ['drafts']);
+  const othello = await userId(await t.context.server.login('othello@zulip.com'));
+  const me = await userId(hamlet);
+  const queue = await register(hamlet, { event_types: ['drafts'] });
   const ids = await create(hamlet, [
     { type: 'stream', to: [t.context.verona], topic: 'plans', content: 'first thoughts', timestamp: 1_000 },
     { type: 'private', to: [othello, me], topic: 'ignored', content: '\n\nhello there  ' },
@@ -91,7 +69,7 @@ test('create, list, edit and delete drafts; each change reaches the owner as a d
     content: 'second thoughts',
     timestamp: 2_000,
   };
-  await ok('PATCH', `/drafts/${ids[0]}`, hamlet.patch(`/drafts/${ids[0]}`, { draft: json(edited) }));
+  await succeeds('PATCH', `/drafts/${ids[0]}`, hamlet.patch(`/drafts/${ids[0]}`, { draft: json(edited) }));
   const update = await next(queue, of('drafts', 'update'));
   t.deepEqual(update.draft, { id: ids[0], ...edited });
   t.like(
@@ -99,7 +77,7 @@ test('create, list, edit and delete drafts; each change reaches the owner as a d
     { content: 'second thoughts', timestamp: 2_000 },
   );
 
-  await ok('DELETE', `/drafts/${ids[1]}`, hamlet.delete(`/drafts/${ids[1]}`));
+  await succeeds('DELETE', `/drafts/${ids[1]}`, hamlet.delete(`/drafts/${ids[1]}`));
   const removed = await next(queue, of('drafts', 'remove'));
   t.is(removed.draft_id, ids[1]);
   t.deepEqual(
@@ -152,15 +130,15 @@ test('editing or deleting a draft that is not the caller\'s: "Draft does not exi
 test('with synchronization turned off, drafts are refused and the server keeps none', async (t) => {
   const iago = await t.context.server.login('iago@zulip.com');
   const [id] = await create(iago, [{ type: '', to: [], topic: '', content: 'kept until sync is off' }]);
-  await ok('PATCH', '/settings', iago.patch('/settings', { enable_drafts_synchronization: false }));
+  await succeeds('PATCH', '/settings', iago.patch('/settings', { enable_drafts_synchronization: false }));
   const disabled = 'User has disabled synchronizing drafts.';
   const draft = json({ type: '', to: [], topic: '', content: 'x' });
   await refused(t, iago.get<Body>('/drafts'), disabled);
   await refused(t, iago.post<Body>('/drafts', { drafts: `[${draft}]` }), disabled);
   await refused(t, iago.patch<Body>(`/drafts/${id}`, { draft }), disabled);
   await refused(t, iago.delete<Body>(`/drafts/${id}`), disabled);
-  t.deepEqual((await register(iago, ['drafts'], ['drafts'])).snapshot.drafts, []);
-  await ok('PATCH', '/settings', iago.patch('/settings', { enable_drafts_synchronization: true }));
+  t.deepEqual((await register(iago, { event_types: ['drafts'], fetch_event_types: ['drafts'] })).snapshot.drafts, []);
+  await succeeds('PATCH', '/settings', iago.patch('/settings', { enable_drafts_synchronization: true }));
   t.is((await list(iago)).count, 0);
 });
 
@@ -170,16 +148,16 @@ test('register: the drafts section holds the same drafts, newest first, and only
     { type: '', to: [], topic: '', content: 'older', timestamp: 10 },
     { type: '', to: [], topic: '', content: 'newer', timestamp: 20 },
   ]);
-  const queue = await register(shiva, ['drafts'], ['drafts']);
+  const queue = await register(shiva, { event_types: ['drafts'], fetch_event_types: ['drafts'] });
   t.deepEqual(queue.snapshot.drafts, (await list(shiva)).drafts);
   t.deepEqual(
     (queue.snapshot.drafts as Draft[]).map((d) => d.content),
     ['newer', 'older'],
   );
-  const without = await register(shiva, ['drafts'], ['realm']);
+  const without = await register(shiva, { event_types: ['drafts'], fetch_event_types: ['realm'] });
   t.false('drafts' in without.snapshot);
   // Another user's queue hears nothing of these drafts.
-  const other = await register(await t.context.server.login('desdemona@zulip.com'), ['drafts']);
+  const other = await register(await t.context.server.login('desdemona@zulip.com'), { event_types: ['drafts'] });
   await create(shiva, [{ type: '', to: [], topic: '', content: 'private' }]);
   await next(queue, of('drafts', 'add'));
   t.false((await held(other)).some((e) => e.type === 'drafts'));

@@ -1,42 +1,19 @@
-import anyTest, { type TestFn } from 'ava';
 import { assertResponse, type ChatClient } from '@chat/testkit';
-import { linkIn, mailsTo, nextEvent, openPage, register, type Body } from './invite-support.js';
-import { TestServer } from './support.js';
+import { withServer, type Logins } from './context.js';
+import { linkIn, mailsTo, openPage, type Body } from './invite-support.js';
+import { newAccount } from './people.js';
+import { register, take } from './queues.js';
 
 /**
  * `PATCH /settings` with `email`: a link goes to the new address and the
  * address changes only when it is opened; then everyone hears of it.
  */
-const test = anyTest as TestFn<{ server: TestServer; iago: ChatClient }>;
-
-test.before(async (t) => {
-  t.context.server = await TestServer.start();
-  t.context.iago = await t.context.server.login('iago@zulip.com');
-});
-test.after.always(async (t) => {
-  await t.context.server?.stop();
-});
+const test = withServer(['iago']);
 
 const PASSWORD = 'long enough';
 
 /** A fresh account of its own per test, since changing an address changes how it logs in. */
-async function account(t: { context: { server: TestServer; iago: ChatClient } }, email: string) {
-  const made = await t.context.iago.post<{ user_id: number }>('/users', {
-    email,
-    password: PASSWORD,
-    full_name: email,
-  });
-  if (made.status !== 200) throw new Error(`create: ${JSON.stringify(made.body)}`);
-  const grant = await t.context.server.client.post<{ api_key: string }>('/fetch_api_key', {
-    username: email,
-    password: PASSWORD,
-  });
-  return {
-    id: made.body.user_id,
-    apiKey: grant.body.api_key,
-    client: t.context.server.client.as({ email, apiKey: grant.body.api_key }),
-  };
-}
+const account = (t: { context: Logins<'iago'> }, email: string) => newAccount(t.context, email, PASSWORD, email);
 
 async function changeEmail(client: ChatClient, email: string) {
   const reply = await client.patch('/settings', { email });
@@ -48,7 +25,7 @@ async function changeEmail(client: ChatClient, email: string) {
 test('the address changes only when the mailed link is opened', async (t) => {
   const { server, iago } = t.context;
   const me = await account(t, 'before@example.com');
-  const watcher = await register(iago, ['realm_user']);
+  const watcher = await register(iago, { event_types: ['realm_user'] });
 
   const started = await changeEmail(me.client, 'after@example.com');
   t.is(started.status, 200);
@@ -59,16 +36,16 @@ test('the address changes only when the mailed link is opened', async (t) => {
   const page = await openPage(link);
   t.is(page.status, 200);
   t.true(page.html.includes('after@example.com'));
-  const mine = (e: Body) => e.type === 'realm_user' && (e.person as Body).user_id === me.id;
-  const first = await nextEvent(watcher, mine);
-  const second = await nextEvent(watcher, mine);
+  const mine = (e: Body) => e.type === 'realm_user' && (e.person as Body).user_id === me.user_id;
+  const first = await take(watcher, mine);
+  const second = await take(watcher, mine);
   t.like(first, { op: 'update' });
   t.like(second, { op: 'update' });
   t.deepEqual(
     [first.person, second.person],
     [
-      { user_id: me.id, delivery_email: 'after@example.com' },
-      { user_id: me.id, new_email: 'after@example.com' },
+      { user_id: me.user_id, delivery_email: 'after@example.com' },
+      { user_id: me.user_id, new_email: 'after@example.com' },
     ],
   );
 

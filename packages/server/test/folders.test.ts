@@ -1,28 +1,14 @@
-import anyTest, { type TestFn } from 'ava';
 import type { ChatClient } from '@chat/testkit';
-import { fails, next, ok, register, type Body, type Event } from './group-support.js';
-import { TestServer } from './support.js';
+import { withServer } from './context.js';
+import { next, register, type Body, type Event } from './queues.js';
+import { fails, ok } from './replies.js';
 
 /**
  * Channel folders through the API: creation and listing, updates and
  * archiving, ordering (which must name every folder, so these tests run
  * one after another), a channel's folder, the events and the snapshot.
  */
-interface Clients {
-  server: TestServer;
-  iago: ChatClient;
-  hamlet: ChatClient;
-}
-const test = anyTest as TestFn<Clients>;
-
-test.before(async (t) => {
-  t.context.server = await TestServer.start({ heartbeatMs: 400 });
-  t.context.iago = await t.context.server.login('iago@zulip.com');
-  t.context.hamlet = await t.context.server.login('hamlet@zulip.com');
-});
-test.after.always(async (t) => {
-  await t.context.server?.stop();
-});
+const test = withServer(['iago', 'hamlet'], { heartbeatMs: 400 });
 
 type Folder = Body & { id: number; name: string; order: number; is_archived: boolean };
 
@@ -41,7 +27,7 @@ const folderEvent = (op: string, test: (e: Event) => boolean) => (e: Event) =>
 
 test.serial('administrators create folders; everyone lists them, with rendered descriptions', async (t) => {
   const { iago, hamlet } = t.context;
-  const queue = await register(hamlet, ['channel_folder']);
+  const queue = await register(hamlet, { event_types: ['channel_folder'] });
   const id = await create(iago, 'Frontend', 'Channels for **frontend** work');
   const folder = (await folders(hamlet)).find((f) => f.id === id)!;
   t.like(folder, {
@@ -79,7 +65,7 @@ test.serial('administrators create folders; everyone lists them, with rendered d
 test.serial('PATCH renames, describes and archives a folder, with update events', async (t) => {
   const { iago, hamlet } = t.context;
   const id = await create(iago, 'Patchable');
-  const queue = await register(hamlet, ['channel_folder']);
+  const queue = await register(hamlet, { event_types: ['channel_folder'] });
   const path = `/channel_folders/${id}`;
   await ok(iago, 'PATCH', path, { name: 'Patched', description: 'A *new* text' });
   const updated = await next(
@@ -109,7 +95,7 @@ test.serial('PATCH renames, describes and archives a folder, with update events'
 test.serial('reordering names every folder, archived ones too', async (t) => {
   const { iago, hamlet } = t.context;
   await create(iago, 'Reorder me');
-  const queue = await register(hamlet, ['channel_folder']);
+  const queue = await register(hamlet, { event_types: ['channel_folder'] });
   const all = await folders(iago, { include_archived: true });
   const reversed = all.map((f) => f.id).reverse();
   await ok(iago, 'PATCH', '/channel_folders', { order: JSON.stringify(reversed) });
@@ -153,6 +139,6 @@ test.serial('a channel goes into an existing folder only; a folder in use cannot
 
 test.serial('the register snapshot has every folder, archived ones included', async (t) => {
   const { iago, hamlet } = t.context;
-  const queue = await register(hamlet, ['channel_folder'], { fetch_event_types: JSON.stringify(['channel_folders']) });
+  const queue = await register(hamlet, { event_types: ['channel_folder'], fetch_event_types: ['channel_folders'] });
   t.deepEqual(queue.snapshot.channel_folders, await folders(iago, { include_archived: true }));
 });

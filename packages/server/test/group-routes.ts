@@ -1,24 +1,16 @@
 import type { ChatClient, Params } from '@chat/testkit';
+import { missing, onMade, type LadderCase, type LadderSection } from './ladder.js';
 
 /**
  * The route ladder's cases (routes.test.ts) for user groups and channel
  * folders. Each case that changes a group gets a group of its own, made by
- * `prepareGroupCases`, since the ladder's cases run concurrently.
+ * `prepare`, since the ladder's cases run concurrently.
  */
-interface LadderCase {
-  method: 'GET' | 'POST' | 'PATCH' | 'DELETE';
-  path: string;
-  at?: () => string;
-  template?: string;
-  auth: boolean;
-  valid: Params;
-  bad: { path?: string; params: Params; name: string; code?: string };
-}
 
 const made = { patch: 0, members: 0, reads: 0, parent: 0, doomed: 0, folder: 0 };
 const addSubgroup: Params = {};
 
-export async function prepareGroupCases(client: ChatClient): Promise<void> {
+async function prepare(client: ChatClient): Promise<void> {
   const create = async (name: string) => {
     const reply = await client.post<{ group_id: number }>('/user_groups/create', {
       name,
@@ -37,8 +29,8 @@ export async function prepareGroupCases(client: ChatClient): Promise<void> {
   made.folder = folder.body.channel_folder_id;
 }
 
-/** A case on one prepared group (or folder): its path is known only once `prepareGroupCases` ran. */
-function onMade(
+/** A case on one prepared group (or folder): its path is known only once `prepare` ran. */
+function onGroup(
   method: LadderCase['method'],
   template: string,
   which: keyof typeof made,
@@ -46,10 +38,10 @@ function onMade(
   bad: LadderCase['bad'],
 ): LadderCase {
   const at = () => template.replace(/\{(user_group_id|channel_folder_id)\}/, String(made[which]));
-  return { method, path: template, template, at, auth: true, valid, bad };
+  return onMade(method, template, at, valid, bad);
 }
 
-export function groupCases(): LadderCase[] {
+function cases(): LadderCase[] {
   const badGroup = (suffix = '') => ({ path: `/user_groups/x${suffix}`, params: {}, name: 'user_group_id' });
   const ids = (name: string) => ({ params: { [name]: 'nope' }, name });
   return [
@@ -67,11 +59,11 @@ export function groupCases(): LadderCase[] {
       valid: { name: 'ladder created', description: '', members: '[]' },
       bad: { params: { name: 'x', description: '', members: 'nope' }, name: 'members' },
     },
-    onMade('PATCH', '/user_groups/{user_group_id}', 'patch', { description: 'climbed' }, badGroup()),
-    onMade('POST', '/user_groups/{user_group_id}/members', 'members', { add: '[8]' }, ids('add')),
-    onMade('GET', '/user_groups/{user_group_id}/members', 'reads', {}, badGroup('/members')),
+    onGroup('PATCH', '/user_groups/{user_group_id}', 'patch', { description: 'climbed' }, badGroup()),
+    onGroup('POST', '/user_groups/{user_group_id}/members', 'members', { add: '[8]' }, ids('add')),
+    onGroup('GET', '/user_groups/{user_group_id}/members', 'reads', {}, badGroup('/members')),
     {
-      ...onMade(
+      ...onGroup(
         'GET',
         '/user_groups/{user_group_id}/members/{user_id}',
         'reads',
@@ -84,15 +76,15 @@ export function groupCases(): LadderCase[] {
       ),
       at: () => `/user_groups/${made.reads}/members/11`,
     },
-    onMade('POST', '/user_groups/{user_group_id}/subgroups', 'parent', addSubgroup, ids('add')),
-    onMade('GET', '/user_groups/{user_group_id}/subgroups', 'reads', {}, badGroup('/subgroups')),
-    onMade('POST', '/user_groups/{user_group_id}/deactivate', 'doomed', {}, badGroup('/deactivate')),
+    onGroup('POST', '/user_groups/{user_group_id}/subgroups', 'parent', addSubgroup, ids('add')),
+    onGroup('GET', '/user_groups/{user_group_id}/subgroups', 'reads', {}, badGroup('/subgroups')),
+    onGroup('POST', '/user_groups/{user_group_id}/deactivate', 'doomed', {}, badGroup('/deactivate')),
     {
       method: 'POST',
       path: '/channel_folders/create',
       auth: true,
       valid: { name: 'ladder folder' },
-      bad: { params: {}, name: 'name', code: 'REQUEST_VARIABLE_MISSING' },
+      bad: missing('name'),
     },
     {
       method: 'GET',
@@ -109,7 +101,7 @@ export function groupCases(): LadderCase[] {
       valid: { order: JSON.stringify(Array.from({ length: 20 }, (_, i) => i + 1)) },
       bad: { params: { order: 'first' }, name: 'order' },
     },
-    onMade(
+    onGroup(
       'PATCH',
       '/channel_folders/{channel_folder_id}',
       'folder',
@@ -122,3 +114,5 @@ export function groupCases(): LadderCase[] {
     ),
   ];
 }
+
+export const groupLadder: LadderSection = { prepare, cases: cases() };

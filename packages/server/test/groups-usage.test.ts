@@ -1,8 +1,8 @@
-import anyTest, { type TestFn } from 'ava';
 import { SYSTEM_GROUPS } from '@chat/protocol';
 import type { ChatClient } from '@chat/testkit';
-import { fails, next, ok, register, type Body, type Event } from './group-support.js';
-import { TestServer } from './support.js';
+import { IDS, withServer } from './context.js';
+import { next, register, type Body, type Event } from './queues.js';
+import { fails, ok } from './replies.js';
 
 /**
  * What user groups do once they exist: deactivation and reactivation (and
@@ -10,28 +10,7 @@ import { TestServer } from './support.js';
  * channel permissions granted to a group, group mentions, and the register
  * snapshot. Each test uses groups and channels of its own.
  */
-interface Clients {
-  server: TestServer;
-  iago: ChatClient;
-  hamlet: ChatClient;
-  othello: ChatClient;
-  cordelia: ChatClient;
-  prospero: ChatClient;
-}
-const test = anyTest as TestFn<Clients>;
-
-const IDS = { cordelia: 8, hamlet: 10, iago: 11, othello: 12, prospero: 14 };
-
-test.before(async (t) => {
-  const server = await TestServer.start({ heartbeatMs: 400 });
-  t.context.server = server;
-  for (const name of ['iago', 'hamlet', 'othello', 'cordelia', 'prospero'] as const) {
-    t.context[name] = await server.login(`${name}@zulip.com`);
-  }
-});
-test.after.always(async (t) => {
-  await t.context.server?.stop();
-});
+const test = withServer(['iago', 'hamlet', 'othello', 'cordelia', 'prospero'], { heartbeatMs: 400 });
 
 async function create(client: ChatClient, name: string, members: number[], extra: Body = {}): Promise<number> {
   const params = { name, description: '', members, ...extra };
@@ -49,13 +28,14 @@ test('deactivation: refused while in use, then hidden; clients hear it by their 
   const { hamlet, othello, cordelia } = t.context;
   const inner = await create(hamlet, 'deact-inner', [IDS.othello]);
   const outer = await create(hamlet, 'deact-outer', [], { subgroups: [inner] });
-  const capable = await register(othello, ['user_group'], {
+  const capable = await register(othello, {
+    event_types: ['user_group'],
     client_capabilities: JSON.stringify({ include_deactivated_groups: true }),
   });
-  const plain = await register(cordelia, ['user_group']);
+  const plain = await register(cordelia, { event_types: ['user_group'] });
 
   const inUse = await hamlet.post(`/user_groups/${inner}/deactivate`);
-  await fails(t, Promise.resolve(inUse), 'CANNOT_DEACTIVATE_GROUP_IN_USE', 'Cannot deactivate user group in use.');
+  await fails(t, inUse, 'CANNOT_DEACTIVATE_GROUP_IN_USE', 'Cannot deactivate user group in use.');
   // The reference's error schema leaves `objections` out (its example has it), so it is checked here.
   t.deepEqual(inUse.body.objections, [{ type: 'subgroup', supergroup_ids: [outer] }]);
 
@@ -114,7 +94,7 @@ test('a group-setting value naming a user group grants channel permissions to it
 test('a group mention gives its members the mentioned flag, in the event and in GET /messages', async (t) => {
   const { hamlet, othello, prospero } = t.context;
   const group = await create(hamlet, 'mention team', [IDS.othello]);
-  const queue = await register(othello, ['message']);
+  const queue = await register(othello, { event_types: ['message'] });
   const sent = await ok(hamlet, 'POST', '/messages', {
     type: 'stream',
     to: 'Denmark',
@@ -154,7 +134,10 @@ test('a group mention gives its members the mentioned flag, in the event and in 
 test('the register snapshot lists user groups as GET /user_groups does', async (t) => {
   const { hamlet, cordelia } = t.context;
   const id = await create(hamlet, 'snapshot team', [IDS.cordelia]);
-  const queue = await register(cordelia, ['user_group'], { fetch_event_types: JSON.stringify(['realm_user_groups']) });
+  const queue = await register(cordelia, {
+    event_types: ['user_group'],
+    fetch_event_types: JSON.stringify(['realm_user_groups']),
+  });
   const fromList = (await ok(cordelia, 'GET', '/user_groups')).user_groups as Array<Body & { id: number }>;
   const fromSnapshot = queue.snapshot.realm_user_groups as Array<Body & { id: number }>;
   t.deepEqual(

@@ -1,8 +1,8 @@
-import anyTest, { type TestFn } from 'ava';
 import { SYSTEM_GROUPS } from '@chat/protocol';
 import type { ChatClient } from '@chat/testkit';
-import { fails, next, ok, register, type Body, type Event } from './group-support.js';
-import { TestServer } from './support.js';
+import { IDS, withServer } from './context.js';
+import { next, register, type Body, type Event } from './queues.js';
+import { fails, ok } from './replies.js';
 
 /**
  * User groups through the API: listing (system groups computed from roles),
@@ -10,29 +10,9 @@ import { TestServer } from './support.js';
  * groups grant elsewhere (channel permissions, mentions). Tests run
  * concurrently; each uses groups of its own, with names of its own.
  */
-interface Clients {
-  server: TestServer;
-  iago: ChatClient;
-  hamlet: ChatClient;
-  othello: ChatClient;
-  cordelia: ChatClient;
-  polonius: ChatClient;
-}
-const test = anyTest as TestFn<Clients>;
+const test = withServer(['iago', 'hamlet', 'othello', 'cordelia', 'polonius'], { heartbeatMs: 400 });
 
-const IDS = { cordelia: 8, hamlet: 10, iago: 11, othello: 12, prospero: 14 };
 const NOBODY = SYSTEM_GROUPS['role:nobody'];
-
-test.before(async (t) => {
-  const server = await TestServer.start({ heartbeatMs: 400 });
-  t.context.server = server;
-  for (const name of ['iago', 'hamlet', 'othello', 'cordelia', 'polonius'] as const) {
-    t.context[name] = await server.login(`${name}@zulip.com`);
-  }
-});
-test.after.always(async (t) => {
-  await t.context.server?.stop();
-});
 
 type Group = Body & { id: number; name: string; members: number[]; direct_subgroup_ids: number[] };
 
@@ -88,7 +68,7 @@ test('guests and bots cannot read user groups', async (t) => {
 
 test('creating a group: read back with its defaults, and an add event to everyone', async (t) => {
   const { hamlet, othello } = t.context;
-  const queue = await register(othello, ['user_group']);
+  const queue = await register(othello, { event_types: ['user_group'] });
   const id = await create(hamlet, {
     name: 'create-team',
     description: 'The **team**',
@@ -145,7 +125,7 @@ test('creation failures have the original codes and messages', async (t) => {
 test('PATCH changes name, description and settings, with update events', async (t) => {
   const { hamlet, othello, iago, cordelia } = t.context;
   const id = await create(hamlet, { name: 'patch-team' });
-  const queue = await register(cordelia, ['user_group']);
+  const queue = await register(cordelia, { event_types: ['user_group'] });
   const path = `/user_groups/${id}`;
   const manage = { new: SYSTEM_GROUPS['role:moderators'], old: { direct_members: [IDS.hamlet], direct_subgroups: [] } };
   await ok(hamlet, 'PATCH', path, { name: 'patch-renamed', description: 'new words', can_manage_group: manage });
@@ -180,7 +160,7 @@ test('PATCH changes name, description and settings, with update events', async (
 test('members: joining, leaving, adding and removing follow their settings, with events', async (t) => {
   const { hamlet, othello, cordelia } = t.context;
   const id = await create(hamlet, { name: 'members-team', members: [IDS.hamlet] });
-  const queue = await register(cordelia, ['user_group']);
+  const queue = await register(cordelia, { event_types: ['user_group'] });
   const path = `/user_groups/${id}/members`;
   await fails(t, othello.post(path, { add: [IDS.othello] }), 'BAD_REQUEST', 'Insufficient permission');
   await ok(hamlet, 'PATCH', `/user_groups/${id}`, { can_join_group: { new: SYSTEM_GROUPS['role:members'] } });
@@ -217,7 +197,7 @@ test('subgroups: membership through them, cycles refused, with events', async (t
   const { hamlet, cordelia } = t.context;
   const inner = await create(hamlet, { name: 'sub-inner', members: [IDS.othello] });
   const outer = await create(hamlet, { name: 'sub-outer', members: [IDS.hamlet] });
-  const queue = await register(cordelia, ['user_group']);
+  const queue = await register(cordelia, { event_types: ['user_group'] });
   const path = `/user_groups/${outer}/subgroups`;
   await ok(hamlet, 'POST', path, { add: [inner] });
   t.deepEqual((await next(queue, groupEvent('add_subgroups', outer))).direct_subgroup_ids, [inner]);

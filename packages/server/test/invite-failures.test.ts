@@ -1,22 +1,11 @@
-import anyTest, { type ExecutionContext, type TestFn } from 'ava';
 import { assertResponse, type ChatClient } from '@chat/testkit';
-import { channelId, mailsTo, type Body } from './invite-support.js';
-import { TestServer } from './support.js';
+import { channelId, withServer } from './context.js';
+import { mailsTo, type Body } from './invite-support.js';
+import { register } from './queues.js';
+import { refused } from './replies.js';
 
 /** Every failure of `POST /invites` the spec lists, with its code, its fields, and nothing mailed. */
-const test = anyTest as TestFn<{ server: TestServer; users: Record<string, ChatClient> }>;
-
-test.before(async (t) => {
-  t.context.server = await TestServer.start();
-  const users: Record<string, ChatClient> = {};
-  for (const name of ['iago', 'hamlet', 'othello', 'polonius', 'shiva', 'desdemona']) {
-    users[name] = await t.context.server.login(`${name}@zulip.com`);
-  }
-  t.context.users = users;
-});
-test.after.always(async (t) => {
-  await t.context.server?.stop();
-});
+const test = withServer(['iago', 'hamlet', 'othello', 'polonius', 'shiva', 'desdemona']);
 
 async function invite(client: ChatClient, params: Body) {
   const reply = await client.post('/invites', { stream_ids: '[]', ...params });
@@ -24,26 +13,19 @@ async function invite(client: ChatClient, params: Body) {
   return reply;
 }
 
-/** A refusal with exactly this code and message. */
-function refused(t: ExecutionContext<unknown>, reply: { status: number; body: Body }, msg: string) {
-  t.is(reply.status, 400);
-  t.like(reply.body, { result: 'error', code: 'BAD_REQUEST', msg });
-}
-
 test('guests may not invite', async (t) => {
-  const { server, users } = t.context;
-  const reply = await invite(users.polonius!, { invitee_emails: 'guest-invite@example.com' });
-  refused(t, reply, 'Insufficient permission');
+  const { server, hamlet, polonius } = t.context;
+  const reply = await invite(polonius, { invitee_emails: 'guest-invite@example.com' });
+  await refused(t, reply, 'Insufficient permission');
   t.is((await mailsTo(server, 'guest-invite@example.com')).length, 0);
   // Clients learn who may invite from the register snapshot: members, the original's default (role:members).
-  const snapshot = await users.hamlet!.post<Body>('/register', { fetch_event_types: JSON.stringify(['realm']) });
-  assertResponse('POST', '/register', 200, snapshot.body);
-  t.is(snapshot.body.realm_can_invite_users_group, 3);
+  const { snapshot } = await register(hamlet, { fetch_event_types: ['realm'] });
+  t.is(snapshot.realm_can_invite_users_group, 3);
 });
 
 test('roles are limited by the inviter’s own role', async (t) => {
-  const { users } = t.context;
-  const cases: Array<[string, number, boolean]> = [
+  const { iago } = t.context;
+  const cases: Array<['hamlet' | 'shiva' | 'iago' | 'desdemona', number, boolean]> = [
     ['hamlet', 200, false],
     ['hamlet', 300, false],
     ['hamlet', 600, true],
@@ -54,48 +36,48 @@ test('roles are limited by the inviter’s own role', async (t) => {
     ['desdemona', 100, true],
   ];
   for (const [who, role, allowed] of cases) {
-    const reply = await invite(users[who]!, { invitee_emails: `${who}-as-${role}@example.com`, invite_as: role });
+    const reply = await invite(t.context[who], { invitee_emails: `${who}-as-${role}@example.com`, invite_as: role });
     if (allowed) t.is(reply.status, 200, `${who} inviting as ${role}`);
-    else refused(t, reply, 'Insufficient permission');
+    else await refused(t, reply, 'Insufficient permission');
   }
-  refused(t, await invite(users.iago!, { invitee_emails: 'x@example.com', invite_as: 250 }), 'Invalid invite_as');
+  await refused(t, await invite(iago, { invitee_emails: 'x@example.com', invite_as: 250 }), 'Invalid invite_as');
 });
 
 test('at least one address is needed', async (t) => {
-  const { users } = t.context;
+  const { hamlet } = t.context;
   for (const raw of ['', ' , \n ']) {
-    const reply = await invite(users.hamlet!, { invitee_emails: raw });
-    refused(t, reply, 'You must specify at least one email address.');
+    const reply = await invite(hamlet, { invitee_emails: raw });
+    await refused(t, reply, 'You must specify at least one email address.');
   }
 });
 
 test('an unknown or inaccessible channel sends nothing', async (t) => {
-  const { server, users } = t.context;
-  const unknown = await invite(users.hamlet!, { invitee_emails: 'nochannel@example.com', stream_ids: '[99999]' });
-  refused(t, unknown, 'Invalid channel ID 99999. No invites were sent.');
+  const { server, iago, hamlet, othello } = t.context;
+  const unknown = await invite(hamlet, { invitee_emails: 'nochannel@example.com', stream_ids: '[99999]' });
+  await refused(t, unknown, 'Invalid channel ID 99999. No invites were sent.');
   // othello is not in the private "core team": for him it does not exist.
-  const core = await channelId(users.iago!, 'core team');
-  const hidden = await invite(users.othello!, {
+  const core = await channelId(iago, 'core team');
+  const hidden = await invite(othello, {
     invitee_emails: 'hidden@example.com',
     stream_ids: JSON.stringify([core]),
   });
-  refused(t, hidden, `Invalid channel ID ${core}. No invites were sent.`);
+  await refused(t, hidden, `Invalid channel ID ${core}. No invites were sent.`);
   t.is((await mailsTo(server, 'nochannel@example.com')).length, 0);
   t.is((await mailsTo(server, 'hidden@example.com')).length, 0);
-  const listed = await users.iago!.get<{ invites: Array<{ email: string }> }>('/invites');
+  const listed = await iago.get<{ invites: Array<{ email: string }> }>('/invites');
   t.false(listed.body.invites.some((i) => ['nochannel@example.com', 'hidden@example.com'].includes(i.email)));
 });
 
 test('stream_ids is required, and may be empty', async (t) => {
-  const { users } = t.context;
-  const reply = await users.hamlet!.post('/invites', { invitee_emails: 'nostreams@example.com' });
+  const { hamlet } = t.context;
+  const reply = await hamlet.post('/invites', { invitee_emails: 'nostreams@example.com' });
   t.is(reply.status, 400);
   t.like(reply.body, { code: 'REQUEST_VARIABLE_MISSING', var_name: 'stream_ids' });
-  t.is((await invite(users.hamlet!, { invitee_emails: 'nostreams@example.com' })).status, 200);
+  t.is((await invite(hamlet, { invitee_emails: 'nostreams@example.com' })).status, 200);
 });
 
 test('addresses that all have accounts invite nobody', async (t) => {
-  const reply = await invite(t.context.users.hamlet!, { invitee_emails: 'othello@zulip.com,IAGO@zulip.com' });
+  const reply = await invite(t.context.hamlet, { invitee_emails: 'othello@zulip.com,IAGO@zulip.com' });
   t.is(reply.status, 400);
   t.like(reply.body, {
     code: 'INVITATION_FAILED',
@@ -111,8 +93,8 @@ test('addresses that all have accounts invite nobody', async (t) => {
 });
 
 test('an invalid address stops the whole request', async (t) => {
-  const { server, users } = t.context;
-  const reply = await invite(users.hamlet!, { invitee_emails: 'fine@example.com, not-an-address' });
+  const { server, hamlet } = t.context;
+  const reply = await invite(hamlet, { invitee_emails: 'fine@example.com, not-an-address' });
   t.is(reply.status, 400);
   t.like(reply.body, { code: 'INVITATION_FAILED', sent_invitations: false });
   t.deepEqual(reply.body.errors, [['not-an-address', 'Invalid address.', false]]);
@@ -120,7 +102,7 @@ test('an invalid address stops the whole request', async (t) => {
 });
 
 test('the welcome text has a limit', async (t) => {
-  const reply = await invite(t.context.users.iago!, {
+  const reply = await invite(t.context.iago, {
     invitee_emails: 'long@example.com',
     welcome_message_custom_text: 'x'.repeat(8001),
   });
@@ -128,7 +110,7 @@ test('the welcome text has a limit', async (t) => {
   t.like(reply.body, { code: 'BAD_REQUEST', msg: 'welcome_message_custom_text is too long (limit: 8000 characters)' });
   t.is(
     (
-      await invite(t.context.users.iago!, {
+      await invite(t.context.iago, {
         invitee_emails: 'long@example.com',
         welcome_message_custom_text: 'x'.repeat(8000),
       })
@@ -138,30 +120,30 @@ test('the welcome text has a limit', async (t) => {
 });
 
 test('groups must exist, be active, and take members from the inviter', async (t) => {
-  const { server, users } = t.context;
-  const iagoGroup = await users.iago!.post<{ group_id: number }>('/user_groups/create', {
+  const { server, iago, hamlet } = t.context;
+  const iagoGroup = await iago.post<{ group_id: number }>('/user_groups/create', {
     name: 'iago only',
     description: 'Only its creator adds members',
     members: '[]',
   });
-  const retired = await users.iago!.post<{ group_id: number }>('/user_groups/create', {
+  const retired = await iago.post<{ group_id: number }>('/user_groups/create', {
     name: 'retired',
     description: 'Deactivated below',
     members: '[]',
   });
-  t.is((await users.iago!.post(`/user_groups/${retired.body.group_id}/deactivate`)).status, 200);
+  t.is((await iago.post(`/user_groups/${retired.body.group_id}/deactivate`)).status, 200);
   const cases: Array<[ChatClient, number, string]> = [
-    [users.hamlet!, 99999, 'Invalid user group'],
-    [users.hamlet!, 3, 'Insufficient permission'],
-    [users.hamlet!, iagoGroup.body.group_id, 'Insufficient permission'],
-    [users.iago!, retired.body.group_id, 'User group is deactivated.'],
+    [hamlet, 99999, 'Invalid user group'],
+    [hamlet, 3, 'Insufficient permission'],
+    [hamlet, iagoGroup.body.group_id, 'Insufficient permission'],
+    [iago, retired.body.group_id, 'User group is deactivated.'],
   ];
   for (const [client, group, msg] of cases) {
     const reply = await invite(client, { invitee_emails: 'grouped@example.com', group_ids: JSON.stringify([group]) });
-    refused(t, reply, msg);
+    await refused(t, reply, msg);
   }
   t.is((await mailsTo(server, 'grouped@example.com')).length, 0);
-  const ok = await invite(users.iago!, {
+  const ok = await invite(iago, {
     invitee_emails: 'grouped@example.com',
     group_ids: JSON.stringify([iagoGroup.body.group_id]),
   });

@@ -1,20 +1,10 @@
-import anyTest, { type TestFn } from 'ava';
 import { assertResponse, type ChatClient } from '@chat/testkit';
-import { linkIn, mailsTo, nextEvent, openPage, postForm, register, type Body } from './invite-support.js';
-import { TestServer } from './support.js';
+import { withServer } from './context.js';
+import { linkIn, mailsTo, openPage, postForm, type Body } from './invite-support.js';
+import { register, take } from './queues.js';
 
 /** After sending: listing, revocation, resending, expiry; and new accounts made by administrators. */
-const test = anyTest as TestFn<{ server: TestServer; iago: ChatClient; hamlet: ChatClient; othello: ChatClient }>;
-
-test.before(async (t) => {
-  t.context.server = await TestServer.start();
-  t.context.iago = await t.context.server.login('iago@zulip.com');
-  t.context.hamlet = await t.context.server.login('hamlet@zulip.com');
-  t.context.othello = await t.context.server.login('othello@zulip.com');
-});
-test.after.always(async (t) => {
-  await t.context.server?.stop();
-});
+const test = withServer(['iago', 'hamlet', 'othello']);
 
 type Invite = { id: number; email: string; invited: number; expiry_date: number | null };
 
@@ -43,9 +33,9 @@ test('a revoked invitation stops working', async (t) => {
   const { server, othello } = t.context;
   // Prospero invites in this test only: his queue hears of his invitations alone (he is no administrator).
   const prospero = await server.login('prospero@zulip.com');
-  const own = await register(prospero, ['invites_changed']);
+  const own = await register(prospero, { event_types: ['invites_changed'] });
   const invite = await inviteOne(prospero, 'revoked@example.com');
-  await nextEvent(own, (e) => e.type === 'invites_changed');
+  await take(own, (e) => e.type === 'invites_changed');
   const link = linkIn((await mailsTo(server, 'revoked@example.com'))[0], '/join/');
 
   const notHis = await othello.delete(`/invites/${invite.id}`);
@@ -56,7 +46,7 @@ test('a revoked invitation stops working', async (t) => {
   const revoked = await prospero.delete(`/invites/${invite.id}`);
   t.is(revoked.status, 200);
   assertResponse('DELETE', `/invites/${invite.id}`, 200, revoked.body);
-  await nextEvent(own, (e) => e.type === 'invites_changed');
+  await take(own, (e) => e.type === 'invites_changed');
   t.false((await listedFor(prospero)).includes('revoked@example.com'));
   t.is((await openPage(link)).status, 404);
   t.is((await postForm(link, { full_name: 'Too Late', password: 'long enough' })).status, 404);
@@ -119,8 +109,8 @@ test('expiry: minutes, never, and an invitation already past its time', async (t
 
 test('an account created by an administrator is announced to everyone', async (t) => {
   const { iago, hamlet } = t.context;
-  const plain = await register(hamlet, ['realm_user']);
-  const urls = await register(iago, ['realm_user'], { client_gravatar: false });
+  const plain = await register(hamlet, { event_types: ['realm_user'] });
+  const urls = await register(iago, { event_types: ['realm_user'], client_gravatar: false });
   await inviteOne(hamlet, 'made@example.com');
   const created = await iago.post<{ user_id: number }>('/users', {
     email: 'made@example.com',
@@ -129,10 +119,10 @@ test('an account created by an administrator is announced to everyone', async (t
   });
   t.is(created.status, 200);
   const isNew = (e: Body) => e.type === 'realm_user' && (e.person as Body).user_id === created.body.user_id;
-  const seen = await nextEvent(plain, isNew);
+  const seen = await take(plain, isNew);
   t.like(seen, { op: 'add' });
   t.like(seen.person, { email: 'made@example.com', full_name: 'Made By Iago', is_admin: false, avatar_url: null });
-  const withUrl = await nextEvent(urls, isNew);
+  const withUrl = await take(urls, isNew);
   t.regex(String((withUrl.person as Body).avatar_url), /^https:\/\/secure\.gravatar\.com\/avatar\//);
   // The account spends any invitation to its address.
   t.false((await listedFor(iago)).includes('made@example.com'));

@@ -1,22 +1,13 @@
-import type { ChatClient, Params } from '@chat/testkit';
+import type { ChatClient } from '@chat/testkit';
+import { NOTHING_BAD, onMade, type LadderSection } from './ladder.js';
 
 /**
  * The route ladder's cases (routes.test.ts) for invitations. Revoking and
- * resending each get an invitation of their own, made by `prepareInviteCases`.
+ * resending each get an invitation of their own, made by `prepare`.
  */
-interface LadderCase {
-  method: 'GET' | 'POST' | 'PATCH' | 'DELETE';
-  path: string;
-  at?: () => string;
-  template?: string;
-  auth: boolean;
-  valid: Params;
-  bad: { path?: string; params: Params; name: string; code?: string };
-}
-
 const made = { revoke: 0, resend: 0 };
 
-export async function prepareInviteCases(client: ChatClient): Promise<void> {
+async function prepare(client: ChatClient): Promise<void> {
   const emails = ['ladder-revoke@example.com', 'ladder-resend@example.com'];
   await client.post('/invites', { invitee_emails: emails.join(','), stream_ids: '[]' });
   const listed = await client.get<{ invites: Array<{ id: number; email: string }> }>('/invites');
@@ -25,8 +16,9 @@ export async function prepareInviteCases(client: ChatClient): Promise<void> {
   made.resend = idOf(emails[1]!);
 }
 
-export function inviteCases(): LadderCase[] {
-  return [
+export const inviteLadder: LadderSection = {
+  prepare,
+  cases: [
     {
       method: 'POST',
       path: '/invites',
@@ -34,24 +26,28 @@ export function inviteCases(): LadderCase[] {
       valid: { invitee_emails: 'ladder-invite@example.com', stream_ids: '[]' },
       bad: { params: { invitee_emails: 'ladder-bad@example.com', stream_ids: 'nope' }, name: 'stream_ids' },
     },
-    { method: 'GET', path: '/invites', auth: true, valid: {}, bad: { params: {}, name: '' } },
-    {
-      method: 'DELETE',
-      path: '/invites/{invite_id}',
-      template: '/invites/{invite_id}',
-      at: () => `/invites/${made.revoke}`,
-      auth: true,
-      valid: {},
-      bad: { path: '/invites/x', params: {}, name: 'invite_id' },
-    },
-    {
-      method: 'POST',
-      path: '/invites/{invite_id}/resend',
-      template: '/invites/{invite_id}/resend',
-      at: () => `/invites/${made.resend}/resend`,
-      auth: true,
-      valid: {},
-      bad: { path: '/invites/x/resend', params: {}, name: 'invite_id' },
-    },
-  ];
-}
+    { method: 'GET', path: '/invites', auth: true, valid: {}, bad: NOTHING_BAD },
+    onMade(
+      'DELETE',
+      '/invites/{invite_id}',
+      () => `/invites/${made.revoke}`,
+      {},
+      {
+        path: '/invites/x',
+        params: {},
+        name: 'invite_id',
+      },
+    ),
+    onMade(
+      'POST',
+      '/invites/{invite_id}/resend',
+      () => `/invites/${made.resend}/resend`,
+      {},
+      {
+        path: '/invites/x/resend',
+        params: {},
+        name: 'invite_id',
+      },
+    ),
+  ],
+};

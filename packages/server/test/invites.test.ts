@@ -1,33 +1,13 @@
-import anyTest, { type TestFn } from 'ava';
 import { assertResponse, type ChatClient } from '@chat/testkit';
-import {
-  channelId,
-  linkIn,
-  mailsTo,
-  nextEvent,
-  openPage,
-  postForm,
-  recentMessages,
-  register,
-  userId,
-  type Body,
-} from './invite-support.js';
-import { TestServer } from './support.js';
+import { channelId, userId, withServer } from './context.js';
+import { linkIn, mailsTo, openPage, postForm, recentMessages, type Body } from './invite-support.js';
+import { register, take } from './queues.js';
 
 /**
  * E-mail invitations end to end: the invitation, the mail in the outbox,
  * the page the link opens, the new account and what it was promised.
  */
-const test = anyTest as TestFn<{ server: TestServer; iago: ChatClient; hamlet: ChatClient }>;
-
-test.before(async (t) => {
-  t.context.server = await TestServer.start();
-  t.context.iago = await t.context.server.login('iago@zulip.com');
-  t.context.hamlet = await t.context.server.login('hamlet@zulip.com');
-});
-test.after.always(async (t) => {
-  await t.context.server?.stop();
-});
+const test = withServer(['iago', 'hamlet']);
 
 type Invite = Body & { id: number; email: string; invited: number; expiry_date: number | null };
 
@@ -54,7 +34,7 @@ test('an invitation, partly refused, is mailed, accepted in the browser, and kee
   });
   t.is(group.status, 200);
   const groupId = group.body.group_id;
-  const queue = await register(hamlet, ['realm_user', 'message', 'invites_changed', 'user_group']);
+  const queue = await register(hamlet, { event_types: ['realm_user', 'message', 'invites_changed', 'user_group'] });
 
   const reply = await hamlet.post('/invites', {
     invitee_emails: 'ann@example.com, othello@zulip.com\nBob Builder <bob@example.com>',
@@ -73,7 +53,7 @@ test('an invitation, partly refused, is mailed, accepted in the browser, and kee
     daily_limit_reached: false,
   });
   t.deepEqual(reply.body.errors, [['othello@zulip.com', 'Already has an account.', false]]);
-  await nextEvent(queue, (e) => e.type === 'invites_changed');
+  await take(queue, (e) => e.type === 'invites_changed');
 
   const mine = await invitesOf(hamlet);
   const ann = mine.find((i) => i.email === 'ann@example.com');
@@ -108,17 +88,14 @@ test('an invitation, partly refused, is mailed, accepted in the browser, and kee
   t.deepEqual(subs.body.subscriptions.map((s) => s.name).sort(), ['Denmark', 'newcomers']);
 
   // Other tests' accounts and notices pass through this queue too: wait for Ann's.
-  const added = await nextEvent(
-    queue,
-    (e) => e.type === 'realm_user' && (e.person as Body).email === 'ann@example.com',
-  );
+  const added = await take(queue, (e) => e.type === 'realm_user' && (e.person as Body).email === 'ann@example.com');
   t.like(added, { op: 'add' });
   t.like(added.person, { user_id: grant.body.user_id, full_name: 'Ann Example', role: 400, is_active: true });
-  const groupEvent = await nextEvent(queue, (e) => e.type === 'user_group' && e.group_id === groupId);
+  const groupEvent = await take(queue, (e) => e.type === 'user_group' && e.group_id === groupId);
   t.like(groupEvent, { op: 'add_members', user_ids: [grant.body.user_id] });
   const members = await hamlet.get<{ members: number[] }>(`/user_groups/${groupId}/members`);
   t.deepEqual(members.body.members.sort(), [hamletId, grant.body.user_id].sort());
-  const notice = await nextEvent(
+  const notice = await take(
     queue,
     (e) => e.type === 'message' && String((e.message as Body).content).includes('Ann Example'),
   );

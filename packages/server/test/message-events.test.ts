@@ -1,93 +1,22 @@
-import anyTest, { type TestFn } from 'ava';
 import { userAddress } from '@chat/protocol';
-import { assertEvents, assertResponse, type ChatClient } from '@chat/testkit';
-import { TestServer } from './support.js';
+import type { ChatClient } from '@chat/testkit';
+import { IDS, withServer } from './context.js';
+import { held, next, none, register, type Body, type Event } from './queues.js';
+import { bodyOf } from './replies.js';
 
 /**
  * The events of messaging state changes: who gets each one, with which
  * fields, every one checked against the reference. Tests run concurrently,
  * so each finds its events by their ids and uses channels of its own.
  */
-interface Clients {
-  server: TestServer;
-  iago: ChatClient;
-  hamlet: ChatClient;
-  othello: ChatClient;
-  cordelia: ChatClient;
-}
-const test = anyTest as TestFn<Clients>;
+const test = withServer(['iago', 'hamlet', 'othello', 'cordelia'], { heartbeatMs: 400 });
 
-const IDS = { cordelia: 8, hamlet: 10, iago: 11, othello: 12 };
-
-test.before(async (t) => {
-  const server = await TestServer.start({ heartbeatMs: 400 });
-  t.context.server = server;
-  t.context.iago = await server.login('iago@zulip.com');
-  t.context.hamlet = await server.login('hamlet@zulip.com');
-  t.context.othello = await server.login('othello@zulip.com');
-  t.context.cordelia = await server.login('cordelia@zulip.com');
-});
-test.after.always(async (t) => {
-  await t.context.server?.stop();
-});
-
-type Body = Record<string, unknown>;
-type Event = Body & { id: number; type: string };
-/** A registered queue with everything polled from it so far (polling acknowledges what came before). */
-interface Queue {
-  client: ChatClient;
-  queue_id: string;
-  cursor: number;
-  seen: Event[];
-}
-
-async function register(client: ChatClient, types: string[], capabilities: Body = {}): Promise<Queue> {
-  const params = { event_types: JSON.stringify(types), client_capabilities: JSON.stringify(capabilities) };
-  const reply = await client.post<Body>('/register', params);
-  if (reply.status !== 200) throw new Error(`register: ${JSON.stringify(reply.body)}`);
-  assertResponse('POST', '/register', 200, reply.body);
-  const body = reply.body as unknown as { queue_id: string; last_event_id: number };
-  return { client, queue_id: body.queue_id, cursor: body.last_event_id, seen: [] };
-}
-
-/** One poll from the cursor; every event is checked against the reference. */
-async function poll(queue: Queue, dontBlock: boolean): Promise<void> {
-  const params = { queue_id: queue.queue_id, last_event_id: queue.cursor, dont_block: dontBlock };
-  const reply = await queue.client.get<Body>('/events', params);
-  if (reply.status !== 200) throw new Error(`events: ${reply.status} ${JSON.stringify(reply.body)}`);
-  const events = reply.body.events as Event[];
-  assertEvents(events);
-  queue.seen.push(...events);
-  queue.cursor = events.at(-1)?.id ?? queue.cursor;
-}
-
-/** Long-polls until an event passes the test; other tests' events and heartbeats go by. */
-async function next(queue: Queue, test: (e: Event) => boolean): Promise<Event> {
-  for (;;) {
-    const found = queue.seen.find(test);
-    if (found) return found;
-    await poll(queue, false);
-  }
-}
-
-/** Everything the queue received so far. */
-async function held(queue: Queue): Promise<Event[]> {
-  await poll(queue, true);
-  return queue.seen;
-}
-
-async function none(queue: Queue, test: (e: Event) => boolean): Promise<boolean> {
-  return !(await held(queue)).some(test);
-}
-
-async function ok<T = Body>(reply: Promise<{ status: number; body: unknown }>): Promise<T> {
-  const got = await reply;
-  if (got.status !== 200) throw new Error(`${got.status} ${JSON.stringify(got.body)}`);
-  return got.body as T;
-}
+/** A queue of these event types, with these client capabilities. */
+const watch = (client: ChatClient, types: string[], capabilities: Body = {}) =>
+  register(client, { event_types: types, client_capabilities: capabilities });
 
 const send = async (client: ChatClient, params: Body) =>
-  (await ok<{ id: number }>(client.post('/messages', params))).id;
+  (await bodyOf<{ id: number }>(client.post('/messages', params))).id;
 const toChannel = (client: ChatClient, to: string, topic: string, content = 'hello') =>
   send(client, { type: 'stream', to, topic, content });
 
@@ -99,7 +28,7 @@ async function createChannel(creator: ChatClient, name: string, subscribers: num
     // Protected history: the subscribers from the start still see everything.
     history_public_to_subscribers: false,
   };
-  return (await ok<{ id: number }>(creator.post('/channels/create', params))).id;
+  return (await bodyOf<{ id: number }>(creator.post('/channels/create', params))).id;
 }
 
 const of = (type: string, more: (e: Event) => boolean) => (e: Event) => e.type === type && more(e);
@@ -107,16 +36,16 @@ const of = (type: string, more: (e: Event) => boolean) => (e: Event) => e.type =
 test('reaction add and remove reach the conversation, not outsiders', async (t) => {
   const { iago, hamlet, othello } = t.context;
   await createChannel(iago, 'ev reactions', [IDS.iago, IDS.hamlet]);
-  const [qh, qo] = [await register(hamlet, ['reaction']), await register(othello, ['reaction'])];
+  const [qh, qo] = [await watch(hamlet, ['reaction']), await watch(othello, ['reaction'])];
   const id = await toChannel(iago, 'ev reactions', 'r');
-  await ok(hamlet.post(`/messages/${id}/reactions`, { emoji_name: 'tada' }));
+  await bodyOf(hamlet.post(`/messages/${id}/reactions`, { emoji_name: 'tada' }));
   const added = await next(
     qh,
     of('reaction', (e) => e.message_id === id && e.op === 'add'),
   );
   t.like(added, { user_id: IDS.hamlet, emoji_name: 'tada', emoji_code: '1f389', reaction_type: 'unicode_emoji' });
   t.like(added.user as Body, { user_id: IDS.hamlet, email: 'hamlet@zulip.com', full_name: 'King Hamlet' });
-  await ok(hamlet.delete(`/messages/${id}/reactions`, { emoji_name: 'tada' }));
+  await bodyOf(hamlet.delete(`/messages/${id}/reactions`, { emoji_name: 'tada' }));
   const removed = await next(
     qh,
     of('reaction', (e) => e.message_id === id && e.op === 'remove'),
@@ -128,11 +57,11 @@ test('reaction add and remove reach the conversation, not outsiders', async (t) 
 test('delete_message: bulk clients get message_ids, others one event per message; outsiders nothing', async (t) => {
   const { iago, hamlet, othello } = t.context;
   const streamId = await createChannel(iago, 'ev deletions', [IDS.iago, IDS.hamlet]);
-  const bulk = await register(hamlet, ['delete_message'], { bulk_message_deletion: true });
-  const single = await register(hamlet, ['delete_message']);
-  const outsider = await register(othello, ['delete_message']);
+  const bulk = await watch(hamlet, ['delete_message'], { bulk_message_deletion: true });
+  const single = await watch(hamlet, ['delete_message']);
+  const outsider = await watch(othello, ['delete_message']);
   const one = await toChannel(hamlet, 'ev deletions', 'gone');
-  await ok(iago.delete(`/messages/${one}`));
+  await bodyOf(iago.delete(`/messages/${one}`));
   const event = await next(
     bulk,
     of('delete_message', (e) => (e.message_ids as number[]).includes(one)),
@@ -142,7 +71,7 @@ test('delete_message: bulk clients get message_ids, others one event per message
 
   const a = await toChannel(iago, 'ev deletions', 'doomed');
   const b = await toChannel(hamlet, 'ev deletions', 'doomed');
-  await ok(iago.post(`/streams/${streamId}/delete_topic`, { topic_name: 'doomed' }));
+  await bodyOf(iago.post(`/streams/${streamId}/delete_topic`, { topic_name: 'doomed' }));
   const topic = await next(
     bulk,
     of('delete_message', (e) => (e.message_ids as number[]).includes(a)),
@@ -160,9 +89,9 @@ test('delete_message: bulk clients get message_ids, others one event per message
 
 test('delete_message of a direct message reaches its participants', async (t) => {
   const { hamlet, othello, cordelia } = t.context;
-  const [qo, qc] = [await register(othello, ['delete_message']), await register(cordelia, ['delete_message'])];
+  const [qo, qc] = [await watch(othello, ['delete_message']), await watch(cordelia, ['delete_message'])];
   const id = await send(hamlet, { type: 'direct', to: JSON.stringify([IDS.othello]), content: 'oops' });
-  await ok(hamlet.delete(`/messages/${id}`));
+  await bodyOf(hamlet.delete(`/messages/${id}`));
   const event = await next(
     qo,
     of('delete_message', (e) => e.message_id === id),
@@ -175,9 +104,9 @@ test('delete_message of a direct message reaches its participants', async (t) =>
 test('update_message for a content edit: content fields and the recipient flags, no topic fields', async (t) => {
   const { iago, hamlet, othello } = t.context;
   const streamId = await createChannel(iago, 'ev edits', [IDS.iago, IDS.hamlet]);
-  const [qi, qo] = [await register(iago, ['update_message']), await register(othello, ['update_message'])];
+  const [qi, qo] = [await watch(iago, ['update_message']), await watch(othello, ['update_message'])];
   const id = await toChannel(hamlet, 'ev edits', 'e', 'first');
-  await ok(hamlet.patch(`/messages/${id}`, { content: 'now for @**Iago**' }));
+  await bodyOf(hamlet.patch(`/messages/${id}`, { content: 'now for @**Iago**' }));
   const event = await next(
     qi,
     of('update_message', (e) => e.message_id === id),
@@ -202,10 +131,10 @@ test('update_message for topic moves and resolving: topic fields, no content fie
   const { iago, hamlet, othello } = t.context;
   // Public: the notification bot's move notices cannot reach a private channel it is not in.
   const streamId = await createChannel(iago, 'ev moves', [IDS.iago, IDS.hamlet], false);
-  const [qh, qo] = [await register(hamlet, ['update_message']), await register(othello, ['update_message'])];
+  const [qh, qo] = [await watch(hamlet, ['update_message']), await watch(othello, ['update_message'])];
   const a = await toChannel(hamlet, 'ev moves', 'old place');
   const b = await toChannel(iago, 'ev moves', 'old place');
-  await ok(iago.patch(`/messages/${b}`, { topic: 'new place', propagate_mode: 'change_all' }));
+  await bodyOf(iago.patch(`/messages/${b}`, { topic: 'new place', propagate_mode: 'change_all' }));
   const moved = await next(
     qh,
     of('update_message', (e) => e.message_id === b),
@@ -223,7 +152,7 @@ test('update_message for topic moves and resolving: topic fields, no content fie
   t.false('content' in moved);
   t.false('orig_content' in moved);
 
-  await ok(hamlet.patch(`/messages/${a}`, { topic: '✔ new place', propagate_mode: 'change_all' }));
+  await bodyOf(hamlet.patch(`/messages/${a}`, { topic: '✔ new place', propagate_mode: 'change_all' }));
   const resolved = await next(
     qh,
     of('update_message', (e) => e.message_id === a),
@@ -235,14 +164,11 @@ test('update_message for topic moves and resolving: topic fields, no content fie
 
 test('update_message_flags go to the user’s own queues; message_details when marking unread', async (t) => {
   const { hamlet, othello } = t.context;
-  const [qh, qo] = [
-    await register(hamlet, ['update_message_flags']),
-    await register(othello, ['update_message_flags']),
-  ];
+  const [qh, qo] = [await watch(hamlet, ['update_message_flags']), await watch(othello, ['update_message_flags'])];
   const id = await send(othello, { type: 'direct', to: JSON.stringify([IDS.hamlet]), content: 'flag me' });
   const mine = await send(hamlet, { type: 'direct', to: JSON.stringify([IDS.othello]), content: 'no event' });
   const flag = (op: string, flag: string) =>
-    ok(hamlet.post('/messages/flags', { messages: JSON.stringify([id]), op, flag }));
+    bodyOf(hamlet.post('/messages/flags', { messages: JSON.stringify([id]), op, flag }));
   const flagged = (op: string, flag: string) =>
     of('update_message_flags', (e) => e.op === op && e.flag === flag && (e.messages as number[]).includes(id));
 
@@ -261,9 +187,9 @@ test('update_message_flags go to the user’s own queues; message_details when m
 
 test('user_topic on a visibility change and on the automatic follow of a new topic', async (t) => {
   const { hamlet, othello } = t.context;
-  const [qh, qo] = [await register(hamlet, ['user_topic']), await register(othello, ['user_topic'])];
-  const denmark = (await ok<{ stream_id: number }>(hamlet.get('/get_stream_id', { stream: 'Denmark' }))).stream_id;
-  await ok(hamlet.post('/user_topics', { stream_id: denmark, topic: 'ev muted', visibility_policy: 1 }));
+  const [qh, qo] = [await watch(hamlet, ['user_topic']), await watch(othello, ['user_topic'])];
+  const denmark = (await bodyOf<{ stream_id: number }>(hamlet.get('/get_stream_id', { stream: 'Denmark' }))).stream_id;
+  await bodyOf(hamlet.post('/user_topics', { stream_id: denmark, topic: 'ev muted', visibility_policy: 1 }));
   const muted = await next(
     qh,
     of('user_topic', (e) => e.topic_name === 'ev muted'),
@@ -282,7 +208,7 @@ test('user_topic on a visibility change and on the automatic follow of a new top
 test('subscription update for personal settings; is_muted also as in_home_view', async (t) => {
   const { server, iago, hamlet, othello } = t.context;
   const streamId = await createChannel(iago, 'ev settings', [IDS.iago, IDS.hamlet]);
-  const [qh, qo] = [await register(hamlet, ['subscription']), await register(othello, ['subscription'])];
+  const [qh, qo] = [await watch(hamlet, ['subscription']), await watch(othello, ['subscription'])];
   // No route sets these yet; the command is what the route will send.
   const set = (property: string, value: unknown) =>
     server.server.node.actors.ask(userAddress('zulip', IDS.hamlet), {
@@ -313,8 +239,8 @@ test('subscription update for personal settings; is_muted also as in_home_view',
 
 test('subscription add and remove to the user, peer_add and peer_remove to the other subscribers', async (t) => {
   const { iago, hamlet, othello, cordelia } = t.context;
-  const [qi, qh] = [await register(iago, ['subscription']), await register(hamlet, ['subscription'])];
-  const [qo, qc] = [await register(othello, ['subscription']), await register(cordelia, ['subscription'])];
+  const [qi, qh] = [await watch(iago, ['subscription']), await watch(hamlet, ['subscription'])];
+  const [qo, qc] = [await watch(othello, ['subscription']), await watch(cordelia, ['subscription'])];
   const streamId = await createChannel(iago, 'ev members', [IDS.iago, IDS.hamlet]);
   const ofStream = (op: string) =>
     of('subscription', (e) => e.op === op && JSON.stringify(e.subscriptions ?? e.stream_ids).includes(`${streamId}`));
@@ -322,7 +248,7 @@ test('subscription add and remove to the user, peer_add and peer_remove to the o
   t.like((created.subscriptions as Body[])[0], { stream_id: streamId, name: 'ev members', invite_only: true });
 
   const principals = JSON.stringify([IDS.othello]);
-  await ok(
+  await bodyOf(
     iago.post('/users/me/subscriptions', { subscriptions: JSON.stringify([{ name: 'ev members' }]), principals }),
   );
   const added = await next(qo, ofStream('add'));
@@ -333,7 +259,7 @@ test('subscription add and remove to the user, peer_add and peer_remove to the o
   for (const q of [qi, qh])
     t.like(await next(q, ofStream('peer_add')), { stream_ids: [streamId], user_ids: [IDS.othello] });
 
-  await ok(iago.delete('/users/me/subscriptions', { subscriptions: JSON.stringify(['ev members']), principals }));
+  await bodyOf(iago.delete('/users/me/subscriptions', { subscriptions: JSON.stringify(['ev members']), principals }));
   const removed = await next(qo, ofStream('remove'));
   t.deepEqual(removed.subscriptions, [{ stream_id: streamId, name: 'ev members' }]);
   t.like(await next(qh, ofStream('peer_remove')), { stream_ids: [streamId], user_ids: [IDS.othello] });
@@ -344,17 +270,17 @@ test('subscription add and remove to the user, peer_add and peer_remove to the o
 test('stream update: description, name and privacy reach the subscribers of a private channel only', async (t) => {
   const { iago, hamlet, othello } = t.context;
   const streamId = await createChannel(iago, 'ev settings 2', [IDS.iago, IDS.hamlet]);
-  const [qh, qo] = [await register(hamlet, ['stream']), await register(othello, ['stream'])];
+  const [qh, qo] = [await watch(hamlet, ['stream']), await watch(othello, ['stream'])];
   const property = (p: string) => of('stream', (e) => e.stream_id === streamId && e.property === p);
-  await ok(iago.patch(`/streams/${streamId}`, { description: 'About **this**' }));
+  await bodyOf(iago.patch(`/streams/${streamId}`, { description: 'About **this**' }));
   const description = await next(qh, property('description'));
   t.like(description, { op: 'update', name: 'ev settings 2', value: 'About **this**' });
   t.true((description.rendered_description as string).includes('<strong>this</strong>'));
   t.true(await none(qo, (e) => e.stream_id === streamId));
 
-  await ok(iago.patch(`/streams/${streamId}`, { new_name: 'ev renamed' }));
+  await bodyOf(iago.patch(`/streams/${streamId}`, { new_name: 'ev renamed' }));
   t.like(await next(qh, property('name')), { name: 'ev settings 2', value: 'ev renamed' });
-  await ok(iago.patch(`/streams/${streamId}`, { is_private: false }));
+  await bodyOf(iago.patch(`/streams/${streamId}`, { is_private: false }));
   const privacy = await next(qh, property('invite_only'));
   t.like(privacy, { value: false, history_public_to_subscribers: true, is_web_public: false });
 });

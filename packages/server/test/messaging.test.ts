@@ -1,35 +1,16 @@
 import { createHash } from 'node:crypto';
-import anyTest, { type TestFn } from 'ava';
-import { assertResponse, type ChatClient, type Reply } from '@chat/testkit';
-import { TestServer } from './support.js';
+import type { ChatClient, Reply } from '@chat/testkit';
+import { withServer } from './context.js';
+import { call, type Body } from './replies.js';
 
 /**
  * Conformance of the messaging operations, driven as a client would: each
  * success is read back through another operation, each failure has the
  * spec's code, and bodies are checked against the reference's schemas.
  */
-const test = anyTest as TestFn<{ server: TestServer; iago: ChatClient; hamlet: ChatClient; polonius: ChatClient }>;
+// A low wildcard threshold, so small channels count as "many subscribers".
+const test = withServer(['iago', 'hamlet', 'polonius'], { wildcardThreshold: 3 });
 
-test.before(async (t) => {
-  // A low wildcard threshold, so small channels count as "many subscribers".
-  t.context.server = await TestServer.start({ wildcardThreshold: 3 });
-  t.context.iago = await t.context.server.login('iago@zulip.com');
-  t.context.hamlet = await t.context.server.login('hamlet@zulip.com');
-  t.context.polonius = await t.context.server.login('polonius@zulip.com');
-});
-test.after.always(async (t) => {
-  await t.context.server?.stop();
-});
-
-type Body = Record<string, unknown>;
-const call = async (client: ChatClient, method: string, path: string, params: Body = {}): Promise<Reply<Body>> => {
-  const reply = await client.call<Body>(method, path, params);
-  if (reply.status === 200) assertResponse(method, path, reply.status, reply.body);
-  else if (typeof reply.body.code !== 'string' || reply.body.result !== 'error' || typeof reply.body.msg !== 'string') {
-    throw new Error(`not an error envelope: ${JSON.stringify(reply.body)}`);
-  }
-  return reply;
-};
 const send = (client: ChatClient, params: Body) => call(client, 'POST', '/messages', params);
 const idOf = (reply: Reply<Body>) => reply.body.id as number;
 const messagesIn = async (client: ChatClient, narrow: unknown[], extra: Body = {}) => {

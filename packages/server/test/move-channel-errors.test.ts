@@ -1,39 +1,14 @@
-import anyTest, { type ExecutionContext, type TestFn } from 'ava';
 import { SYSTEM_GROUPS } from '@chat/protocol';
-import type { ChatClient } from '@chat/testkit';
-import { TestServer } from './support.js';
-import { call, channel, IDS, messagesIn, move, ok, send, topicOf } from './move-support.js';
+import { IDS, withServer } from './context.js';
+import { channel, messagesIn, move, send, topicOf } from './move-support.js';
+import { call, ok, refused } from './replies.js';
 
 /**
  * Who may move messages to another channel, and what a refusal says; a
  * refused move leaves the message where it was. Also: uploads linked by a
  * moved message stay readable to the readers of its new channel.
  */
-interface Context {
-  server: TestServer;
-  iago: ChatClient;
-  hamlet: ChatClient;
-  othello: ChatClient;
-  polonius: ChatClient;
-}
-const test = anyTest as TestFn<Context>;
-
-test.before(async (t) => {
-  const server = await TestServer.start();
-  t.context.server = server;
-  t.context.iago = await server.login('iago@zulip.com');
-  t.context.hamlet = await server.login('hamlet@zulip.com');
-  t.context.othello = await server.login('othello@zulip.com');
-  t.context.polonius = await server.login('polonius@zulip.com');
-});
-test.after.always(async (t) => {
-  await t.context.server?.stop();
-});
-
-/** A refusal with its exact code and message. */
-async function refused(t: ExecutionContext<Context>, reply: Promise<{ body: unknown }>, msg: string) {
-  t.like((await reply).body as Record<string, unknown>, { result: 'error', code: 'BAD_REQUEST', msg });
-}
+const test = withServer(['iago', 'hamlet', 'othello', 'polonius']);
 
 test('a guest is outside can_move_messages_between_channels_group', async (t) => {
   const { iago, polonius } = t.context;

@@ -1,7 +1,8 @@
-import anyTest, { type TestFn } from 'ava';
-import { assertEvents, assertResponse, type ChatClient } from '@chat/testkit';
-import { TestServer } from './support.js';
-import { channel, channelOf, IDS, messagesIn, ok, send, topicOf, type Body } from './move-support.js';
+import type { ChatClient } from '@chat/testkit';
+import { IDS, withServer } from './context.js';
+import { channel, channelOf, messagesIn, send, topicOf } from './move-support.js';
+import { next, register, type Event } from './queues.js';
+import { ok } from './replies.js';
 
 /**
  * The events of a move between channels, received through real queues
@@ -9,51 +10,14 @@ import { channel, channelOf, IDS, messagesIn, ok, send, topicOf, type Body } fro
  * schemas: update_message for those who keep the messages, delete_message
  * for those who lose them, and the source's new first_message_id.
  */
-type Name = 'iago' | 'hamlet' | 'othello' | 'cordelia' | 'polonius';
-const test = anyTest as TestFn<{ server: TestServer } & Record<Name, ChatClient>>;
+const test = withServer(['iago', 'hamlet', 'othello', 'cordelia', 'polonius'], { heartbeatMs: 400 });
 
-test.before(async (t) => {
-  const server = await TestServer.start({ heartbeatMs: 400 });
-  t.context.server = server;
-  for (const name of ['iago', 'hamlet', 'othello', 'cordelia', 'polonius'] as const) {
-    t.context[name] = await server.login(`${name}@zulip.com`);
-  }
-});
-test.after.always(async (t) => {
-  await t.context.server?.stop();
-});
-
-type Event = Body & { id: number; type: string };
-interface Queue {
-  client: ChatClient;
-  queue_id: string;
-  cursor: number;
-  seen: Event[];
-}
-
-async function register(client: ChatClient): Promise<Queue> {
-  const types = JSON.stringify(['update_message', 'delete_message', 'stream']);
-  const capabilities = JSON.stringify({ bulk_message_deletion: true });
-  const reply = await client.post<Body>('/register', { event_types: types, client_capabilities: capabilities });
-  if (reply.status !== 200) throw new Error(`register: ${JSON.stringify(reply.body)}`);
-  assertResponse('POST', '/register', 200, reply.body);
-  return { client, queue_id: reply.body.queue_id as string, cursor: reply.body.last_event_id as number, seen: [] };
-}
-
-/** Polls (every event checked against the reference) until one passes the test. */
-async function next(queue: Queue, test: (e: Event) => boolean): Promise<Event> {
-  for (;;) {
-    const found = queue.seen.find(test);
-    if (found) return found;
-    const params = { queue_id: queue.queue_id, last_event_id: queue.cursor };
-    const reply = await queue.client.get<Body>('/events', params);
-    if (reply.status !== 200) throw new Error(`events: ${JSON.stringify(reply.body)}`);
-    const events = reply.body.events as Event[];
-    assertEvents(events);
-    queue.seen.push(...events);
-    queue.cursor = events.at(-1)?.id ?? queue.cursor;
-  }
-}
+/** A queue for the events of a move, taking deletions in bulk as current clients do. */
+const watch = (client: ChatClient) =>
+  register(client, {
+    event_types: ['update_message', 'delete_message', 'stream'],
+    client_capabilities: { bulk_message_deletion: true },
+  });
 
 const about = (ids: number[], type: string) => (e: Event) =>
   e.type === type && JSON.stringify(e.message_ids) === JSON.stringify(ids);
@@ -63,10 +27,10 @@ test('a move to a private channel: update_message to its readers, delete_message
   const a = await channel(iago, 'ev mv a', [IDS.iago, IDS.hamlet, IDS.othello, IDS.polonius]);
   const b = await channel(iago, 'ev mv b', [IDS.iago, IDS.hamlet, IDS.cordelia], { invite_only: true });
   const queues = {
-    hamlet: await register(hamlet),
-    othello: await register(othello),
-    cordelia: await register(cordelia),
-    polonius: await register(polonius),
+    hamlet: await watch(hamlet),
+    othello: await watch(othello),
+    cordelia: await watch(cordelia),
+    polonius: await watch(polonius),
   };
   const first = await send(othello, a, 'moving', 'one');
   const second = await send(hamlet, a, 'moving', 'two');
@@ -123,7 +87,7 @@ test('a move to a public channel: guests who cannot follow lose the messages, me
   const { iago, hamlet, othello, polonius } = t.context;
   const a = await channel(iago, 'ev pub a', [IDS.iago, IDS.hamlet, IDS.othello, IDS.polonius]);
   const b = await channel(iago, 'ev pub b', [IDS.iago, IDS.hamlet]);
-  const [qo, qp] = [await register(othello), await register(polonius)];
+  const [qo, qp] = [await watch(othello), await watch(polonius)];
   const id = await send(hamlet, a, 'pub', 'x');
   await ok(iago, 'PATCH', `/messages/${id}`, { stream_id: b, send_notification_to_new_thread: false });
   const update = await next(qo, about([id], 'update_message'));

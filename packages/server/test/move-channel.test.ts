@@ -1,4 +1,3 @@
-import anyTest, { type TestFn } from 'ava';
 import {
   channelAddress,
   realmAddress,
@@ -8,26 +7,17 @@ import {
   type MoveBegun,
   type RealmSettings,
 } from '@chat/protocol';
-import { waitFor, type ChatClient } from '@chat/testkit';
-import { TestServer } from './support.js';
-import { call, channel, channelOf, IDS, messagesIn, move, ok, send, topicOf, type Body } from './move-support.js';
+import { waitFor } from '@chat/testkit';
+import { IDS, withServer } from './context.js';
+import { channel, channelOf, messagesIn, move, send, topicOf } from './move-support.js';
+import { call, ok, type Body } from './replies.js';
 
 /**
  * Moving messages between channels (PATCH /messages/{id} with stream_id),
  * read back through GET /messages, the message itself and its history.
  * Tests run concurrently, each on channels of its own.
  */
-const test = anyTest as TestFn<{ server: TestServer; iago: ChatClient; hamlet: ChatClient; othello: ChatClient }>;
-
-test.before(async (t) => {
-  t.context.server = await TestServer.start();
-  t.context.iago = await t.context.server.login('iago@zulip.com');
-  t.context.hamlet = await t.context.server.login('hamlet@zulip.com');
-  t.context.othello = await t.context.server.login('othello@zulip.com');
-});
-test.after.always(async (t) => {
-  await t.context.server?.stop();
-});
+const test = withServer(['iago', 'hamlet', 'othello']);
 
 const quiet = { send_notification_to_new_thread: false };
 const members = [IDS.iago, IDS.hamlet, IDS.othello];

@@ -1,27 +1,8 @@
-import { assertResponse, type ChatClient, type Reply } from '@chat/testkit';
+import type { ChatClient } from '@chat/testkit';
+import { call, ok, type Body } from './replies.js';
 
 /** Helpers of the move-between-channels tests: every call checked against the reference. */
-
-export type Body = Record<string, unknown>;
 export type Message = Body & { id: number; flags: string[]; content: string; stream_id: number; subject: string };
-
-/** Dev realm ids (the original's ordering). */
-export const IDS = { cordelia: 8, hamlet: 10, iago: 11, othello: 12, polonius: 13, shiva: 15 };
-
-export async function call(client: ChatClient, method: string, path: string, params: Body = {}): Promise<Reply<Body>> {
-  const reply = await client.call<Body>(method, path, params);
-  if (reply.status === 200) assertResponse(method, path, reply.status, reply.body);
-  else if (reply.body.result !== 'error' || typeof reply.body.code !== 'string' || typeof reply.body.msg !== 'string') {
-    throw new Error(`not an error envelope: ${JSON.stringify(reply.body)}`);
-  }
-  return reply;
-}
-
-export async function ok(client: ChatClient, method: string, path: string, params: Body = {}): Promise<Body> {
-  const reply = await call(client, method, path, params);
-  if (reply.status !== 200) throw new Error(`${method} ${path}: ${JSON.stringify(reply.body)}`);
-  return reply.body;
-}
 
 export const send = async (client: ChatClient, channel: string | number, topic: string, content: string) =>
   (await ok(client, 'POST', '/messages', { type: 'stream', to: channel, topic, content })).id as number;

@@ -1,7 +1,6 @@
-import anyTest, { type TestFn } from 'ava';
-import type { ChatClient } from '@chat/testkit';
-import { TestServer } from './support.js';
-import { channel, IDS, messagesIn, move, ok, send, topicOf } from './move-support.js';
+import { IDS, withServer } from './context.js';
+import { channel, messagesIn, move, send, topicOf } from './move-support.js';
+import { ok } from './replies.js';
 
 /**
  * The realm's time limits: message_content_edit_limit_seconds (ten
@@ -12,20 +11,13 @@ import { channel, IDS, messagesIn, move, ok, send, topicOf } from './move-suppor
  * clock a week and a day ahead instead of waiting: `Date.now` is what every
  * actor reads as the time. Nothing here depends on real time passing.
  */
-const test = anyTest as TestFn<{ server: TestServer; iago: ChatClient; hamlet: ChatClient; shiva: ChatClient }>;
+const test = withServer(['iago', 'hamlet', 'shiva']);
 
 const realNow = Date.now.bind(Date);
 let shiftMs = 0;
 Date.now = () => realNow() + shiftMs;
 
-test.before(async (t) => {
-  t.context.server = await TestServer.start();
-  t.context.iago = await t.context.server.login('iago@zulip.com');
-  t.context.hamlet = await t.context.server.login('hamlet@zulip.com');
-  t.context.shiva = await t.context.server.login('shiva@zulip.com');
-});
-test.after.always(async (t) => {
-  await t.context.server?.stop();
+test.after.always(() => {
   Date.now = realNow;
 });
 

@@ -1,25 +1,16 @@
 import type { ChatClient, Params } from '@chat/testkit';
+import { missing, NOTHING_BAD as none, type LadderCase, type LadderSection } from './ladder.js';
 
 /**
  * The route ladder's cases (routes.test.ts) for settings, statuses,
  * presence and typing. A user's presence can only be read once they
- * reported one, which `preparePeopleCases` does first.
+ * reported one, which `prepare` does first.
  */
-interface LadderCase {
-  method: 'GET' | 'POST' | 'PATCH' | 'DELETE';
-  path: string;
-  template?: string;
-  auth: boolean;
-  valid: Params;
-  bad: { path?: string; params: Params; name: string; code?: string };
-}
-
-export async function preparePeopleCases(client: ChatClient): Promise<void> {
+async function prepare(client: ChatClient): Promise<void> {
   await client.post('/users/me/presence', { status: 'active', ping_only: true });
 }
 
-export function peopleCases(): LadderCase[] {
-  const none = { params: {}, name: '' };
+function cases(): LadderCase[] {
   const settings = (path: string, valid: Params, bad: Params, name: string): LadderCase => ({
     method: 'PATCH',
     path,
@@ -51,7 +42,7 @@ export function peopleCases(): LadderCase[] {
       path: '/users/me/presence',
       auth: true,
       valid: { status: 'active' },
-      bad: { params: {}, name: 'status', code: 'REQUEST_VARIABLE_MISSING' },
+      bad: missing('status'),
     },
     { method: 'GET', path: '/realm/presence', auth: true, valid: {}, bad: none },
     {
@@ -71,3 +62,5 @@ export function peopleCases(): LadderCase[] {
     },
   ];
 }
+
+export const peopleLadder: LadderSection = { prepare, cases: cases() };

@@ -1,25 +1,15 @@
-import type { ChatClient, Params } from '@chat/testkit';
+import type { ChatClient } from '@chat/testkit';
+import { missing, NOTHING_BAD as none, onMade, type LadderCase, type LadderSection } from './ladder.js';
 
 /**
  * The route ladder's cases (routes.test.ts) for a person's own data:
  * drafts, saved snippets, navigation views and push registration. What the
- * edit and delete cases change is made by `preparePersonalCases` first.
+ * edit and delete cases change is made by `prepare` first.
  */
-interface LadderCase {
-  method: 'GET' | 'POST' | 'PATCH' | 'DELETE';
-  path: string;
-  at?: () => string;
-  template?: string;
-  auth: boolean;
-  valid: Params;
-  bad: { path?: string; params: Params; name: string; code?: string };
-}
-
 const made = { editedDraft: 0, doomedDraft: 0, editedSnippet: 0, doomedSnippet: 0 };
-const missing = (name: string, params: Params = {}) => ({ params, name, code: 'REQUEST_VARIABLE_MISSING' });
 const draft = JSON.stringify({ type: '', to: [], topic: '', content: 'ladder' });
 
-export async function preparePersonalCases(client: ChatClient): Promise<void> {
+async function prepare(client: ChatClient): Promise<void> {
   const drafts = await client.post<{ ids: number[] }>('/drafts', { drafts: `[${draft}, ${draft}]` });
   [made.editedDraft, made.doomedDraft] = drafts.body.ids as [number, number];
   for (const key of ['editedSnippet', 'doomedSnippet'] as const) {
@@ -31,8 +21,7 @@ export async function preparePersonalCases(client: ChatClient): Promise<void> {
   await client.post('/users/me/android_gcm_reg_id', { token: 'ladder-android-doomed' });
 }
 
-export function personalCases(): LadderCase[] {
-  const none = { params: {}, name: '' };
+function cases(): LadderCase[] {
   return [
     { method: 'GET', path: '/drafts', auth: true, valid: {}, bad: none },
     {
@@ -42,24 +31,20 @@ export function personalCases(): LadderCase[] {
       valid: { drafts: '[]' },
       bad: { params: { drafts: '[{' }, name: 'drafts' },
     },
-    {
-      method: 'PATCH',
-      path: '/drafts/{draft_id}',
-      at: () => `/drafts/${made.editedDraft}`,
-      template: '/drafts/{draft_id}',
-      auth: true,
-      valid: { draft },
-      bad: { path: '/drafts/x', params: { draft }, name: 'draft_id' },
-    },
-    {
-      method: 'DELETE',
-      path: '/drafts/{draft_id}',
-      at: () => `/drafts/${made.doomedDraft}`,
-      template: '/drafts/{draft_id}',
-      auth: true,
-      valid: {},
-      bad: { path: '/drafts/x', params: {}, name: 'draft_id' },
-    },
+    onMade(
+      'PATCH',
+      '/drafts/{draft_id}',
+      () => `/drafts/${made.editedDraft}`,
+      { draft },
+      { path: '/drafts/x', params: { draft }, name: 'draft_id' },
+    ),
+    onMade(
+      'DELETE',
+      '/drafts/{draft_id}',
+      () => `/drafts/${made.doomedDraft}`,
+      {},
+      { path: '/drafts/x', params: {}, name: 'draft_id' },
+    ),
     { method: 'GET', path: '/saved_snippets', auth: true, valid: {}, bad: none },
     {
       method: 'POST',
@@ -68,24 +53,20 @@ export function personalCases(): LadderCase[] {
       valid: { title: 'ladder', content: 'ladder' },
       bad: missing('title', { content: 'ladder' }),
     },
-    {
-      method: 'PATCH',
-      path: '/saved_snippets/{saved_snippet_id}',
-      at: () => `/saved_snippets/${made.editedSnippet}`,
-      template: '/saved_snippets/{saved_snippet_id}',
-      auth: true,
-      valid: { title: 'ladder edited' },
-      bad: { path: '/saved_snippets/x', params: {}, name: 'saved_snippet_id' },
-    },
-    {
-      method: 'DELETE',
-      path: '/saved_snippets/{saved_snippet_id}',
-      at: () => `/saved_snippets/${made.doomedSnippet}`,
-      template: '/saved_snippets/{saved_snippet_id}',
-      auth: true,
-      valid: {},
-      bad: { path: '/saved_snippets/x', params: {}, name: 'saved_snippet_id' },
-    },
+    onMade(
+      'PATCH',
+      '/saved_snippets/{saved_snippet_id}',
+      () => `/saved_snippets/${made.editedSnippet}`,
+      { title: 'ladder edited' },
+      { path: '/saved_snippets/x', params: {}, name: 'saved_snippet_id' },
+    ),
+    onMade(
+      'DELETE',
+      '/saved_snippets/{saved_snippet_id}',
+      () => `/saved_snippets/${made.doomedSnippet}`,
+      {},
+      { path: '/saved_snippets/x', params: {}, name: 'saved_snippet_id' },
+    ),
     { method: 'GET', path: '/navigation_views', auth: true, valid: {}, bad: none },
     {
       method: 'POST',
@@ -148,3 +129,5 @@ export function personalCases(): LadderCase[] {
     },
   ];
 }
+
+export const personalLadder: LadderSection = { prepare, cases: cases() };

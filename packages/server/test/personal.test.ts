@@ -1,21 +1,14 @@
-import anyTest, { type TestFn } from 'ava';
-import { assertResponse, type ChatClient } from '@chat/testkit';
-import { held, next, of, ok, register, type Body } from './personal-support.js';
-import { TestServer } from './support.js';
+import type { ChatClient } from '@chat/testkit';
+import { withServer } from './context.js';
+import { held, next, of, register, type Body } from './queues.js';
+import { refused, succeeds } from './replies.js';
 
 /**
  * Saved snippets and navigation views: a person's own data on their
  * UserActor, changed through the API and synchronized to their clients by
  * `saved_snippets` and `navigation_view` events. Each test is a user of its own.
  */
-const test = anyTest as TestFn<{ server: TestServer }>;
-
-test.before(async (t) => {
-  t.context.server = await TestServer.start({ heartbeatMs: 1000 });
-});
-test.after.always(async (t) => {
-  await t.context.server?.stop();
-});
+const test = withServer([], { heartbeatMs: 1000 });
 
 interface Snippet {
   id: number;
@@ -30,31 +23,19 @@ interface View {
 }
 
 const snippets = async (client: ChatClient) =>
-  (await ok<{ saved_snippets: Snippet[] }>('GET', '/saved_snippets', client.get('/saved_snippets'))).saved_snippets;
+  (await succeeds<{ saved_snippets: Snippet[] }>('GET', '/saved_snippets', client.get('/saved_snippets')))
+    .saved_snippets;
 const views = async (client: ChatClient) =>
-  (await ok<{ navigation_views: View[] }>('GET', '/navigation_views', client.get('/navigation_views')))
+  (await succeeds<{ navigation_views: View[] }>('GET', '/navigation_views', client.get('/navigation_views')))
     .navigation_views;
 /** Fragments hold slashes: they travel encoded in the path. */
 const viewPath = (fragment: string) => `/navigation_views/${encodeURIComponent(fragment)}`;
 
-async function refused(
-  t: { is: (a: unknown, b: unknown, m?: string) => void },
-  reply: Promise<{ status: number; body: Body }>,
-  msg: string,
-  reference?: [string, string],
-) {
-  const got = await reply;
-  t.is(got.status, 400, msg);
-  t.is(got.body.code, 'BAD_REQUEST', msg);
-  t.is(got.body.msg, msg);
-  if (reference) assertResponse(reference[0], reference[1], 400, got.body);
-}
-
 test('saved snippets: create, edit and delete, read back and heard as saved_snippets events', async (t) => {
   const hamlet = await t.context.server.login('hamlet@zulip.com');
-  const queue = await register(hamlet, ['saved_snippets']);
+  const queue = await register(hamlet, { event_types: ['saved_snippets'] });
   const before = Math.floor(Date.now() / 1000);
-  const { saved_snippet_id: id } = await ok<{ saved_snippet_id: number }>(
+  const { saved_snippet_id: id } = await succeeds<{ saved_snippet_id: number }>(
     'POST',
     '/saved_snippets',
     hamlet.post('/saved_snippets', { title: '  Welcome ', content: ' Welcome to the team! \n' }),
@@ -64,12 +45,16 @@ test('saved snippets: create, edit and delete, read back and heard as saved_snip
   t.true(added.date_created >= before && added.date_created <= Math.ceil(Date.now() / 1000));
   t.deepEqual(await snippets(hamlet), [added]);
 
-  await ok('PATCH', `/saved_snippets/${id}`, hamlet.patch(`/saved_snippets/${id}`, { content: 'Welcome aboard!' }));
+  await succeeds(
+    'PATCH',
+    `/saved_snippets/${id}`,
+    hamlet.patch(`/saved_snippets/${id}`, { content: 'Welcome aboard!' }),
+  );
   const updated = await next(queue, of('saved_snippets', 'update'));
   t.deepEqual(updated.saved_snippet, { ...added, content: 'Welcome aboard!' });
   t.deepEqual(await snippets(hamlet), [{ ...added, content: 'Welcome aboard!' }]);
 
-  await ok('DELETE', `/saved_snippets/${id}`, hamlet.delete(`/saved_snippets/${id}`));
+  await succeeds('DELETE', `/saved_snippets/${id}`, hamlet.delete(`/saved_snippets/${id}`));
   const removed = await next(queue, of('saved_snippets', 'remove'));
   t.is(removed.saved_snippet_id, id);
   t.deepEqual(await snippets(hamlet), []);
@@ -91,7 +76,7 @@ test('saved snippets: blank or long fields and unknown ids are refused', async (
   await refused(t, post({ title: 'x', content: 'x'.repeat(10_001) }), 'content is too long (limit: 10000 characters)');
   t.deepEqual(await snippets(othello), []);
   // Somebody else's snippet is as unknown as one that never existed.
-  const { saved_snippet_id: id } = await ok<{ saved_snippet_id: number }>(
+  const { saved_snippet_id: id } = await succeeds<{ saved_snippet_id: number }>(
     'POST',
     '/saved_snippets',
     iago.post('/saved_snippets', { title: 'mine', content: 'mine' }),
@@ -105,12 +90,16 @@ test('saved snippets: blank or long fields and unknown ids are refused', async (
 
 test('navigation views: a built-in view setting and a custom view, edited and removed, heard as events', async (t) => {
   const cordelia = await t.context.server.login('cordelia@zulip.com');
-  const queue = await register(cordelia, ['navigation_view']);
-  await ok('POST', '/navigation_views', cordelia.post('/navigation_views', { fragment: 'inbox', is_pinned: false }));
+  const queue = await register(cordelia, { event_types: ['navigation_view'] });
+  await succeeds(
+    'POST',
+    '/navigation_views',
+    cordelia.post('/navigation_views', { fragment: 'inbox', is_pinned: false }),
+  );
   const builtIn = await next(queue, of('navigation_view', 'add'));
   t.deepEqual(builtIn.navigation_view, { fragment: 'inbox', is_pinned: false, name: null });
   const custom = { fragment: 'narrow/is/alerted', is_pinned: true, name: 'Alert words' };
-  await ok('POST', '/navigation_views', cordelia.post('/navigation_views', custom));
+  await succeeds('POST', '/navigation_views', cordelia.post('/navigation_views', custom));
   await next(
     queue,
     of('navigation_view', 'add', (e) => (e.navigation_view as View).fragment === custom.fragment),
@@ -118,10 +107,10 @@ test('navigation views: a built-in view setting and a custom view, edited and re
   t.deepEqual(await views(cordelia), [{ fragment: 'inbox', is_pinned: false, name: null }, custom]);
 
   const path = viewPath(custom.fragment);
-  await ok('PATCH', path, cordelia.patch(path, { name: 'Watched phrases', is_pinned: false }));
+  await succeeds('PATCH', path, cordelia.patch(path, { name: 'Watched phrases', is_pinned: false }));
   const update = await next(queue, of('navigation_view', 'update'));
   t.like(update, { fragment: custom.fragment, data: { name: 'Watched phrases', is_pinned: false } });
-  await ok('PATCH', viewPath('inbox'), cordelia.patch(viewPath('inbox'), { is_pinned: true }));
+  await succeeds('PATCH', viewPath('inbox'), cordelia.patch(viewPath('inbox'), { is_pinned: true }));
   const pinned = await next(
     queue,
     of('navigation_view', 'update', (e) => e.fragment === 'inbox'),
@@ -132,7 +121,7 @@ test('navigation views: a built-in view setting and a custom view, edited and re
     { fragment: custom.fragment, is_pinned: false, name: 'Watched phrases' },
   ]);
 
-  await ok('DELETE', path, cordelia.delete(path));
+  await succeeds('DELETE', path, cordelia.delete(path));
   const removed = await next(queue, of('navigation_view', 'remove'));
   t.is(removed.fragment, custom.fragment);
   t.deepEqual(
@@ -152,7 +141,7 @@ test('navigation views: blank, duplicate, misnamed and unknown views are refused
     'Built-in views cannot have a custom name.',
   );
   await refused(t, post({ fragment: 'narrow/is/unread', is_pinned: true }), 'Custom views must have a valid name.');
-  await ok('POST', '/navigation_views', post({ fragment: 'narrow/is/unread', is_pinned: true, name: 'Unread' }));
+  await succeeds('POST', '/navigation_views', post({ fragment: 'narrow/is/unread', is_pinned: true, name: 'Unread' }));
   const exists = 'Navigation view already exists.';
   await refused(t, post({ fragment: 'narrow/is/unread', is_pinned: false, name: 'Other' }), exists);
   await refused(t, post({ fragment: 'narrow/is/followed', is_pinned: false, name: 'Unread' }), exists);
@@ -174,17 +163,22 @@ test('navigation views: blank, duplicate, misnamed and unknown views are refused
 
 test('register: saved_snippets and navigation_views sections, only when asked for, events only to the owner', async (t) => {
   const shiva = await t.context.server.login('shiva@zulip.com');
-  await ok('POST', '/saved_snippets', shiva.post('/saved_snippets', { title: 'Hi', content: 'Hello!' }));
-  await ok('POST', '/navigation_views', shiva.post('/navigation_views', { fragment: 'feed', is_pinned: true }));
-  const queue = await register(shiva, ['saved_snippets', 'navigation_view'], ['saved_snippets', 'navigation_views']);
+  await succeeds('POST', '/saved_snippets', shiva.post('/saved_snippets', { title: 'Hi', content: 'Hello!' }));
+  await succeeds('POST', '/navigation_views', shiva.post('/navigation_views', { fragment: 'feed', is_pinned: true }));
+  const queue = await register(shiva, {
+    event_types: ['saved_snippets', 'navigation_view'],
+    fetch_event_types: ['saved_snippets', 'navigation_views'],
+  });
   t.deepEqual(queue.snapshot.saved_snippets, await snippets(shiva));
   t.deepEqual(queue.snapshot.navigation_views, [{ fragment: 'feed', is_pinned: true, name: null }]);
-  const without = await register(shiva, ['saved_snippets'], ['realm']);
+  const without = await register(shiva, { event_types: ['saved_snippets'], fetch_event_types: ['realm'] });
   t.false('saved_snippets' in without.snapshot);
   t.false('navigation_views' in without.snapshot);
 
-  const other = await register(await t.context.server.login('desdemona@zulip.com'), ['saved_snippets']);
-  await ok('POST', '/saved_snippets', shiva.post('/saved_snippets', { title: 'Bye', content: 'Goodbye!' }));
+  const other = await register(await t.context.server.login('desdemona@zulip.com'), {
+    event_types: ['saved_snippets'],
+  });
+  await succeeds('POST', '/saved_snippets', shiva.post('/saved_snippets', { title: 'Bye', content: 'Goodbye!' }));
   await next(queue, of('saved_snippets', 'add'));
   t.false((await held(other)).some((e) => e.type === 'saved_snippets'));
 });

@@ -1,32 +1,21 @@
-import anyTest, { type TestFn } from 'ava';
 import type { ChatClient } from '@chat/testkit';
-import { fails, newPerson, next, ok, register, type Body } from './people-support.js';
-import { TestServer } from './support.js';
+import { withServer } from './context.js';
+import { newPerson } from './people.js';
+import { next, register, type Body } from './queues.js';
+import { refusal, succeeds } from './replies.js';
 
 /** POST /users/me/presence, GET /realm/presence, GET /users/{user_id_or_email}/presence, events and register. */
-const test = anyTest as TestFn<{ server: TestServer; iago: ChatClient; hamlet: ChatClient }>;
-
-test.before(async (t) => {
-  t.context.server = await TestServer.start({ heartbeatMs: 400 });
-  t.context.iago = await t.context.server.login('iago@zulip.com');
-  t.context.hamlet = await t.context.server.login('hamlet@zulip.com');
-});
-test.after.always(async (t) => {
-  await t.context.server?.stop();
-});
-
-const person = (t: { context: { server: TestServer; iago: ChatClient } }, name: string) =>
-  newPerson(t.context.server, t.context.iago, name);
+const test = withServer(['iago', 'hamlet'], { heartbeatMs: 400 });
 
 type Presences = { presences: Record<string, Body>; presence_last_update_id: number; server_timestamp: number };
 const report = (client: ChatClient, params: Body) =>
-  ok<Presences>('POST', '/users/me/presence', client.post('/users/me/presence', params));
+  succeeds<Presences>('POST', '/users/me/presence', client.post('/users/me/presence', params));
 const realmPresence = (client: ChatClient) =>
-  ok<{ presences: Record<string, Body> }>('GET', '/realm/presence', client.get('/realm/presence'));
+  succeeds<{ presences: Record<string, Body> }>('GET', '/realm/presence', client.get('/realm/presence'));
 
 test('an active report is read back in every format and by every operation', async (t) => {
   const { hamlet } = t.context;
-  const { client, user_id, email } = await person(t, 'Online Person');
+  const { client, user_id, email } = await newPerson(t.context, 'Online Person');
   const start = Math.floor(Date.now() / 1000);
   const modern = await report(client, { status: 'active', last_update_id: -1 });
   const mine = modern.presences[user_id] as { active_timestamp: number; idle_timestamp: number };
@@ -38,7 +27,7 @@ test('an active report is read back in every format and by every operation', asy
   t.like(legacy.website, { status: 'active', client: 'website' });
 
   for (const key of [email, String(user_id)]) {
-    const one = await ok<{ presence: Record<string, Body> }>(
+    const one = await succeeds<{ presence: Record<string, Body> }>(
       'GET',
       `/users/${encodeURIComponent(key)}/presence`,
       hamlet.get(`/users/${encodeURIComponent(key)}/presence`),
@@ -53,8 +42,8 @@ test('an active report is read back in every format and by every operation', asy
 });
 
 test('last_update_id answers only what changed since; ping_only answers no presence', async (t) => {
-  const first = await person(t, 'Early Bird');
-  const second = await person(t, 'Late Comer');
+  const first = await newPerson(t.context, 'Early Bird');
+  const second = await newPerson(t.context, 'Late Comer');
   const seen = await report(first.client, { status: 'idle', last_update_id: -1 });
   t.true(String(first.user_id) in seen.presences);
   const pinged = await report(second.client, { status: 'active', ping_only: true });
@@ -73,7 +62,7 @@ test('coming online is announced: modern to clients that simplified presence eve
     client_capabilities: { simplified_presence_events: true },
   });
   const legacy = await register(hamlet, { event_types: ['presence'] });
-  const { client, user_id, email } = await person(t, 'Newcomer');
+  const { client, user_id, email } = await newPerson(t.context, 'Newcomer');
   await report(client, { status: 'active', ping_only: true });
   const simple = await next(modern, (e) => e.presences !== undefined && String(user_id) in (e.presences as Body));
   t.deepEqual(Object.keys(simple).sort(), ['id', 'presences', 'type']);
@@ -84,14 +73,14 @@ test('coming online is announced: modern to clients that simplified presence eve
 
 test('a user with presence_enabled off is hidden from everyone', async (t) => {
   const { hamlet } = t.context;
-  const { client, user_id, email } = await person(t, 'Invisible');
+  const { client, user_id, email } = await newPerson(t.context, 'Invisible');
   await report(client, { status: 'active', ping_only: true });
   t.true(email in (await realmPresence(hamlet)).presences);
-  await ok('PATCH', '/settings', client.patch('/settings', { presence_enabled: false }));
+  await succeeds('PATCH', '/settings', client.patch('/settings', { presence_enabled: false }));
   t.false(email in (await realmPresence(hamlet)).presences);
   const slim = await register(hamlet, { fetch_event_types: ['presence'], slim_presence: true });
   t.false(String(user_id) in (slim.snapshot.presences as Body));
-  t.like(await fails(hamlet.get(`/users/${user_id}/presence`)), {
+  t.like(await refusal(hamlet.get(`/users/${user_id}/presence`)), {
     code: 'BAD_REQUEST',
     msg: `No presence data for ${user_id}`,
   });
@@ -103,10 +92,10 @@ test('a user with presence_enabled off is hidden from everyone', async (t) => {
 test('refusals: a bad status, an unknown user, a bot', async (t) => {
   const { hamlet } = t.context;
   const bad = (msg: string) => ({ status: 400, result: 'error', code: 'BAD_REQUEST', msg });
-  t.deepEqual(await fails(hamlet.post('/users/me/presence', { status: 'away' })), bad('Invalid status: away'));
-  t.deepEqual(await fails(hamlet.get('/users/nobody@zulip.com/presence')), bad('No such user'));
+  t.deepEqual(await refusal(hamlet.post('/users/me/presence', { status: 'away' })), bad('Invalid status: away'));
+  t.deepEqual(await refusal(hamlet.get('/users/nobody@zulip.com/presence')), bad('No such user'));
   t.deepEqual(
-    await fails(hamlet.get('/users/notification-bot@zulip.com/presence')),
+    await refusal(hamlet.get('/users/notification-bot@zulip.com/presence')),
     bad('Presence is not supported for bot users.'),
   );
 });

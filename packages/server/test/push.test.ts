@@ -1,8 +1,9 @@
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import anyTest, { type TestFn } from 'ava';
-import { assertResponse, type ChatClient } from '@chat/testkit';
-import { myId, ok, type Body } from './personal-support.js';
+import type { ChatClient } from '@chat/testkit';
+import { userId } from './context.js';
+import { fails, succeeds, type Body } from './replies.js';
 import { TestServer } from './support.js';
 
 /**
@@ -56,46 +57,32 @@ const FCM = '/users/me/android_gcm_reg_id';
 const TEST = '/mobile_push/test_notification';
 const sentTo = (received: Body[], token: string) => received.filter((r) => r.token === token);
 
-async function failure(
-  t: { is: (a: unknown, b: unknown, m?: string) => void },
-  reply: Promise<{ status: number; body: Body }>,
-  code: string,
-  msg: string,
-  reference?: [string, string],
-) {
-  const got = await reply;
-  t.is(got.status, 400, msg);
-  t.is(got.body.code, code, msg);
-  t.is(got.body.msg, msg);
-  if (reference) assertResponse(reference[0], reference[1], 400, got.body);
-}
-
 test('a registered APNs token gets the test notification through the bouncer', async (t) => {
   const hamlet = await t.context.server.login('hamlet@zulip.com');
   const token = 'c0ffee0123456789';
-  await ok('POST', APNS, hamlet.post(APNS, { token, appid: 'org.zulip.Zulip' }));
-  await ok('POST', TEST, hamlet.post(TEST, { token }));
+  await succeeds('POST', APNS, hamlet.post(APNS, { token, appid: 'org.zulip.Zulip' }));
+  await succeeds('POST', TEST, hamlet.post(TEST, { token }));
   const [sent] = sentTo(t.context.received, token);
   t.like(sent, {
     path: '/push/notify',
     contentType: 'application/json',
     realm: 'zulip',
-    user_id: await myId(hamlet),
+    user_id: await userId(hamlet),
     token_kind: 'apns',
     appid: 'org.zulip.Zulip',
   });
-  t.like(sent!.payload, { event: 'test', user_id: await myId(hamlet), realm_name: 'Zulip Dev' });
+  t.like(sent!.payload, { event: 'test', user_id: await userId(hamlet), realm_name: 'Zulip Dev' });
 });
 
 test('without a token, every device of the caller is notified, and only theirs', async (t) => {
   const othello = await t.context.server.login('othello@zulip.com');
   const cordelia = await t.context.server.login('cordelia@zulip.com');
-  await ok('POST', APNS, othello.post(APNS, { token: 'abcdef01', appid: 'org.zulip.Zulip' }));
-  await ok('POST', FCM, othello.post(FCM, { token: 'othello-android' }));
-  await ok('POST', FCM, cordelia.post(FCM, { token: 'cordelia-android' }));
-  await ok('POST', TEST, othello.post(TEST));
+  await succeeds('POST', APNS, othello.post(APNS, { token: 'abcdef01', appid: 'org.zulip.Zulip' }));
+  await succeeds('POST', FCM, othello.post(FCM, { token: 'othello-android' }));
+  await succeeds('POST', FCM, cordelia.post(FCM, { token: 'cordelia-android' }));
+  await succeeds('POST', TEST, othello.post(TEST));
   t.like(sentTo(t.context.received, 'abcdef01')[0], { token_kind: 'apns' });
-  t.like(sentTo(t.context.received, 'othello-android')[0], { token_kind: 'fcm', user_id: await myId(othello) });
+  t.like(sentTo(t.context.received, 'othello-android')[0], { token_kind: 'fcm', user_id: await userId(othello) });
   t.false('appid' in sentTo(t.context.received, 'othello-android')[0]!);
   t.deepEqual(sentTo(t.context.received, 'cordelia-android'), []);
 });
@@ -103,62 +90,62 @@ test('without a token, every device of the caller is notified, and only theirs',
 test("a token the server does not know, or another user's, is INVALID_PUSH_DEVICE_TOKEN", async (t) => {
   const prospero = await t.context.server.login('prospero@zulip.com');
   const zoe = await t.context.server.login('ZOE@zulip.com');
-  await ok('POST', FCM, prospero.post(FCM, { token: 'prospero-android' }));
+  await succeeds('POST', FCM, prospero.post(FCM, { token: 'prospero-android' }));
   const unknown = 'Device not recognized';
-  await failure(t, zoe.post(TEST, { token: 'prospero-android' }), 'INVALID_PUSH_DEVICE_TOKEN', unknown, ['POST', TEST]);
-  await failure(t, zoe.post(TEST, { token: 'never-registered' }), 'INVALID_PUSH_DEVICE_TOKEN', unknown, ['POST', TEST]);
+  await fails(t, zoe.post(TEST, { token: 'prospero-android' }), 'INVALID_PUSH_DEVICE_TOKEN', unknown, ['POST', TEST]);
+  await fails(t, zoe.post(TEST, { token: 'never-registered' }), 'INVALID_PUSH_DEVICE_TOKEN', unknown, ['POST', TEST]);
   t.deepEqual(sentTo(t.context.received, 'prospero-android'), []);
 });
 
 test('a token the bouncer does not know is INVALID_REMOTE_PUSH_DEVICE_TOKEN; a failing bouncer is an error', async (t) => {
   const aaron = await t.context.server.login('AARON@zulip.com');
-  await ok('POST', FCM, aaron.post(FCM, { token: 'forgotten-android' }));
+  await succeeds('POST', FCM, aaron.post(FCM, { token: 'forgotten-android' }));
   const remote = 'Device not recognized by the push bouncer';
   const reply = aaron.post(TEST, { token: 'forgotten-android' });
-  await failure(t, reply, 'INVALID_REMOTE_PUSH_DEVICE_TOKEN', remote, ['POST', TEST]);
+  await fails(t, reply, 'INVALID_REMOTE_PUSH_DEVICE_TOKEN', remote, ['POST', TEST]);
   t.is(sentTo(t.context.received, 'forgotten-android').length, 1);
-  await ok('POST', FCM, aaron.post(FCM, { token: 'broken-android' }));
+  await succeeds('POST', FCM, aaron.post(FCM, { token: 'broken-android' }));
   const broken = 'Network error while connecting to the push notification service.';
-  await failure(t, aaron.post(TEST, { token: 'broken-android' }), 'BAD_REQUEST', broken);
+  await fails(t, aaron.post(TEST, { token: 'broken-android' }), 'BAD_REQUEST', broken);
 });
 
 test('token checks: empty, too long, not hex for APNs, appid required', async (t) => {
   const shiva = await t.context.server.login('shiva@zulip.com');
   const length = 'Empty or invalid length token';
-  await failure(t, shiva.post(APNS, { token: '', appid: 'org.zulip.Zulip' }), 'BAD_REQUEST', length, ['POST', APNS]);
+  await fails(t, shiva.post(APNS, { token: '', appid: 'org.zulip.Zulip' }), 'BAD_REQUEST', length, ['POST', APNS]);
   const long = 'ab'.repeat(2049);
-  await failure(t, shiva.post(APNS, { token: long, appid: 'org.zulip.Zulip' }), 'BAD_REQUEST', length, ['POST', APNS]);
+  await fails(t, shiva.post(APNS, { token: long, appid: 'org.zulip.Zulip' }), 'BAD_REQUEST', length, ['POST', APNS]);
   const notHex = shiva.post(APNS, { token: 'not-hex', appid: 'org.zulip.Zulip' });
-  await failure(t, notHex, 'BAD_REQUEST', 'Invalid APNS token', ['POST', APNS]);
-  await failure(t, shiva.post(FCM, { token: '' }), 'BAD_REQUEST', length, ['POST', FCM]);
+  await fails(t, notHex, 'BAD_REQUEST', 'Invalid APNS token', ['POST', APNS]);
+  await fails(t, shiva.post(FCM, { token: '' }), 'BAD_REQUEST', length, ['POST', FCM]);
   const missing = await shiva.post(APNS, { token: 'c0ffee' });
   t.like(missing.body, { code: 'REQUEST_VARIABLE_MISSING', var_name: 'appid' });
   // Nothing was registered by the refused requests.
-  await failure(t, shiva.post(TEST, { token: 'not-hex' }), 'INVALID_PUSH_DEVICE_TOKEN', 'Device not recognized');
+  await fails(t, shiva.post(TEST, { token: 'not-hex' }), 'INVALID_PUSH_DEVICE_TOKEN', 'Device not recognized');
 });
 
 test('removing a token: it is no longer notified; an unknown token does not exist', async (t) => {
   const desdemona = await t.context.server.login('desdemona@zulip.com');
   const iago = await t.context.server.login('iago@zulip.com');
-  await ok('POST', APNS, desdemona.post(APNS, { token: 'deadbeef', appid: 'org.zulip.Zulip' }));
-  await ok('POST', FCM, desdemona.post(FCM, { token: 'desdemona-android' }));
+  await succeeds('POST', APNS, desdemona.post(APNS, { token: 'deadbeef', appid: 'org.zulip.Zulip' }));
+  await succeeds('POST', FCM, desdemona.post(FCM, { token: 'desdemona-android' }));
   const gone = 'Token does not exist';
   // Another user cannot remove it, nor can the wrong kind of removal.
-  await failure(t, iago.delete(APNS, { token: 'deadbeef' }), 'BAD_REQUEST', gone, ['DELETE', APNS]);
-  await failure(t, desdemona.delete(FCM, { token: 'deadbeef' }), 'BAD_REQUEST', gone, ['DELETE', FCM]);
-  await ok('DELETE', APNS, desdemona.delete(APNS, { token: 'deadbeef' }));
-  await failure(t, desdemona.post(TEST, { token: 'deadbeef' }), 'INVALID_PUSH_DEVICE_TOKEN', 'Device not recognized');
-  await failure(t, desdemona.delete(APNS, { token: 'deadbeef' }), 'BAD_REQUEST', gone, ['DELETE', APNS]);
-  await ok('DELETE', FCM, desdemona.delete(FCM, { token: 'desdemona-android' }));
-  await ok('POST', TEST, desdemona.post(TEST));
+  await fails(t, iago.delete(APNS, { token: 'deadbeef' }), 'BAD_REQUEST', gone, ['DELETE', APNS]);
+  await fails(t, desdemona.delete(FCM, { token: 'deadbeef' }), 'BAD_REQUEST', gone, ['DELETE', FCM]);
+  await succeeds('DELETE', APNS, desdemona.delete(APNS, { token: 'deadbeef' }));
+  await fails(t, desdemona.post(TEST, { token: 'deadbeef' }), 'INVALID_PUSH_DEVICE_TOKEN', 'Device not recognized');
+  await fails(t, desdemona.delete(APNS, { token: 'deadbeef' }), 'BAD_REQUEST', gone, ['DELETE', APNS]);
+  await succeeds('DELETE', FCM, desdemona.delete(FCM, { token: 'desdemona-android' }));
+  await succeeds('POST', TEST, desdemona.post(TEST));
   t.deepEqual(sentTo(t.context.received, 'deadbeef'), []);
   t.deepEqual(sentTo(t.context.received, 'desdemona-android'), []);
 });
 
 test('without a push bouncer, the test notification says the server is not configured for push', async (t) => {
   const hamlet: ChatClient = await t.context.bare.login('hamlet@zulip.com');
-  await ok('POST', FCM, hamlet.post(FCM, { token: 'bare-android' }));
+  await succeeds('POST', FCM, hamlet.post(FCM, { token: 'bare-android' }));
   const msg = 'Server is not configured to use push notification service.';
-  await failure(t, hamlet.post(TEST, { token: 'bare-android' }), 'PUSH_SERVICE_NOT_CONFIGURED', msg);
-  await failure(t, hamlet.post(TEST), 'PUSH_SERVICE_NOT_CONFIGURED', msg);
+  await fails(t, hamlet.post(TEST, { token: 'bare-android' }), 'PUSH_SERVICE_NOT_CONFIGURED', msg);
+  await fails(t, hamlet.post(TEST), 'PUSH_SERVICE_NOT_CONFIGURED', msg);
 });

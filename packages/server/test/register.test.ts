@@ -1,37 +1,21 @@
-import anyTest, { type TestFn } from 'ava';
-import { assertEvents, assertResponse, type ChatClient } from '@chat/testkit';
-import { TestServer, wrongKey } from './support.js';
+import { assertResponse } from '@chat/testkit';
+import { withServer } from './context.js';
+import { next, register, snapshotOf, type Body } from './queues.js';
+import { wrongKey } from './support.js';
 
 /**
  * What `POST /register` parameters and client capabilities change in the
  * snapshot and in the events, and registration without credentials.
  */
-const test = anyTest as TestFn<{ server: TestServer; iago: ChatClient; hamlet: ChatClient }>;
+const test = withServer(['iago', 'hamlet']);
 
-test.before(async (t) => {
-  t.context.server = await TestServer.start();
-  t.context.iago = await t.context.server.login('iago@zulip.com');
-  t.context.hamlet = await t.context.server.login('hamlet@zulip.com');
-});
-test.after.always(async (t) => {
-  await t.context.server?.stop();
-});
-
-type Body = Record<string, unknown>;
 type Sub = Body & { stream_id: number; name: string; subscribers?: number[]; subscriber_count: number };
-
-async function register(client: ChatClient, params: Body): Promise<Body> {
-  const reply = await client.post<Body>('/register', params);
-  if (reply.status !== 200) throw new Error(`register: ${JSON.stringify(reply.body)}`);
-  assertResponse('POST', '/register', 200, reply.body);
-  return reply.body;
-}
 
 const json = (value: unknown) => JSON.stringify(value);
 
 test('without credentials, a public-access realm gives a snapshot of its web-public channels and no queue', async (t) => {
   const anonymous = t.context.server.client;
-  const body = await register(anonymous, {
+  const body = await snapshotOf(anonymous, {
     client_gravatar: false,
     fetch_event_types: json(['realm', 'subscription', 'realm_user', 'message']),
   });
@@ -73,11 +57,11 @@ test('include_subscribers: false omits lists, true gives every list, partial giv
   const members = async (id: number) =>
     ((await hamlet.get<{ subscribers: number[] }>(`/streams/${id}/members`)).body.subscribers ?? []).sort();
   const fetch = json(['subscription']);
-  const none = (await register(hamlet, { fetch_event_types: fetch, include_subscribers: false })).subscriptions;
+  const none = (await snapshotOf(hamlet, { fetch_event_types: fetch, include_subscribers: false })).subscriptions;
   t.true((none as Sub[]).length > 0);
   t.true((none as Sub[]).every((s) => !('subscribers' in s)));
   for (const mode of [true, 'partial']) {
-    const subs = (await register(hamlet, { fetch_event_types: fetch, include_subscribers: mode })).subscriptions;
+    const subs = (await snapshotOf(hamlet, { fetch_event_types: fetch, include_subscribers: mode })).subscriptions;
     for (const sub of subs as Sub[]) {
       t.deepEqual([...sub.subscribers!].sort(), await members(sub.stream_id), `${String(mode)} ${sub.name}`);
       t.is(sub.subscriber_count, sub.subscribers!.length);
@@ -89,7 +73,7 @@ test('client_gravatar: true leaves avatar URLs to the client, false gives them',
   const { hamlet } = t.context;
   const fetch = json(['realm_user']);
   const avatar = async (gravatar: boolean) => {
-    const users = (await register(hamlet, { fetch_event_types: fetch, client_gravatar: gravatar })).realm_users;
+    const users = (await snapshotOf(hamlet, { fetch_event_types: fetch, client_gravatar: gravatar })).realm_users;
     return (users as Body[]).find((u) => u.email === 'iago@zulip.com')!.avatar_url;
   };
   t.is(await avatar(true), null);
@@ -110,11 +94,11 @@ test('empty_topic_name: with it the empty topic is "", without it the realm disp
   const sent = await iago.post<{ id: number }>('/messages', { type: 'stream', to: 'Verona', topic: '', content: 'hi' });
   t.is(sent.status, 200, JSON.stringify(sent.body));
   for (const [i, queue] of queues.entries()) {
-    const expected = i === 0 ? '' : (queue.realm_empty_topic_display_name as string);
+    const expected = i === 0 ? '' : (queue.snapshot.realm_empty_topic_display_name as string);
     t.is(expected === '', i === 0);
-    const found = await waitForMessage(hamlet, queue.queue_id as string, sent.body.id);
-    t.is(found.subject, expected);
-    const again = await register(hamlet, {
+    const event = await next(queue, (e) => e.type === 'message' && (e.message as Body).id === sent.body.id);
+    t.is((event.message as Body).subject, expected);
+    const again = await snapshotOf(hamlet, {
       fetch_event_types: json(['message', 'update_message_flags']),
       client_capabilities: json({ empty_topic_name: i === 0 }),
     });
@@ -122,11 +106,6 @@ test('empty_topic_name: with it the empty topic is "", without it the realm disp
     t.is(streams.find((s) => s.unread_message_ids.includes(sent.body.id))?.topic, expected);
   }
 });
-
-async function waitForMessage(client: ChatClient, queueId: string, id: number): Promise<Body> {
-  const event = await firstEvent(client, queueId, (e) => e.type === 'message' && (e.message as Body).id === id);
-  return event.message as Body;
-}
 
 test('archived_channels: with it an archived channel stays, marked; without it the channel is deleted', async (t) => {
   const { iago, hamlet } = t.context;
@@ -148,14 +127,12 @@ test('archived_channels: with it an archived channel stays, marked; without it t
   assertResponse('DELETE', `/streams/${streamId}`, 200, archived.body);
   t.is((await iago.delete(`/streams/${streamId}`)).status, 400);
 
-  const [capable, legacy] = await Promise.all(
-    queues.map((q) => firstEvent(hamlet, q.queue_id as string, (e) => e.type === 'stream')),
-  );
+  const [capable, legacy] = await Promise.all(queues.map((q) => next(q, (e) => e.type === 'stream')));
   t.like(capable, { op: 'update', stream_id: streamId, property: 'is_archived', value: true });
   t.like(legacy, { op: 'delete', stream_ids: [streamId] });
 
   for (const withCapability of [true, false]) {
-    const body = await register(hamlet, {
+    const body = await snapshotOf(hamlet, {
       fetch_event_types: json(['subscription']),
       client_capabilities: json({ archived_channels: withCapability }),
     });
@@ -164,19 +141,6 @@ test('archived_channels: with it an archived channel stays, marked; without it t
     else t.is(sub, undefined);
   }
 });
-
-async function firstEvent(client: ChatClient, queueId: string, test: (e: Body) => boolean): Promise<Body> {
-  for (let last = -1; ;) {
-    const reply = await client.get<{ events: Array<Body & { id: number }> }>('/events', {
-      queue_id: queueId,
-      last_event_id: last,
-    });
-    assertEvents(reply.body.events);
-    const found = reply.body.events.find(test);
-    if (found) return found;
-    last = reply.body.events.at(-1)?.id ?? last;
-  }
-}
 
 test('notification_settings_null: without it, null subscription notification settings read as the global ones', async (t) => {
   const { server, iago } = t.context;
@@ -193,27 +157,25 @@ test('notification_settings_null: without it, null subscription notification set
     ),
   );
   const desktop = (body: Body) => (body.subscriptions as Sub[]).map((s) => s.desktop_notifications);
-  t.true(desktop(queues[0]!).length > 0);
-  t.true(desktop(queues[0]!).every((v) => v === null));
-  t.true(desktop(queues[1]!).every((v) => v === true));
+  t.true(desktop(queues[0]!.snapshot).length > 0);
+  t.true(desktop(queues[0]!.snapshot).every((v) => v === null));
+  t.true(desktop(queues[1]!.snapshot).every((v) => v === true));
   // The global email setting is off, and that is what the legacy client reads.
-  t.true((queues[1]!.subscriptions as Sub[]).every((s) => s.email_notifications === false));
+  t.true((queues[1]!.snapshot.subscriptions as Sub[]).every((s) => s.email_notifications === false));
 
   const cordeliaId = (await cordelia.get<{ user_id: number }>('/users/me')).body.user_id;
   await iago.post('/users/me/subscriptions', {
     subscriptions: json([{ name: 'loud' }]),
     principals: json([cordeliaId]),
   });
-  const added = await Promise.all(
-    queues.map((q) => firstEvent(cordelia, q.queue_id as string, (e) => e.type === 'subscription' && e.op === 'add')),
-  );
+  const added = await Promise.all(queues.map((q) => next(q, (e) => e.type === 'subscription' && e.op === 'add')));
   const addedSub = (e: Body) => (e.subscriptions as Sub[])[0]!;
   t.is(addedSub(added[0]!).desktop_notifications, null);
   t.is(addedSub(added[1]!).desktop_notifications, true);
 });
 
 test('realm_linkifiers is sent when asked for, empty while no linkifier can be configured', async (t) => {
-  const body = await register(t.context.hamlet, { fetch_event_types: json(['realm_linkifiers']) });
+  const body = await snapshotOf(t.context.hamlet, { fetch_event_types: json(['realm_linkifiers']) });
   t.deepEqual(body.realm_linkifiers, []);
-  t.false('realm_linkifiers' in (await register(t.context.hamlet, { fetch_event_types: json(['realm']) })));
+  t.false('realm_linkifiers' in (await snapshotOf(t.context.hamlet, { fetch_event_types: json(['realm']) })));
 });

@@ -1,10 +1,12 @@
-import anyTest, { type TestFn } from 'ava';
 import type { ChatClient, Params, Reply } from '@chat/testkit';
-import { TestServer, wrongKey } from './support.js';
-import { personalCases, preparePersonalCases } from './personal-routes.js';
-import { peopleCases, preparePeopleCases } from './people-routes.js';
-import { groupCases, prepareGroupCases } from './group-routes.js';
-import { inviteCases, prepareInviteCases } from './invite-routes.js';
+import { withServer } from './context.js';
+import { wrongKey } from './support.js';
+import { missing, NOTHING_BAD, onMade, type LadderCase as Case } from './ladder.js';
+import { personalLadder } from './personal-routes.js';
+import { peopleLadder } from './people-routes.js';
+import { groupLadder } from './group-routes.js';
+import { inviteLadder } from './invite-routes.js';
+import { accountLadder } from './account-routes.js';
 
 /**
  * The ladder every route climbs: no credentials, wrong credentials, a
@@ -12,32 +14,18 @@ import { inviteCases, prepareInviteCases } from './invite-routes.js';
  * table must name every operation the server documents, so a new route
  * cannot skip it.
  */
-interface Case {
-  method: 'GET' | 'POST' | 'PATCH' | 'DELETE';
-  /** A function when the path needs something made in `before` (a message id). */
-  path: string;
-  at?: () => string;
-  /** The documented path, as in openapi.json. */
-  template?: string;
-  auth: boolean;
-  /** Sent as multipart with one small file. */
-  files?: boolean;
-  valid: Params;
-  /** A request with one bad parameter, and that parameter's name. */
-  bad: { path?: string; params: Params; name: string; code?: string };
-}
+const SECTIONS = [personalLadder, peopleLadder, groupLadder, inviteLadder, accountLadder];
 
 /** Messages made in `before`, one per case that changes or reads a message. */
 const made: Record<string, number> = {};
-const messageCase = (method: Case['method'], suffix: string, valid: Params, bad: Case['bad']): Case => ({
-  method,
-  path: `/messages/{message_id}${suffix}`,
-  at: () => `/messages/${made[`${method} ${suffix}`]}${suffix}`,
-  template: `/messages/{message_id}${suffix}`,
-  auth: true,
-  valid,
-  bad,
-});
+const messageCase = (method: Case['method'], suffix: string, valid: Params, bad: Case['bad']): Case =>
+  onMade(
+    method,
+    `/messages/{message_id}${suffix}`,
+    () => `/messages/${made[`${method} ${suffix}`]}${suffix}`,
+    valid,
+    bad,
+  );
 
 /** Event queues made in `before`: one to read, one to delete. */
 const pollQueue: Params = { dont_block: true };
@@ -48,7 +36,7 @@ let attachmentId = 0;
 let archivedId = 0;
 
 const CASES: Case[] = [
-  { method: 'GET', path: '/server_settings', auth: false, valid: {}, bad: { params: {}, name: '' } },
+  { method: 'GET', path: '/server_settings', auth: false, valid: {}, bad: NOTHING_BAD },
   {
     method: 'POST',
     path: '/fetch_api_key',
@@ -63,7 +51,7 @@ const CASES: Case[] = [
     valid: { username: 'iago@zulip.com' },
     bad: { params: {}, name: 'username', code: 'REQUEST_VARIABLE_MISSING' },
   },
-  { method: 'GET', path: '/users/me', auth: true, valid: {}, bad: { params: {}, name: '' } },
+  { method: 'GET', path: '/users/me', auth: true, valid: {}, bad: NOTHING_BAD },
   {
     method: 'GET',
     path: '/users',
@@ -87,14 +75,10 @@ const CASES: Case[] = [
     bad: { path: '/users/ten', params: {}, name: 'user_id' },
   },
   ...messagingCases(),
-  ...personalCases(),
-  ...peopleCases(),
-  ...groupCases(),
-  ...inviteCases(),
+  ...SECTIONS.flatMap((section) => section.cases),
 ];
 
 function messagingCases(): Case[] {
-  const missing = (name: string, params: Params = {}) => ({ params, name, code: 'REQUEST_VARIABLE_MISSING' });
   return [
     {
       method: 'POST',
@@ -216,15 +200,17 @@ function messagingCases(): Case[] {
       valid: {},
       bad: { path: '/users/me/x/topics', params: {}, name: 'stream_id' },
     },
-    {
-      method: 'DELETE',
-      path: '/streams/{stream_id}',
-      at: () => `/streams/${archivedId}`,
-      template: '/streams/{stream_id}',
-      auth: true,
-      valid: {},
-      bad: { path: '/streams/attic', params: {}, name: 'stream_id' },
-    },
+    onMade(
+      'DELETE',
+      '/streams/{stream_id}',
+      () => `/streams/${archivedId}`,
+      {},
+      {
+        path: '/streams/attic',
+        params: {},
+        name: 'stream_id',
+      },
+    ),
     {
       method: 'POST',
       path: '/streams/2/delete_topic',
@@ -250,25 +236,23 @@ function messagingCases(): Case[] {
     },
     { method: 'GET', path: '/events', auth: true, valid: pollQueue, bad: missing('queue_id') },
     { method: 'DELETE', path: '/events', auth: true, valid: doomedQueue, bad: missing('queue_id') },
-    { method: 'POST', path: '/user_uploads', auth: true, files: true, valid: {}, bad: { params: {}, name: '' } },
-    { method: 'GET', path: '/attachments', auth: true, valid: {}, bad: { params: {}, name: '' } },
-    {
-      method: 'DELETE',
-      path: '/attachments/{attachment_id}',
-      at: () => `/attachments/${attachmentId}`,
-      template: '/attachments/{attachment_id}',
-      auth: true,
-      valid: {},
-      bad: { path: '/attachments/x', params: {}, name: 'attachment_id' },
-    },
+    { method: 'POST', path: '/user_uploads', auth: true, files: true, valid: {}, bad: NOTHING_BAD },
+    { method: 'GET', path: '/attachments', auth: true, valid: {}, bad: NOTHING_BAD },
+    onMade(
+      'DELETE',
+      '/attachments/{attachment_id}',
+      () => `/attachments/${attachmentId}`,
+      {},
+      {
+        path: '/attachments/x',
+        params: {},
+        name: 'attachment_id',
+      },
+    ),
   ];
 }
 
-const test = anyTest as TestFn<{ server: TestServer; iago: ChatClient }>;
-
-test.before(async (t) => {
-  t.context.server = await TestServer.start();
-  t.context.iago = await t.context.server.login('iago@zulip.com');
+const test = withServer(['iago'], {}, async (t) => {
   for (const c of CASES.filter((c) => c.at && c.path.startsWith('/messages/'))) {
     const key = `${c.method} ${c.path.replace('/messages/{message_id}', '')}`;
     const sent = await t.context.iago.post<{ id: number }>('/messages', {
@@ -286,17 +270,11 @@ test.before(async (t) => {
   await t.context.iago.post('/users/me/subscriptions', { subscriptions: '[{"name": "ladder attic"}]' });
   const attic = await t.context.iago.get<{ stream_id: number }>('/get_stream_id', { stream: 'ladder attic' });
   archivedId = attic.body.stream_id;
-  await preparePersonalCases(t.context.iago);
-  await preparePeopleCases(t.context.iago);
-  await prepareGroupCases(t.context.iago);
-  await prepareInviteCases(t.context.iago);
+  for (const section of SECTIONS) await section.prepare?.(t.context.iago);
   for (const queue of [pollQueue, doomedQueue]) {
     const registered = await t.context.iago.post<{ queue_id: string }>('/register', { fetch_event_types: '[]' });
     queue.queue_id = registered.body.queue_id;
   }
-});
-test.after.always(async (t) => {
-  await t.context.server?.stop();
 });
 
 const send = (client: ChatClient, c: Case, params: Params, path = c.at?.() ?? c.path): Promise<Reply> =>

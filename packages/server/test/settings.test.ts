@@ -1,21 +1,11 @@
-import anyTest, { type TestFn } from 'ava';
 import type { ChatClient } from '@chat/testkit';
-import { fails, newPerson, next, ok, register, type Body, type Event } from './people-support.js';
-import { TestServer } from './support.js';
+import { withServer } from './context.js';
+import { newPerson } from './people.js';
+import { next, register, type Body, type Event } from './queues.js';
+import { refusal, succeeds } from './replies.js';
 
 /** PATCH /settings: personal settings, their events (modern and legacy) and their errors. */
-const test = anyTest as TestFn<{ server: TestServer; iago: ChatClient }>;
-
-test.before(async (t) => {
-  t.context.server = await TestServer.start({ heartbeatMs: 400 });
-  t.context.iago = await t.context.server.login('iago@zulip.com');
-});
-test.after.always(async (t) => {
-  await t.context.server?.stop();
-});
-
-const person = (t: { context: { server: TestServer; iago: ChatClient } }, name: string) =>
-  newPerson(t.context.server, t.context.iago, name);
+const test = withServer(['iago'], { heartbeatMs: 400 });
 
 const settingsOf = async (client: ChatClient) =>
   (
@@ -42,10 +32,10 @@ const CHANGES: Body = {
 };
 
 test('PATCH /settings stores each setting; the register snapshot reads them back', async (t) => {
-  const { client } = await person(t, 'Settings Reader');
+  const { client } = await newPerson(t.context, 'Settings Reader');
   const before = await settingsOf(client);
   for (const [name, value] of Object.entries(CHANGES)) t.not(before[name], value, name);
-  const body = await ok('PATCH', '/settings', client.patch('/settings', CHANGES));
+  const body = await succeeds('PATCH', '/settings', client.patch('/settings', CHANGES));
   t.is(body.ignored_parameters_unsupported, undefined);
   const after = await settingsOf(client);
   t.like(after, CHANGES);
@@ -55,17 +45,17 @@ test('PATCH /settings stores each setting; the register snapshot reads them back
 });
 
 test('the deprecated aliases change the same settings', async (t) => {
-  const { client } = await person(t, 'Alias User');
-  await ok('PATCH', '/settings', client.patch('/settings/display', { high_contrast_mode: true }));
-  await ok('PATCH', '/settings', client.patch('/settings/notifications', { enable_digest_emails: false }));
+  const { client } = await newPerson(t.context, 'Alias User');
+  await succeeds('PATCH', '/settings', client.patch('/settings/display', { high_contrast_mode: true }));
+  await succeeds('PATCH', '/settings', client.patch('/settings/notifications', { enable_digest_emails: false }));
   t.like(await settingsOf(client), { high_contrast_mode: true, enable_digest_emails: false });
 });
 
 test('changing a setting raises user_settings, and legacy events only for clients without the object', async (t) => {
-  const { client, email } = await person(t, 'Event Watcher');
+  const { client, email } = await newPerson(t.context, 'Event Watcher');
   const modern = await register(client, { client_capabilities: { user_settings_object: true } });
   const legacy = await register(client, {});
-  await ok('PATCH', '/settings', client.patch('/settings', { high_contrast_mode: true, enable_sounds: false }));
+  await succeeds('PATCH', '/settings', client.patch('/settings', { high_contrast_mode: true, enable_sounds: false }));
   const is = (type: string, field: string, name: string) => (e: Event) => e.type === type && e[field] === name;
   for (const queue of [modern, legacy]) {
     const event = await next(queue, is('user_settings', 'property', 'enable_sounds'));
@@ -81,8 +71,8 @@ test('changing a setting raises user_settings, and legacy events only for client
 });
 
 test('clients without user_settings_object also read the settings as top-level register fields', async (t) => {
-  const { client } = await person(t, 'Old Client');
-  await ok('PATCH', '/settings', client.patch('/settings', { high_contrast_mode: true, enable_sounds: false }));
+  const { client } = await newPerson(t.context, 'Old Client');
+  await succeeds('PATCH', '/settings', client.patch('/settings', { high_contrast_mode: true, enable_sounds: false }));
   const fetch_event_types = ['update_display_settings', 'update_global_notifications'];
   const legacy = (await register(client, { fetch_event_types })).snapshot;
   t.like(legacy, { high_contrast_mode: true, enable_sounds: false, timezone: '' });
@@ -94,10 +84,10 @@ test('clients without user_settings_object also read the settings as top-level r
 });
 
 test('default_language events name the language; unchanged values raise nothing', async (t) => {
-  const { client } = await person(t, 'Polyglot');
+  const { client } = await newPerson(t.context, 'Polyglot');
   const queue = await register(client, { client_capabilities: { user_settings_object: true } });
-  await ok('PATCH', '/settings', client.patch('/settings', { default_language: 'en', enter_sends: true }));
-  await ok('PATCH', '/settings', client.patch('/settings', { default_language: 'fr' }));
+  await succeeds('PATCH', '/settings', client.patch('/settings', { default_language: 'en', enter_sends: true }));
+  await succeeds('PATCH', '/settings', client.patch('/settings', { default_language: 'fr' }));
   const language = await next(queue, (e) => e.type === 'user_settings' && e.property === 'default_language');
   t.like(language, { value: 'fr', language_name: 'French' });
   // 'en' was already the language, so its only event is the later change to French.
@@ -128,36 +118,36 @@ const INVALID: Array<[Body, string]> = [
 ];
 
 test('a bad value is refused with BAD_REQUEST naming the setting, and changes nothing', async (t) => {
-  const { client } = await person(t, 'Bad Values');
+  const { client } = await newPerson(t.context, 'Bad Values');
   const before = await settingsOf(client);
   for (const [params, msg] of INVALID) {
-    const got = await fails(client.patch('/settings', { ...params, enter_sends: !before.enter_sends }));
+    const got = await refusal(client.patch('/settings', { ...params, enter_sends: !before.enter_sends }));
     t.deepEqual(got, { status: 400, result: 'error', code: 'BAD_REQUEST', msg }, JSON.stringify(params));
   }
   t.is((await settingsOf(client)).enter_sends, before.enter_sends);
 });
 
 test('turning draft synchronization off deletes the drafts kept on the server', async (t) => {
-  const { client } = await person(t, 'Drafter');
+  const { client } = await newPerson(t.context, 'Drafter');
   const draft = { type: '', to: [], topic: '', content: 'not sent yet' };
-  await ok('POST', '/drafts', client.post('/drafts', { drafts: [draft] }));
-  t.is((await ok<{ count: number }>('GET', '/drafts', client.get('/drafts'))).count, 1);
-  await ok('PATCH', '/settings', client.patch('/settings', { enable_drafts_synchronization: false }));
-  await ok('PATCH', '/settings', client.patch('/settings', { enable_drafts_synchronization: true }));
-  t.is((await ok<{ count: number }>('GET', '/drafts', client.get('/drafts'))).count, 0);
+  await succeeds('POST', '/drafts', client.post('/drafts', { drafts: [draft] }));
+  t.is((await succeeds<{ count: number }>('GET', '/drafts', client.get('/drafts'))).count, 1);
+  await succeeds('PATCH', '/settings', client.patch('/settings', { enable_drafts_synchronization: false }));
+  await succeeds('PATCH', '/settings', client.patch('/settings', { enable_drafts_synchronization: true }));
+  t.is((await succeeds<{ count: number }>('GET', '/drafts', client.get('/drafts'))).count, 0);
 });
 
 test('automatically_follow_topics_policy decides whether starting a topic follows it', async (t) => {
-  const { client, user_id } = await person(t, 'Topic Starter');
+  const { client, user_id } = await newPerson(t.context, 'Topic Starter');
   const name = `settings follow ${Date.now()}`;
-  await ok(
+  await succeeds(
     'POST',
     '/channels/create',
     client.post('/channels/create', { name, subscribers: JSON.stringify([user_id]) }),
   );
   const send = (topic: string) =>
-    ok<Body>('POST', '/messages', client.post('/messages', { type: 'stream', to: name, topic, content: 'hi' }));
+    succeeds<Body>('POST', '/messages', client.post('/messages', { type: 'stream', to: name, topic, content: 'hi' }));
   t.is((await send('followed by default')).automatic_new_visibility_policy, 3);
-  await ok('PATCH', '/settings', client.patch('/settings', { automatically_follow_topics_policy: 4 }));
+  await succeeds('PATCH', '/settings', client.patch('/settings', { automatically_follow_topics_policy: 4 }));
   t.is((await send('never followed')).automatic_new_visibility_policy, undefined);
 });

@@ -1,33 +1,22 @@
-import anyTest, { type TestFn } from 'ava';
 import type { ChatClient } from '@chat/testkit';
-import { fails, newPerson, next, ok, register, type Body } from './people-support.js';
-import { TestServer } from './support.js';
+import { withServer } from './context.js';
+import { newPerson } from './people.js';
+import { next, register, type Body } from './queues.js';
+import { refusal, succeeds } from './replies.js';
 
 /** POST /users/me/status and GET /users/{user_id}/status, the user_status event and register section. */
-const test = anyTest as TestFn<{ server: TestServer; iago: ChatClient; hamlet: ChatClient }>;
-
-test.before(async (t) => {
-  t.context.server = await TestServer.start({ heartbeatMs: 400 });
-  t.context.iago = await t.context.server.login('iago@zulip.com');
-  t.context.hamlet = await t.context.server.login('hamlet@zulip.com');
-});
-test.after.always(async (t) => {
-  await t.context.server?.stop();
-});
-
-const person = (t: { context: { server: TestServer; iago: ChatClient } }, name: string) =>
-  newPerson(t.context.server, t.context.iago, name);
+const test = withServer(['iago', 'hamlet'], { heartbeatMs: 400 });
 
 const setStatus = (client: ChatClient, params: Body) =>
-  ok('POST', '/users/me/status', client.post('/users/me/status', params));
+  succeeds('POST', '/users/me/status', client.post('/users/me/status', params));
 const statusOf = async (reader: ChatClient, userId: number) =>
-  (await ok<{ status: Body }>('GET', `/users/${userId}/status`, reader.get(`/users/${userId}/status`))).status;
-const snapshotOf = async (reader: ChatClient) =>
+  (await succeeds<{ status: Body }>('GET', `/users/${userId}/status`, reader.get(`/users/${userId}/status`))).status;
+const statusSnapshot = async (reader: ChatClient) =>
   (await register(reader, { fetch_event_types: ['user_status'] })).snapshot.user_status as Record<string, Body>;
 
 test('a status set with an emoji name is read back by others, in the register snapshot and an event', async (t) => {
   const { hamlet } = t.context;
-  const { client, user_id } = await person(t, 'Vacationer');
+  const { client, user_id } = await newPerson(t.context, 'Vacationer');
   const watcher = await register(hamlet, { event_types: ['user_status'] });
   await setStatus(client, { status_text: '  on vacation ', emoji_name: 'car' });
   // The code is the one the reference's own example gives for "car".
@@ -38,15 +27,15 @@ test('a status set with an emoji name is read back by others, in the register sn
     reaction_type: 'unicode_emoji',
   };
   t.deepEqual(await statusOf(hamlet, user_id), expected);
-  t.deepEqual((await snapshotOf(hamlet))[user_id], expected);
+  t.deepEqual((await statusSnapshot(hamlet))[user_id], expected);
   const event = await next(watcher, (e) => e.type === 'user_status' && e.user_id === user_id);
   t.like(event, expected);
 });
 
 test('only the parts passed change; empty values clear them and a cleared status disappears', async (t) => {
   const { hamlet } = t.context;
-  const { client, user_id } = await person(t, 'Partial Changer');
-  t.false(String(user_id) in (await snapshotOf(hamlet)));
+  const { client, user_id } = await newPerson(t.context, 'Partial Changer');
+  t.false(String(user_id) in (await statusSnapshot(hamlet)));
   t.deepEqual(await statusOf(hamlet, user_id), {});
   await setStatus(client, { status_text: 'in a meeting' });
   await setStatus(client, { emoji_name: 'calendar', emoji_code: '1f4c6', reaction_type: 'unicode_emoji' });
@@ -55,11 +44,11 @@ test('only the parts passed change; empty values clear them and a cleared status
   t.deepEqual(await statusOf(hamlet, user_id), { status_text: 'in a meeting' });
   await setStatus(client, { status_text: '' });
   t.deepEqual(await statusOf(hamlet, user_id), {});
-  t.false(String(user_id) in (await snapshotOf(hamlet)));
+  t.false(String(user_id) in (await statusSnapshot(hamlet)));
 });
 
 test('the extra emoji of the service is accepted by name', async (t) => {
-  const { client, user_id } = await person(t, 'Zulip Fan');
+  const { client, user_id } = await newPerson(t.context, 'Zulip Fan');
   await setStatus(client, { emoji_name: 'zulip' });
   t.deepEqual(await statusOf(t.context.hamlet, user_id), {
     emoji_name: 'zulip',
@@ -70,21 +59,21 @@ test('the extra emoji of the service is accepted by name', async (t) => {
 
 test('away is the inverse of presence_enabled, both ways', async (t) => {
   const { hamlet } = t.context;
-  const { client, user_id } = await person(t, 'Away Person');
+  const { client, user_id } = await newPerson(t.context, 'Away Person');
   const watcher = await register(hamlet, { event_types: ['user_status'] });
   await setStatus(client, { away: true });
   t.deepEqual(await statusOf(hamlet, user_id), { away: true });
   t.like(await next(watcher, (e) => e.type === 'user_status' && e.user_id === user_id), { away: true });
   const own = await register(client, { fetch_event_types: ['user_settings'] });
   t.is((own.snapshot.user_settings as Body).presence_enabled, false);
-  await ok('PATCH', '/settings', client.patch('/settings', { presence_enabled: true }));
+  await succeeds('PATCH', '/settings', client.patch('/settings', { presence_enabled: true }));
   t.deepEqual(await statusOf(hamlet, user_id), {});
 });
 
 const bad = (msg: string) => ({ status: 400, result: 'error', code: 'BAD_REQUEST', msg });
 
 test('every refusal of the reference, with its code and message', async (t) => {
-  const { client, user_id } = await person(t, 'Refused');
+  const { client, user_id } = await newPerson(t.context, 'Refused');
   const cases: Array<[Body, string]> = [
     [{}, 'Client did not pass any new values.'],
     [{ status_text: 'x'.repeat(61) }, 'status_text is too long (limit: 60 characters)'],
@@ -102,7 +91,7 @@ test('every refusal of the reference, with its code and message', async (t) => {
   ];
   for (const [params, msg] of cases) {
     const reply = client.post('/users/me/status', params);
-    t.deepEqual(await fails(reply), bad(msg), JSON.stringify(params));
+    t.deepEqual(await refusal(reply), bad(msg), JSON.stringify(params));
   }
   // 60 characters are fine, and nothing refused above was stored.
   t.deepEqual(await statusOf(t.context.hamlet, user_id), {});
@@ -111,5 +100,5 @@ test('every refusal of the reference, with its code and message', async (t) => {
 });
 
 test("an unknown user's status is BAD_REQUEST", async (t) => {
-  t.deepEqual(await fails(t.context.hamlet.get('/users/999999/status')), bad('No such user'));
+  t.deepEqual(await refusal(t.context.hamlet.get('/users/999999/status')), bad('No such user'));
 });

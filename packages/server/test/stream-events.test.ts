@@ -1,51 +1,16 @@
-import anyTest, { type TestFn } from 'ava';
-import { assertEvents, assertResponse, type ChatClient } from '@chat/testkit';
-import { TestServer } from './support.js';
+import type { ChatClient } from '@chat/testkit';
+import { userId, withServer } from './context.js';
+import { eventsUntil, register, type Body, type Event } from './queues.js';
 
 /**
  * Channel events reach everyone who can see the channel, not only its
  * subscribers: every non-guest for a public channel, administrators for a
  * private one.
  */
-const test = anyTest as TestFn<{ server: TestServer; users: Record<string, ChatClient> }>;
+const test = withServer(['iago', 'hamlet', 'othello', 'polonius', 'desdemona', 'cordelia']);
 
-const NAMES = ['iago', 'hamlet', 'othello', 'polonius', 'desdemona', 'cordelia'];
-
-test.before(async (t) => {
-  t.context.server = await TestServer.start();
-  t.context.users = {};
-  for (const name of NAMES) t.context.users[name] = await t.context.server.login(`${name}@zulip.com`);
-});
-test.after.always(async (t) => {
-  await t.context.server?.stop();
-});
-
-type Body = Record<string, unknown>;
-type Event = Body & { id: number; type: string };
-
-async function register(client: ChatClient): Promise<string> {
-  const reply = await client.post<Body>('/register', {
-    event_types: JSON.stringify(['stream', 'subscription', 'message']),
-  });
-  assertResponse('POST', '/register', 200, reply.body);
-  return reply.body.queue_id as string;
-}
-
-/** Every event up to and including the first one `until` accepts. */
-async function eventsUntil(client: ChatClient, queueId: string, until: (e: Event) => boolean): Promise<Event[]> {
-  const seen: Event[] = [];
-  for (let last = -1; ;) {
-    const reply = await client.get<{ events: Event[] }>('/events', { queue_id: queueId, last_event_id: last });
-    assertEvents(reply.body.events);
-    for (const event of reply.body.events) {
-      seen.push(event);
-      if (until(event)) return seen;
-    }
-    last = reply.body.events.at(-1)?.id ?? last;
-  }
-}
-
-const userId = async (client: ChatClient) => (await client.get<{ user_id: number }>('/users/me')).body.user_id;
+/** A queue of the channel events, and of the messages that mark how far a test has read. */
+const watch = (client: ChatClient) => register(client, { event_types: ['stream', 'subscription', 'message'] });
 
 async function createChannel(admin: ChatClient, name: string, inviteOnly: boolean, principals: number[]) {
   const reply = await admin.post('/users/me/subscriptions', {
@@ -77,41 +42,41 @@ const about = (streamId: number) => (e: Event) =>
   (e.type === 'subscription' && ((e.stream_ids as number[] | undefined)?.includes(streamId) ?? false));
 
 test('a public channel: members who are not subscribed hear of its creation and its subscribers; guests do not', async (t) => {
-  const { iago, hamlet, othello, polonius } = t.context.users;
-  const [hamletQueue, guestQueue] = await Promise.all([register(hamlet!), register(polonius!)]);
-  const iagoId = await userId(iago!);
-  const streamId = await createChannel(iago!, 'open air', false, [iagoId]);
-  const creation = await eventsUntil(hamlet!, hamletQueue, created(streamId));
+  const { iago, hamlet, othello, polonius } = t.context;
+  const [hamletQueue, guestQueue] = await Promise.all([watch(hamlet), watch(polonius)]);
+  const iagoId = await userId(iago);
+  const streamId = await createChannel(iago, 'open air', false, [iagoId]);
+  const creation = await eventsUntil(hamletQueue, created(streamId));
   t.like(creation.at(-1), { type: 'stream', op: 'create' });
   t.is((creation.at(-1)!.streams as Body[])[0]!.stream_id, streamId);
 
-  const othelloId = await userId(othello!);
-  await iago!.post('/users/me/subscriptions', {
+  const othelloId = await userId(othello);
+  await iago.post('/users/me/subscriptions', {
     subscriptions: JSON.stringify([{ name: 'open air' }]),
     principals: JSON.stringify([othelloId]),
   });
-  const peer = await eventsUntil(hamlet!, hamletQueue, (e) => e.op === 'peer_add' && about(streamId)(e));
+  const peer = await eventsUntil(hamletQueue, (e) => e.op === 'peer_add' && about(streamId)(e));
   t.deepEqual(peer.at(-1)!.stream_ids, [streamId]);
   t.deepEqual(peer.at(-1)!.user_ids, [othelloId]);
 
-  await iago!.patch(`/streams/${streamId}`, { description: 'fresh' });
-  const update = await eventsUntil(hamlet!, hamletQueue, (e) => e.op === 'update' && about(streamId)(e));
+  await iago.patch(`/streams/${streamId}`, { description: 'fresh' });
+  const update = await eventsUntil(hamletQueue, (e) => e.op === 'update' && about(streamId)(e));
   t.like(update.at(-1), { stream_id: streamId, property: 'description', value: 'fresh' });
 
-  const mark = await marker(iago!, await userId(polonius!));
-  const guestSaw = await eventsUntil(polonius!, guestQueue, isMessage(mark));
+  const mark = await marker(iago, await userId(polonius));
+  const guestSaw = await eventsUntil(guestQueue, isMessage(mark));
   t.deepEqual(guestSaw.filter(about(streamId)), []);
 });
 
 test('a private channel: administrators hear of its creation, other members do not', async (t) => {
-  const { iago, desdemona, cordelia } = t.context.users;
-  const [ownerQueue, memberQueue] = await Promise.all([register(desdemona!), register(cordelia!)]);
-  const streamId = await createChannel(iago!, 'back room', true, [await userId(iago!)]);
-  const creation = await eventsUntil(desdemona!, ownerQueue, created(streamId));
+  const { iago, desdemona, cordelia } = t.context;
+  const [ownerQueue, memberQueue] = await Promise.all([watch(desdemona), watch(cordelia)]);
+  const streamId = await createChannel(iago, 'back room', true, [await userId(iago)]);
+  const creation = await eventsUntil(ownerQueue, created(streamId));
   t.is((creation.at(-1)!.streams as Body[])[0]!.stream_id, streamId);
   t.true((creation.at(-1)!.streams as Body[])[0]!.invite_only as boolean);
 
-  const mark = await marker(iago!, await userId(cordelia!));
-  const memberSaw = await eventsUntil(cordelia!, memberQueue, isMessage(mark));
+  const mark = await marker(iago, await userId(cordelia));
+  const memberSaw = await eventsUntil(memberQueue, isMessage(mark));
   t.deepEqual(memberSaw.filter(about(streamId)), []);
 });

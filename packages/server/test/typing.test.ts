@@ -1,26 +1,19 @@
-import anyTest, { type TestFn } from 'ava';
 import type { ChatClient } from '@chat/testkit';
-import { absentBefore, fails, newPerson, next, ok, register, type Event, type Person } from './people-support.js';
-import { TestServer } from './support.js';
+import { withServer, type Logins } from './context.js';
+import { newPerson, type Person } from './people.js';
+import { absentBefore, next, register, type Event } from './queues.js';
+import { refusal, succeeds } from './replies.js';
 
 /** POST /typing and the typing events: who hears them, in which shape. */
-const test = anyTest as TestFn<{ server: TestServer; iago: ChatClient }>;
+const test = withServer(['iago'], { heartbeatMs: 400 });
 
-test.before(async (t) => {
-  t.context.server = await TestServer.start({ heartbeatMs: 400 });
-  t.context.iago = await t.context.server.login('iago@zulip.com');
-});
-test.after.always(async (t) => {
-  await t.context.server?.stop();
-});
-
-const people = (t: { context: { server: TestServer; iago: ChatClient } }, ...names: string[]) =>
-  Promise.all(names.map((name) => newPerson(t.context.server, t.context.iago, name)));
+const people = (t: { context: Logins<'iago'> }, ...names: string[]) =>
+  Promise.all(names.map((name) => newPerson(t.context, name)));
 
 const typing = (client: ChatClient, params: Record<string, unknown>) =>
-  ok('POST', '/typing', client.post('/typing', params));
+  succeeds('POST', '/typing', client.post('/typing', params));
 const dm = (from: Person, to: Person[], content: string) =>
-  ok(
+  succeeds(
     'POST',
     '/messages',
     from.client.post('/messages', { type: 'direct', to: JSON.stringify(to.map((p) => p.user_id)), content }),
@@ -54,13 +47,13 @@ test('direct typing reaches the recipients, naming everyone in the conversation,
 
 test('a user who turned receives_typing_notifications off hears no typing', async (t) => {
   const [alice, bob] = await people(t, 'Alice Typist', 'Bob Quiet');
-  await ok('PATCH', '/settings', bob!.client.patch('/settings', { receives_typing_notifications: false }));
+  await succeeds('PATCH', '/settings', bob!.client.patch('/settings', { receives_typing_notifications: false }));
   const queue = await register(bob!.client, { event_types: ['typing', 'message'] });
   await typing(alice!.client, { op: 'start', to: JSON.stringify([bob!.user_id]) });
   await dm(alice!, [bob!], 'typed quietly');
   t.true(await absentBefore(queue, isMessage('typed quietly'), (e) => e.type === 'typing'));
   // Turned back on, the same notification arrives.
-  await ok('PATCH', '/settings', bob!.client.patch('/settings', { receives_typing_notifications: true }));
+  await succeeds('PATCH', '/settings', bob!.client.patch('/settings', { receives_typing_notifications: true }));
   await typing(alice!.client, { op: 'start', to: JSON.stringify([bob!.user_id]) });
   t.truthy(await next(queue, isTyping('start', alice!.user_id)));
 });
@@ -69,7 +62,7 @@ test('channel typing reaches subscribers whose clients show it', async (t) => {
   const [alice, bob] = await people(t, 'Alice Channel', 'Bob Channel');
   const name = `typing channel ${Date.now()}`;
   const subscribers = JSON.stringify([alice!.user_id, bob!.user_id]);
-  const { id } = await ok<{ id: number }>(
+  const { id } = await succeeds<{ id: number }>(
     'POST',
     '/channels/create',
     alice!.client.post('/channels/create', { name, subscribers }),
@@ -83,7 +76,7 @@ test('channel typing reaches subscribers whose clients show it', async (t) => {
   const event = await next(capable, isTyping('start', alice!.user_id));
   t.like(event, { message_type: 'stream', stream_id: id, topic: 'plans' });
   t.is(event.recipients, undefined);
-  await ok(
+  await succeeds(
     'POST',
     '/messages',
     alice!.client.post('/messages', { type: 'stream', to: name, topic: 'plans', content: 'typed in channel' }),
@@ -104,14 +97,14 @@ test('refusals, each with its message', async (t) => {
     [{ type: 'channel', op: 'start', stream_id: 3 }, 'Missing topic'],
   ];
   for (const [params, msg] of cases)
-    t.deepEqual(await fails(client.post('/typing', params)), bad(msg), JSON.stringify(params));
-  t.like(await fails(client.post('/typing', { type: 'stream', op: 'start', stream_id: 999999, topic: 'x' })), {
+    t.deepEqual(await refusal(client.post('/typing', params)), bad(msg), JSON.stringify(params));
+  t.like(await refusal(client.post('/typing', { type: 'stream', op: 'start', stream_id: 999999, topic: 'x' })), {
     status: 400,
     code: 'BAD_REQUEST',
   });
-  await ok('PATCH', '/settings', client.patch('/settings', { send_private_typing_notifications: false }));
+  await succeeds('PATCH', '/settings', client.patch('/settings', { send_private_typing_notifications: false }));
   t.deepEqual(
-    await fails(client.post('/typing', { op: 'start', to: `[${alice!.user_id}]` })),
+    await refusal(client.post('/typing', { op: 'start', to: `[${alice!.user_id}]` })),
     bad('User has disabled typing notifications for direct messages'),
   );
 });

@@ -1,7 +1,8 @@
 import { randomBytes } from 'node:crypto';
-import anyTest, { type TestFn } from 'ava';
 import { Upload } from 'tus-js-client';
-import { assertResponse, type ChatClient, type Reply } from '@chat/testkit';
+import { assertResponse, type ChatClient } from '@chat/testkit';
+import { withServer } from './context.js';
+import { checked } from './replies.js';
 import { TestServer } from './support.js';
 
 /**
@@ -9,29 +10,10 @@ import { TestServer } from './support.js';
  * bytes out, with access following the messages that link a file.
  * "core team" is private to desdemona, hamlet and iago; othello is not in it.
  */
-const test = anyTest as TestFn<{ server: TestServer; hamlet: ChatClient; iago: ChatClient; othello: ChatClient }>;
-
-test.before(async (t) => {
-  t.context.server = await TestServer.start();
-  t.context.hamlet = await t.context.server.login('hamlet@zulip.com');
-  t.context.iago = await t.context.server.login('iago@zulip.com');
-  t.context.othello = await t.context.server.login('othello@zulip.com');
-});
-test.after.always(async (t) => {
-  await t.context.server?.stop();
-});
+const test = withServer(['hamlet', 'iago', 'othello']);
 
 type Body = Record<string, unknown>;
 type Uploaded = { url: string; uri: string; filename: string };
-
-/** Checks a 200 against the reference and any other status for the error envelope. */
-function checked<T>(method: string, path: string, reply: Reply<T>): Reply<T> {
-  if (reply.status === 200) assertResponse(method, path, reply.status, reply.body);
-  else if (reply.body.result !== 'error' || typeof reply.body.code !== 'string' || typeof reply.body.msg !== 'string') {
-    throw new Error(`not an error envelope: ${JSON.stringify(reply.body)}`);
-  }
-  return reply;
-}
 
 async function upload(client: ChatClient, data: Uint8Array, name = 'notes.bin', type?: string): Promise<Uploaded> {
   const reply = checked(
