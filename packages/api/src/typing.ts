@@ -21,7 +21,7 @@ interface TypingParams {
   topic?: string;
 }
 
-/** Who hears the notification (never the typist, whose clients know already) and the event they get. */
+/** Who hears the notification (everyone in the conversation, the typist included) and the event they get. */
 async function notification(caller: CallerContext, params: TypingParams): Promise<[number[], QueueEvent]> {
   const me = caller.principal;
   const sender = { user_id: me.user_id, email: me.email };
@@ -39,7 +39,8 @@ async function notification(caller: CallerContext, params: TypingParams): Promis
     // The typist is among the recipients, as the reference guarantees.
     const recipients = ids.map((id) => ({ user_id: id, email: users.get(id)!.email }));
     const event = { type: 'typing', op: params.op, message_type: 'direct', sender, recipients };
-    const audience = ids.filter((id) => id !== me.user_id && users.get(id)!.is_active);
+    // The typist's own other clients hear it too, as in the original.
+    const audience = ids.filter((id) => users.get(id)!.is_active);
     return [audience, event];
   }
   if (params.stream_id === undefined) throw bad('Missing channel ID');
@@ -51,7 +52,7 @@ async function notification(caller: CallerContext, params: TypingParams): Promis
   const topic = normalizeTopic(params.topic, await caller.settings());
   const event = { type: 'typing', op: params.op, message_type: 'stream', sender, stream_id: info.stream_id, topic };
   if (info.subscribers.length > MAX_CHANNEL_SIZE_FOR_TYPING) return [[], event];
-  return [info.subscribers.filter((id) => id !== me.user_id), event];
+  return [info.subscribers, event];
 }
 
 export function typingRoutes(_options: ApiOptions): Route[] {

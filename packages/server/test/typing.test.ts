@@ -23,13 +23,13 @@ const isTyping = (op: string, sender: number) => (e: Event) =>
 const isMessage = (content: string) => (e: Event) =>
   e.type === 'message' && (e.message as { content: string }).content.includes(content);
 
-test('direct typing reaches the recipients, naming everyone in the conversation, but not the typist', async (t) => {
+test("direct typing reaches everyone in the conversation, the typist's own clients included", async (t) => {
   const [alice, bob, carol] = await people(t, 'Alice Typist', 'Bob Reader', 'Carol Reader');
   const [qa, qb, qc] = await Promise.all(
     [alice, bob, carol].map((p) => register(p!.client, { event_types: ['typing', 'message'] })),
   );
   await typing(alice!.client, { op: 'start', to: JSON.stringify([bob!.user_id, carol!.user_id]) });
-  for (const queue of [qb!, qc!]) {
+  for (const queue of [qa!, qb!, qc!]) {
     const event = await next(queue, isTyping('start', alice!.user_id));
     t.like(event, { message_type: 'direct', sender: { user_id: alice!.user_id, email: alice!.email } });
     const recipients = (event.recipients as Array<{ user_id: number }>).map((r) => r.user_id).sort((a, b) => a - b);
@@ -40,9 +40,9 @@ test('direct typing reaches the recipients, naming everyone in the conversation,
   }
   await typing(alice!.client, { type: 'direct', op: 'stop', to: JSON.stringify([bob!.user_id]) });
   t.like(await next(qb!, isTyping('stop', alice!.user_id)), { message_type: 'direct' });
-  // The typist's own queue: a message sent afterwards arrives, the typing events never did.
-  await dm(alice!, [bob!], 'after typing');
-  t.true(await absentBefore(qa!, isMessage('after typing'), (e) => e.type === 'typing'));
+  // Carol was left out of the stop: a message sent afterwards arrives, the stop never did.
+  await dm(alice!, [carol!], 'after typing');
+  t.true(await absentBefore(qc!, isMessage('after typing'), isTyping('stop', alice!.user_id)));
 });
 
 test('a user who turned receives_typing_notifications off hears no typing', async (t) => {
