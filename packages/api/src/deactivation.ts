@@ -4,45 +4,46 @@ import { realmAddress } from '@chat/protocol';
 
 const UserId = Type.Object({ user_id: Type.Integer({ description: "The target user's ID." }) });
 
-/** Deactivating and reactivating accounts (administrators). */
+/** One of the two routes that set whether an account is active (administrators). */
+function setActiveRoute(
+  method: 'DELETE' | 'POST',
+  path: string,
+  active: boolean,
+  summary: string,
+  description: string,
+) {
+  return defineRoute({
+    method,
+    path,
+    auth: 'required',
+    // No notification mail is sent yet, so deactivation_notification_comment is reported as ignored.
+    params: UserId,
+    summary,
+    description,
+    tags: ['users'],
+    async handler({ params, principal, actors }) {
+      const command = { type: 'realm.setActive', actor: principal, user_id: params.user_id, active } as const;
+      await actors.ask(realmAddress(principal.realm), command);
+      return {};
+    },
+  });
+}
+
 export function deactivationRoutes(): Route[] {
   return [
-    defineRoute({
-      method: 'DELETE',
-      path: '/users/{user_id}',
-      auth: 'required',
-      // No notification mail is sent yet, so deactivation_notification_comment is reported as ignored.
-      params: UserId,
-      summary: 'Deactivate a user',
-      description: 'The account can no longer log in and leaves its groups; what it wrote stays.',
-      tags: ['users'],
-      async handler({ params, principal, actors }) {
-        await actors.ask(realmAddress(principal.realm), {
-          type: 'realm.setActive',
-          actor: principal,
-          user_id: params.user_id,
-          active: false,
-        });
-        return {};
-      },
-    }),
-    defineRoute({
-      method: 'POST',
-      path: '/users/{user_id}/reactivate',
-      auth: 'required',
-      params: UserId,
-      summary: 'Reactivate a user',
-      description: 'A deactivated account can log in again.',
-      tags: ['users'],
-      async handler({ params, principal, actors }) {
-        await actors.ask(realmAddress(principal.realm), {
-          type: 'realm.setActive',
-          actor: principal,
-          user_id: params.user_id,
-          active: true,
-        });
-        return {};
-      },
-    }),
+    setActiveRoute(
+      'DELETE',
+      '/users/{user_id}',
+      false,
+      'Deactivate a user',
+      'The account can no longer log in and leaves its groups; what it wrote stays.',
+    ),
+    setActiveRoute(
+      'POST',
+      '/users/{user_id}/reactivate',
+      true,
+      'Reactivate a user',
+      'A deactivated account can log in again.',
+    ),
   ];
 }
