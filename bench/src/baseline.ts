@@ -3,7 +3,8 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { Http } from './http.js';
-import { ChildServer, type ProcSample } from './proc.js';
+import { ServerProcess } from '@chat/testkit';
+import { sampleProcess, type ProcSample } from './proc.js';
 import type { Manifest } from './setup.js';
 import type { Cleanups } from './target.js';
 
@@ -20,7 +21,7 @@ export interface Baseline {
 export async function startBaseline(manifest: Manifest, cleanups: Cleanups): Promise<Baseline> {
   const dir = await mkdtemp(join(tmpdir(), 'bench-baseline-'));
   const file = join(dir, 'credentials.json');
-  const server = new ChildServer([process.execPath, BASELINE_MAIN, file], {});
+  const server = new ServerProcess([process.execPath, BASELINE_MAIN, file], {});
   const cleanup = async () => {
     cleanups.delete(cleanup);
     await server.stop(5000);
@@ -38,7 +39,7 @@ export async function startBaseline(manifest: Manifest, cleanups: Cleanups): Pro
   return {
     url: server.url,
     http,
-    sample: () => server.sample(),
+    sample: () => sampleProcess(server.pid),
     async stop() {
       http.close();
       await cleanup();

@@ -6,7 +6,8 @@ import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { UsageError, type Options } from './config/args.js';
 import { Http } from './http.js';
-import { ChildServer, sampleProcess, type ProcSample } from './proc.js';
+import { ServerProcess } from '@chat/testkit';
+import { sampleProcess, type ProcSample } from './proc.js';
 import type { Progress } from './progress.js';
 import { adminCredentials, setUpRealm, sizeKey, type Manifest, type RealmShape } from './setup.js';
 
@@ -40,15 +41,16 @@ export async function openTarget(
 }
 
 /** The server in its own process, as deployed: `main.js start` over a data folder of its own. */
-function startServer(dataDir: string): Promise<ChildServer> {
-  const server = new ChildServer([process.execPath, SERVER_MAIN, 'start'], {
+function startServer(dataDir: string): Promise<ServerProcess> {
+  const server = new ServerProcess([process.execPath, SERVER_MAIN, 'start'], {
     DATA_DIR: dataDir,
     PORT: '0',
     CHAT_MODE: 'development',
     // Request logs at info would be written to a pipe the harness drains: the operator may still ask for them.
     LOG_LEVEL: process.env.LOG_LEVEL ?? 'warn',
   });
-  return server.start().then(() => server);
+  // A large cached realm takes a while to recover.
+  return server.start(120_000).then(() => server);
 }
 
 /**
@@ -65,7 +67,7 @@ async function openEmbedded(
   const entry = join(options.cacheDir, sizeKey(shape));
   const runDir = await mkdtemp(join(tmpdir(), 'bench-run-'));
   const dataDir = join(runDir, 'data');
-  let server: ChildServer | undefined;
+  let server: ServerProcess | undefined;
   const cleanup = async () => {
     cleanups.delete(cleanup);
     await server?.stop();
@@ -99,7 +101,7 @@ async function openEmbedded(
       http,
       manifest,
       pid: running.pid,
-      sample: () => running.sample(),
+      sample: () => sampleProcess(running.pid),
       async stop() {
         http.close();
         await cleanup();
@@ -155,7 +157,7 @@ async function openUrl(options: Options, shape: RealmShape, progress: Progress):
     http,
     manifest,
     pid,
-    sample: () => (pid === undefined ? undefined : sampleProcess(pid)),
+    sample: () => sampleProcess(pid),
     async stop() {
       http.close();
     },

@@ -1,9 +1,13 @@
 import { spawn, type ChildProcess } from 'node:child_process';
 import { once } from 'node:events';
 
+/** How much of a process's output is kept: enough for a failure message, bounded for long runs. */
+const KEPT_OUTPUT = 16_384;
+
 /**
- * A server started as a child process, for tests that must kill it for real.
- * It is found ready when it prints its URL (`... at http://host:port`).
+ * A server started as a child process, for tests that must kill it for real
+ * and for the load harness. It is found ready when it prints its URL
+ * (`... at http://host:port`).
  */
 export class ServerProcess {
   url = '';
@@ -19,7 +23,7 @@ export class ServerProcess {
     return this.child?.pid;
   }
 
-  /** What the process printed so far, for failure messages. */
+  /** The tail of what the process printed, for failure messages. */
   get log(): string {
     return this.output;
   }
@@ -29,14 +33,15 @@ export class ServerProcess {
     const child = spawn(cmd!, args, { env: { ...process.env, ...this.env }, stdio: ['ignore', 'pipe', 'pipe'] });
     this.child = child;
     this.output = '';
+    this.url = '';
     return new Promise((resolve, reject) => {
       const timer = setTimeout(
         () => reject(new Error(`server not ready in ${timeoutMs} ms:\n${this.output}`)),
         timeoutMs,
       );
       const onData = (chunk: Buffer) => {
-        this.output += chunk.toString();
-        const match = /at (http:\/\/[\d.]+:\d+)/.exec(this.output);
+        this.output = (this.output + chunk.toString()).slice(-KEPT_OUTPUT);
+        const match = !this.url && /at (http:\/\/[\d.]+:\d+)/.exec(this.output);
         if (match) {
           clearTimeout(timer);
           this.url = match[1]!;
@@ -44,7 +49,7 @@ export class ServerProcess {
         }
       };
       child.stdout!.on('data', onData);
-      child.stderr!.on('data', (chunk: Buffer) => (this.output += chunk.toString()));
+      child.stderr!.on('data', (chunk: Buffer) => (this.output = (this.output + chunk.toString()).slice(-KEPT_OUTPUT)));
       child.once('exit', (code) => {
         clearTimeout(timer);
         reject(new Error(`server exited with ${code} before it was ready:\n${this.output}`));
@@ -59,5 +64,14 @@ export class ServerProcess {
     const exited = once(child, 'exit');
     child.kill(signal);
     await exited;
+  }
+
+  /** SIGTERM (a server checkpoints and closes), then SIGKILL if it has not ended within `graceMs`. */
+  async stop(graceMs = 30_000): Promise<void> {
+    const child = this.child;
+    if (!child || child.exitCode !== null || child.signalCode !== null) return;
+    const timer = setTimeout(() => child.kill('SIGKILL'), graceMs);
+    await this.kill('SIGTERM');
+    clearTimeout(timer);
   }
 }
