@@ -89,6 +89,7 @@ export class ActorHost implements CellHost {
       const fence: Fence = { shard, epoch: this.options.epoch };
       const epoch = await store.claim(fence);
       if (epoch !== fence.epoch) throw new Error(`shard ${shard} is owned by a newer epoch ${epoch}`);
+      await journal.fence?.(fence);
       for (const behavior of this.behaviors.values()) {
         const partition = new Partition(behavior, fence, {
           journal,

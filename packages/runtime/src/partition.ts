@@ -82,7 +82,7 @@ export class Partition {
     this.dirty.add(cell);
     if (this.unsaved++ === 0) this.firstUnsavedAt = Date.now();
     const written = append.then(async ([position]) => {
-      if (rows.length > 0) await this.deps.store.write(rows, { fence: this.fence });
+      if (rows.length > 0) await this.deps.store.write(rows, { fence: this.fence, position });
       return position!;
     });
     const durable = written.then(
@@ -132,7 +132,7 @@ export class Partition {
         value: encodeSnapshot(cell.snapshot(position)),
       }));
       writes.push(this.checkpointWrite(position));
-      await this.deps.store.write(writes, { sync: true, fence: this.fence });
+      await this.deps.store.write(writes, { sync: true, fence: this.fence, position });
       this.deps.onCheckpoint();
       this.dirty.clear();
       this.unsaved = 0;
@@ -151,6 +151,7 @@ export class Partition {
     const snapshot = encodeSnapshot(cell.snapshot(cell.position));
     await this.deps.store.write([{ ...snapshotKey(cell.address), op: 'put', value: snapshot }], {
       fence: this.fence,
+      position: cell.position,
     });
     this.dirty.delete(cell);
     // Only an actor that allows it is passivated; the next checkpoint records that.
@@ -214,7 +215,7 @@ export class Partition {
       writes.push({ ...snapshotKey(address), op: 'put', value: snap });
     }
     writes.push(this.checkpointWrite(last));
-    await store.write(writes, { sync: true, fence: this.fence });
+    await store.write(writes, { sync: true, fence: this.fence, position: last });
     await journal.release(this.journalPartition, last);
     this.lastPosition = last;
   }

@@ -33,6 +33,13 @@ export interface Journal {
    * record whose predecessor it lost.
    */
   append(partition: JournalPartition, records: JournalAppend[], fence: Fence): Promise<number[]>;
+  /**
+   * Called by a new owner of a shard before it reads the shard's partitions
+   * to recover them: once it resolves, appends of every older owner of the
+   * shard are refused (Kafka: the shard's transactional producer is taken
+   * over). A journal that cannot be written by two processes need not have it.
+   */
+  fence?(fence: Fence): Promise<void>;
   /** Every record of the partition with a position above `after`, in order. */
   read(partition: JournalPartition, after: number): AsyncIterable<JournalRecord>;
   /**

@@ -34,9 +34,12 @@ export interface StateStore {
   /**
    * Applies the writes atomically where the engine can (one partition at
    * least). With `sync`, resolves once durable on disk. With `fence`, rejects
-   * with `FencedError` when the epoch is stale for the shard.
+   * with `FencedError` when the epoch is stale for the shard. `position` is
+   * the journal position the writes derive from: an engine with
+   * last-write-wins cells (Cassandra) uses it as the write timestamp, so that
+   * a late write of an old owner never overwrites what a newer one wrote.
    */
-  write(writes: StoreWrite[], opts?: { sync?: boolean; fence?: Fence }): Promise<void>;
+  write(writes: StoreWrite[], opts?: { sync?: boolean; fence?: Fence; position?: number }): Promise<void>;
   scan(table: string, partition: string, opts?: ScanOptions): AsyncIterable<StoreRow>;
   /**
    * Raises the shard's epoch to `fence.epoch` unless a newer one is recorded,
