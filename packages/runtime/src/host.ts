@@ -4,7 +4,15 @@ import type { AnyBehavior } from './behavior.js';
 import { ActorCell, type CellHost } from './cell.js';
 import type { ActorClient } from './client.js';
 import { silentLogger, type Logger } from './logger.js';
-import type { Fence, Journal, StateStore, StoreWrite, Subscription, Transport } from './ports/index.js';
+import {
+  FencedError,
+  type Fence,
+  type Journal,
+  type StateStore,
+  type StoreWrite,
+  type Subscription,
+  type Transport,
+} from './ports/index.js';
 import { Partition } from './partition.js';
 import { snapshotKey, decodeSnapshot, type JournalEntry, type Snapshot } from './records.js';
 import { hostSubject, shardOf, shardSubject } from './shards.js';
@@ -17,12 +25,16 @@ export interface HostOptions {
   actors: ActorClient;
   behaviors: AnyBehavior[];
   shardCount: number;
-  /** The shards this host owns; all of them by default (embedded). */
+  /**
+   * The shards `start` takes, with `epoch`; all of them by default (embedded).
+   * A cluster host starts with none (`[]`) and its shard manager calls
+   * `addShard` and `removeShard` as leases come and go.
+   */
   shards?: number[];
   /** Names the host's fan-out subject (`host.<id>.fanout`); clients that know the shard map send there. */
   hostId?: string;
-  /** Ownership epoch; must grow with every new owner of a shard. */
-  epoch: number;
+  /** Ownership epoch of the shards taken by `start`; must grow with every new owner of a shard. */
+  epoch?: number;
   mailboxCapacity?: number;
   /** Idle actors are dropped from memory after this long. */
   passivateAfterMs?: number;
@@ -62,8 +74,10 @@ export class ActorHost implements CellHost {
   /** Snapshots of passivated actors still being written, by address. */
   private readonly saving = new Map<string, Promise<void>>();
   private sweeping = false;
-  private readonly options: Required<Omit<HostOptions, 'shards' | 'log' | 'hostId'>> &
-    Pick<HostOptions, 'hostId'> & { shards: number[] };
+  /** Per owned shard: its transport subscriptions and whether this host may still act for it. */
+  private readonly owned = new Map<number, { subscriptions: Subscription[]; valid: () => boolean }>();
+  private readonly options: Required<Omit<HostOptions, 'shards' | 'log' | 'hostId' | 'epoch'>> &
+    Pick<HostOptions, 'hostId'> & { shards: number[]; epoch: number };
 
   constructor(options: HostOptions) {
     this.options = {
@@ -72,6 +86,7 @@ export class ActorHost implements CellHost {
       checkpointEvery: 1000,
       checkpointAfterMs: 10_000,
       idempotencyCapacity: 256,
+      epoch: 1,
       ...options,
       shards: options.shards ?? Array.from({ length: options.shardCount }, (_, i) => i),
     };
@@ -82,14 +97,35 @@ export class ActorHost implements CellHost {
     for (const behavior of options.behaviors) this.behaviors.set(behavior.type, behavior);
   }
 
-  /** Claims the shards, recovers what the journal holds past the last checkpoint, then serves. */
+  /** Takes the configured shards (see `addShard`), then serves fan-outs and sweeps. */
   async start(): Promise<void> {
+    for (const shard of this.options.shards) await this.addShard(shard, this.options.epoch);
+    if (this.options.hostId !== undefined) {
+      const subject = hostSubject(this.options.hostId);
+      this.subscriptions.push(this.options.transport.subscribe(subject, (msg) => this.deliver(msg.data, msg.respond)));
+    }
+    const sweepEvery = Math.max(10, Math.min(this.options.passivateAfterMs, this.options.checkpointAfterMs) / 2);
+    this.sweeper = setInterval(() => void this.sweep(), sweepEvery);
+    this.sweeper.unref();
+  }
+
+  /**
+   * Takes a shard as owner of `epoch`: fences older owners in the store and
+   * the journal, recovers what the journal holds past the last checkpoint,
+   * then serves the shard's subjects. `valid` says whether this host may
+   * still act for the shard (its lease has not run out); it is asked before
+   * every message is taken and every record is written.
+   */
+  async addShard(shard: number, epoch: number, valid: () => boolean = () => true): Promise<void> {
     const { journal, store, transport } = this.options;
-    for (const shard of this.options.shards) {
-      const fence: Fence = { shard, epoch: this.options.epoch };
-      const epoch = await store.claim(fence);
-      if (epoch !== fence.epoch) throw new Error(`shard ${shard} is owned by a newer epoch ${epoch}`);
-      await journal.fence?.(fence);
+    if (this.owned.has(shard)) throw new Error(`shard ${shard} is already owned by this host`);
+    const fence: Fence = { shard, epoch };
+    const current = await store.claim(fence);
+    if (current !== epoch) throw new FencedError(fence, current);
+    await journal.fence?.(fence);
+    const subscriptions: Subscription[] = [];
+    this.owned.set(shard, { subscriptions, valid });
+    try {
       for (const behavior of this.behaviors.values()) {
         const partition = new Partition(behavior, fence, {
           journal,
@@ -98,34 +134,63 @@ export class ActorHost implements CellHost {
           idempotencyCapacity: this.idempotencyCapacity,
           checkpointEvery: this.options.checkpointEvery,
           checkpointAfterMs: this.options.checkpointAfterMs,
+          owned: valid,
           onCheckpoint: () => this.stats.checkpoints++,
           onBroken: (broken) => void this.recover(broken),
         });
         await partition.recover();
         this.partitions.set(partition.id, partition);
         for (const key of partition.resident) this.cellFor({ type: behavior.type, key });
-        this.subscriptions.push(
+        subscriptions.push(
           transport.subscribe(shardSubject(behavior.type, shard), (msg) => this.deliver(msg.data, msg.respond)),
         );
       }
+    } catch (err) {
+      await this.removeShard(shard, true);
+      throw err;
     }
-    if (this.options.hostId !== undefined) {
-      const subject = hostSubject(this.options.hostId);
-      this.subscriptions.push(transport.subscribe(subject, (msg) => this.deliver(msg.data, msg.respond)));
+  }
+
+  /**
+   * Gives a shard up. A hand-off (`lost` false) stops taking its messages,
+   * lets its actors finish, checkpoints it so the next owner replays little,
+   * then forgets it. A lost lease drops everything at once: another owner
+   * may already be writing, so nothing more is saved.
+   */
+  async removeShard(shard: number, lost = false): Promise<void> {
+    const owned = this.owned.get(shard);
+    if (!owned) return;
+    for (const sub of owned.subscriptions) sub.unsubscribe();
+    const cells = [...this.cells].filter(([, cell]) => cell.shard === shard);
+    if (!lost) await Promise.all(cells.map(([, cell]) => cell.whenIdle()));
+    for (const [id, cell] of cells) {
+      cell.stop();
+      this.cells.delete(id);
+      this.stats.live--;
     }
-    const sweepEvery = Math.max(10, Math.min(this.options.passivateAfterMs, this.options.checkpointAfterMs) / 2);
-    this.sweeper = setInterval(() => void this.sweep(), sweepEvery);
-    this.sweeper.unref();
+    for (const behavior of this.behaviors.values()) {
+      const id = `${behavior.type}.${shard}`;
+      if (!lost) await this.partitions.get(id)?.checkpoint();
+      this.partitions.delete(id);
+    }
+    this.owned.delete(shard);
+  }
+
+  /** The shards this host serves now. */
+  get shards(): number[] {
+    return [...this.owned.keys()];
   }
 
   /** Stops taking messages, lets mailboxes drain, checkpoints, stops timers. */
   async stop(): Promise<void> {
     for (const sub of this.subscriptions.splice(0)) sub.unsubscribe();
+    for (const { subscriptions } of this.owned.values()) for (const sub of subscriptions) sub.unsubscribe();
     clearInterval(this.sweeper);
     await this.whenIdle();
     for (const partition of this.partitions.values()) await partition.checkpoint();
     for (const cell of this.cells.values()) cell.stop();
     this.cells.clear();
+    this.owned.clear();
     this.stats.live = 0;
   }
 
@@ -221,14 +286,14 @@ export class ActorHost implements CellHost {
     if (envelope.kind === 'fanout') {
       for (const key of envelope.keys ?? []) {
         const to = { type: envelope.to.type, key };
-        const cell = this.cellFor(to);
+        const cell = this.serves(to) ? this.cellFor(to) : undefined;
         if (cell?.offer({ kind: 'message', envelope: { ...envelope, kind: 'tell', to } })) continue;
         if (cell) this.stats.refusedFull++;
         this.log.warn({ actor: formatAddress(to) }, 'fan-out delivery dropped');
       }
       return;
     }
-    const cell = this.cellFor(envelope.to);
+    const cell = this.serves(envelope.to) ? this.cellFor(envelope.to) : undefined;
     if (!cell) {
       reply?.(errorReply(new ChatError('OVERLOADED', 'This host does not own that actor; try again')));
       return;
@@ -237,6 +302,11 @@ export class ActorHost implements CellHost {
       this.stats.refusedFull++;
       reply?.(errorReply(new ChatError('OVERLOADED', `Too many requests queued for ${formatAddress(envelope.to)}`)));
     }
+  }
+
+  /** Whether this host owns the actor's shard and may still act for it. */
+  private serves(address: ActorAddress): boolean {
+    return this.owned.get(shardOf(address, this.options.shardCount))?.valid() ?? false;
   }
 
   private cellFor(address: ActorAddress): ActorCell | undefined {

@@ -2,7 +2,15 @@ import { decode, encode } from '@chat/protocol';
 import type { AnyBehavior } from './behavior.js';
 import { applyEntry, type ActorCell } from './cell.js';
 import type { Logger } from './logger.js';
-import type { Fence, Journal, JournalPartition, JournalRecord, StateStore, StoreWrite } from './ports/index.js';
+import {
+  FencedError,
+  type Fence,
+  type Journal,
+  type JournalPartition,
+  type JournalRecord,
+  type StateStore,
+  type StoreWrite,
+} from './ports/index.js';
 import {
   checkpointKey,
   decodeEntry,
@@ -22,6 +30,8 @@ export interface PartitionDeps {
   checkpointEvery: number;
   checkpointAfterMs: number;
   onCheckpoint(): void;
+  /** Whether this host may still write for the shard (its lease holds); nothing is written once it says no. */
+  owned?: () => boolean;
   /** An append failed: the host must drop this partition's actors and recover it. */
   onBroken(partition: Partition): void;
 }
@@ -72,6 +82,7 @@ export class Partition {
   async issue(cell: ActorCell, entry: JournalEntry, apply: () => StoreWrite[]): Promise<{ durable: Promise<number> }> {
     while (this.gate) await this.gate;
     if (this.broken) throw this.broken;
+    if (this.deps.owned && !this.deps.owned()) throw new FencedError(this.fence, this.fence.epoch + 1);
     this.inflight++;
     const append = this.deps.journal.append(
       this.journalPartition,
@@ -123,7 +134,7 @@ export class Partition {
       if (this.inflight > 0) await new Promise<void>((resolve) => (this.drained = resolve));
       this.drained = undefined;
       const position = this.lastPosition;
-      if (this.broken) return;
+      if (this.broken || (this.deps.owned && !this.deps.owned())) return;
       // Every applied entry is durable now, and none is newer than `position`.
       for (const cell of this.dirty) this.noteResidence(cell.address.key, cell.state);
       const writes: StoreWrite[] = [...this.dirty].map((cell) => ({

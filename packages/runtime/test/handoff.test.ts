@@ -1,0 +1,82 @@
+import test from 'ava';
+import { mkdtemp, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { ChatError } from '@chat/protocol';
+import { FileJournal, InProcessTransport, LevelStore } from '@chat/embedded';
+import { ActorHost, shardOf, TransportActorClient } from '../src/index.js';
+import { counterBehavior, type CounterState } from './counter.js';
+
+const SHARDS = 2;
+
+/** Two hosts over one journal, store and transport, as two cluster processes over shared engines. */
+async function pair(t: { teardown(fn: () => Promise<void>): void }) {
+  const dir = await mkdtemp(join(tmpdir(), 'handoff-test-'));
+  const transport = new InProcessTransport();
+  const journal = await FileJournal.open(join(dir, 'journal'));
+  const store = await LevelStore.open(join(dir, 'store'));
+  const client = new TransportActorClient(transport, { shardCount: SHARDS, defaultTimeoutMs: 1000 });
+  const host = () =>
+    new ActorHost({
+      transport,
+      journal,
+      store,
+      actors: client,
+      behaviors: [counterBehavior()],
+      shardCount: SHARDS,
+      shards: [],
+    });
+  const a = host();
+  const b = host();
+  await a.start();
+  await b.start();
+  t.teardown(async () => {
+    await a.stop();
+    await b.stop();
+    await transport.close();
+    await journal.close();
+    await store.close();
+    await rm(dir, { recursive: true, force: true });
+  });
+  return { a, b, client, store };
+}
+
+const alice = { type: 'user' as const, key: 'alice' };
+const shard = shardOf(alice, SHARDS);
+
+test('a shard handed off keeps every acknowledged write, and the new owner fences the old one', async (t) => {
+  const { a, b, client } = await pair(t);
+  await a.addShard(shard, 1);
+  for (const value of [1, 2, 3]) await client.ask(alice, { type: 'add', value });
+  await a.removeShard(shard);
+  t.deepEqual(a.shards, []);
+  await b.addShard(shard, 2);
+  await client.ask(alice, { type: 'add', value: 4 });
+  const state = await client.ask<CounterState>(alice, { type: 'get' });
+  t.deepEqual(state.values, [1, 2, 3, 4]);
+  // The old epoch can no longer take the shard back.
+  await t.throwsAsync(a.addShard(shard, 1), { name: 'FencedError' });
+});
+
+test('a host whose lease ran out takes no message and writes nothing for the shard', async (t) => {
+  const { a, b, client } = await pair(t);
+  let leased = true;
+  await a.addShard(shard, 1, () => leased);
+  await client.ask(alice, { type: 'add', value: 1 });
+  leased = false;
+  const refused = await t.throwsAsync(client.ask(alice, { type: 'add', value: 2 }));
+  t.true(refused instanceof ChatError);
+  // The next owner recovers only what the first one wrote while it held the lease.
+  await a.removeShard(shard, true);
+  await b.addShard(shard, 2);
+  t.deepEqual((await client.ask<CounterState>(alice, { type: 'get' })).values, [1]);
+});
+
+test('a lost shard is dropped without a checkpoint; the next owner replays the journal', async (t) => {
+  const { a, b, client } = await pair(t);
+  await a.addShard(shard, 1);
+  for (const value of [5, 6]) await client.ask(alice, { type: 'add', value });
+  await a.removeShard(shard, true);
+  await b.addShard(shard, 2);
+  t.deepEqual((await client.ask<CounterState>(alice, { type: 'get' })).values, [5, 6]);
+});
