@@ -42,7 +42,17 @@ export interface TransportClientOptions {
    * known owner go to their shard's subject.
    */
   ownerOf?: (shard: number) => string | undefined;
+  /**
+   * Asks that find no owner (a shard being handed off, or its host dead and
+   * its lease not yet taken over) wait and retry until their deadline,
+   * instead of failing at once. At most `maxWaiting` asks wait at a time;
+   * beyond that they fail with OVERLOADED. 0 (embedded): never wait.
+   */
+  maxWaiting?: number;
 }
+
+/** The reply of a host asked for a shard it does not serve (any more): the ask may go again. */
+export const NOT_OWNER = 'not_owner';
 
 /** An `ActorClient` that routes each message to the subject of its shard. */
 export class TransportActorClient implements ActorClient {
@@ -51,24 +61,44 @@ export class TransportActorClient implements ActorClient {
     private readonly options: TransportClientOptions,
   ) {}
 
+  private waiting = 0;
+
   async ask<R>(to: ActorAddress, body: Command, opts: AskOptions = {}): Promise<R> {
     const timeoutMs = opts.timeoutMs ?? this.options.defaultTimeoutMs;
     const envelope = this.envelope('ask', to, body, timeoutMs, opts);
-    let bytes: Uint8Array;
-    try {
-      bytes = await this.transport.request(this.subject(to), encode(envelope), timeoutMs);
-    } catch (err) {
-      if (err instanceof TransportTimeout) {
-        throw new ChatError('REQUEST_TIMEOUT', `No answer within ${timeoutMs} ms`);
+    const data = encode(envelope);
+    for (let attempt = 0; ; attempt++) {
+      const left = envelope.deadline - Date.now();
+      let reply: ReplyEnvelope | undefined;
+      try {
+        if (left <= 0) throw new TransportTimeout();
+        reply = decode<ReplyEnvelope>(await this.transport.request(this.subject(to), data, left));
+      } catch (err) {
+        if (err instanceof TransportTimeout) {
+          throw new ChatError('REQUEST_TIMEOUT', `No answer within ${timeoutMs} ms`);
+        }
+        if (!(err instanceof NoResponders)) throw err;
       }
-      if (err instanceof NoResponders) {
-        throw new ChatError('OVERLOADED', 'No actor host serves this request right now');
+      if (reply?.ok) return reply.body as R;
+      const moved = !reply || reply.error.extra?.[NOT_OWNER] === true;
+      if (!moved) throw ChatError.fromWire(reply!.error);
+      if (!(await this.waitForOwner(attempt, envelope.deadline))) {
+        throw new ChatError('OVERLOADED', 'No actor host serves this request right now; try again');
       }
-      throw err;
     }
-    const reply = decode<ReplyEnvelope>(bytes);
-    if (!reply.ok) throw ChatError.fromWire(reply.error);
-    return reply.body as R;
+  }
+
+  /** Waits a little before asking again for a shard without owner; false when it should not. */
+  private async waitForOwner(attempt: number, deadline: number): Promise<boolean> {
+    const pause = Math.min(500, 20 * 2 ** attempt);
+    if (this.waiting >= (this.options.maxWaiting ?? 0) || Date.now() + pause >= deadline) return false;
+    this.waiting++;
+    try {
+      await new Promise((resolve) => setTimeout(resolve, pause));
+      return true;
+    } finally {
+      this.waiting--;
+    }
   }
 
   tell(to: ActorAddress, body: Command, opts: AskOptions = {}): void {

@@ -2,7 +2,7 @@ import { ChatError, decode, encode, ENVELOPE_VERSION, formatAddress } from '@cha
 import type { ActorAddress, AskEnvelope, ReplyEnvelope } from '@chat/protocol';
 import type { AnyBehavior } from './behavior.js';
 import { ActorCell, type CellHost } from './cell.js';
-import type { ActorClient } from './client.js';
+import { NOT_OWNER, type ActorClient } from './client.js';
 import { silentLogger, type Logger } from './logger.js';
 import {
   FencedError,
@@ -102,7 +102,9 @@ export class ActorHost implements CellHost {
     for (const shard of this.options.shards) await this.addShard(shard, this.options.epoch);
     if (this.options.hostId !== undefined) {
       const subject = hostSubject(this.options.hostId);
-      this.subscriptions.push(this.options.transport.subscribe(subject, (msg) => this.deliver(msg.data, msg.respond)));
+      this.subscriptions.push(
+        this.options.transport.subscribe(subject, (msg) => this.deliver(msg.data, msg.respond, true)),
+      );
     }
     const sweepEvery = Math.max(10, Math.min(this.options.passivateAfterMs, this.options.checkpointAfterMs) / 2);
     this.sweeper = setInterval(() => void this.sweep(), sweepEvery);
@@ -272,7 +274,8 @@ export class ActorHost implements CellHost {
     }
   }
 
-  private deliver(data: Uint8Array, respond?: (data: Uint8Array) => void): void {
+  /** `viaHost`: it came to this host's fan-out subject, from a sender that believed this host owns the keys. */
+  private deliver(data: Uint8Array, respond?: (data: Uint8Array) => void, viaHost = false): void {
     const reply = respond ? (r: ReplyEnvelope) => respond(encode(r)) : undefined;
     let envelope: AskEnvelope;
     try {
@@ -284,18 +287,31 @@ export class ActorHost implements CellHost {
       return;
     }
     if (envelope.kind === 'fanout') {
+      const elsewhere = new Map<number, string[]>();
       for (const key of envelope.keys ?? []) {
         const to = { type: envelope.to.type, key };
-        const cell = this.serves(to) ? this.cellFor(to) : undefined;
+        if (!this.serves(to) && viaHost) {
+          const shard = shardOf(to, this.options.shardCount);
+          elsewhere.set(shard, [...(elsewhere.get(shard) ?? []), key]);
+          continue;
+        }
+        const cell = this.cellFor(to);
         if (cell?.offer({ kind: 'message', envelope: { ...envelope, kind: 'tell', to } })) continue;
         if (cell) this.stats.refusedFull++;
         this.log.warn({ actor: formatAddress(to) }, 'fan-out delivery dropped');
+      }
+      // The sender's shard map was stale (a shard moved): pass those keys on to their shard's owner.
+      for (const [shard, keys] of elsewhere) {
+        const subject = shardSubject(envelope.to.type, shard);
+        this.options.transport.publish(subject, encode({ ...envelope, keys }));
       }
       return;
     }
     const cell = this.serves(envelope.to) ? this.cellFor(envelope.to) : undefined;
     if (!cell) {
-      reply?.(errorReply(new ChatError('OVERLOADED', 'This host does not own that actor; try again')));
+      reply?.(
+        errorReply(new ChatError('OVERLOADED', 'This host does not own that actor; try again', { [NOT_OWNER]: true })),
+      );
       return;
     }
     if (!cell.offer({ kind: 'message', envelope, ...(reply ? { respond: reply } : {}) })) {
