@@ -290,9 +290,10 @@ export class ActorHost implements CellHost {
       const elsewhere = new Map<number, string[]>();
       for (const key of envelope.keys ?? []) {
         const to = { type: envelope.to.type, key };
-        if (!this.serves(to) && viaHost) {
+        if (!this.serves(to)) {
           const shard = shardOf(to, this.options.shardCount);
-          elsewhere.set(shard, [...(elsewhere.get(shard) ?? []), key]);
+          if (viaHost) elsewhere.set(shard, [...(elsewhere.get(shard) ?? []), key]);
+          else this.log.warn({ actor: formatAddress(to) }, 'fan-out for a shard this host does not serve dropped');
           continue;
         }
         const cell = this.cellFor(to);
