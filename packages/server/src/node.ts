@@ -7,11 +7,13 @@ import { queueBehavior } from '@chat/queue-actor';
 import { userBehavior } from '@chat/user-actor';
 import { ActorHost, TransportActorClient, type ActorClient, type Logger, type Ports } from '@chat/runtime';
 import type { Config } from './config.js';
+import { registerNodeMetrics } from './metrics.js';
+import type { Backend } from './server.js';
 
 const EMBEDDED_HOST = 'embedded';
 
 /** Everything behind the edge in one process: adapters, actor host and a client. */
-export interface EmbeddedNode {
+export interface EmbeddedNode extends Backend {
   ports: Ports;
   actors: ActorClient;
   host: ActorHost;
@@ -53,8 +55,12 @@ export async function startEmbeddedNode(config: Config, log: Logger): Promise<Em
     log,
   });
   await host.start();
-  return {
+  const node: EmbeddedNode = {
     ports: { transport, journal, store, files },
+    files,
+    metrics(registry) {
+      registerNodeMetrics(registry, node);
+    },
     actors,
     host,
     journal,
@@ -66,4 +72,5 @@ export async function startEmbeddedNode(config: Config, log: Logger): Promise<Em
       await store.close();
     },
   };
+  return node;
 }

@@ -11,25 +11,39 @@ import {
   type ApiOptions,
 } from '@chat/api';
 import { createEdgeApp, createLogger, createMetricsRegistry } from '@chat/edge';
+import type { ActorClient, FileStore } from '@chat/runtime';
+import type { Registry } from 'prom-client';
 import type { Config } from './config.js';
 import { ensureDevRealm } from './dev-realm.js';
-import { registerNodeMetrics } from './metrics.js';
-import { startEmbeddedNode, type EmbeddedNode } from './node.js';
+import { startEmbeddedNode } from './node.js';
 import { realmResolver } from './realm-host.js';
 import { httpPushBouncer } from './push.js';
 import { createMailer } from './mail.js';
 
-export interface RunningServer {
-  /** Where the server listens, e.g. http://127.0.0.1:9991 */
-  url: string;
-  node: EmbeddedNode;
+/** What an edge serves from: the actors (in this process, or over the cluster's transport) and the file store. */
+export interface Backend {
+  actors: ActorClient;
+  files: FileStore;
+  /** Adds the backend's own figures to GET /metrics. */
+  metrics?(registry: Registry): void;
   close(): Promise<void>;
 }
 
-/** Starts an embedded server: the node, the development realm if wanted, the edge. */
-export async function startServer(config: Config): Promise<RunningServer> {
+export interface RunningServer {
+  /** Where the server listens, e.g. http://127.0.0.1:9991 */
+  url: string;
+  node: Backend;
+  close(): Promise<void>;
+}
+
+/**
+ * Starts an edge over `backend`, or over an embedded node when none is given
+ * (the default deployment): the development realm if wanted, then HTTP.
+ * Closing the server closes the backend.
+ */
+export async function startServer(config: Config, backend?: Backend): Promise<RunningServer> {
   const log = createLogger({ level: config.logLevel });
-  const node = await startEmbeddedNode(config, log);
+  const node = backend ?? (await startEmbeddedNode(config, log));
   if (config.mode === 'development') {
     const outcome = await ensureDevRealm(node.actors);
     log.info({ realm: 'zulip', outcome }, 'development realm ready');
@@ -52,14 +66,14 @@ export async function startServer(config: Config): Promise<RunningServer> {
     wildcardThreshold: config.wildcardThreshold,
     topicDeleteBudgetMs: config.topicDeleteBudgetMs,
     heartbeatMs: config.heartbeatMs,
-    files: node.ports.files,
+    files: node.files,
     maxFileUploadSizeMib: config.maxFileUploadSizeMib,
     ...(config.pushBouncerUrl && { pushBouncer: httpPushBouncer(config.pushBouncerUrl) }),
     mailer: createMailer(config, externalUrl),
     invitationValidityMinutes: config.invitationValidityMinutes,
   };
   const metrics = createMetricsRegistry();
-  registerNodeMetrics(metrics, node);
+  node.metrics?.(metrics);
   const raw = { options, actors: node.actors, authenticate: authenticateWith(options) };
   const tus = tusUploads({ ...raw, directory: join(config.dataDir, 'tus') });
   const app = createEdgeApp({
