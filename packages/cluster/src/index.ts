@@ -1,1 +1,6 @@
-export {};
+export { CassandraStore, type CassandraStoreOptions } from './cassandra-store.js';
+export { CassandraFileStore, type CassandraFileStoreOptions } from './cassandra-files.js';
+export { checkKeyspace, migrate, openKeyspace, type CassandraOptions } from './migrations.js';
+export { LeaseTable, type Lease } from './leases.js';
+export { ShardManager, rendezvous, type ShardManagerOptions } from './shard-manager.js';
+export { ShardMap, announceShards, SHARD_MAP_SUBJECT } from './shard-map.js';
