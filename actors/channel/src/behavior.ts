@@ -84,17 +84,22 @@ export const channelBehavior: ActorBehavior<ChannelState, ChannelEvent> = {
   onTimer: (ctx, name) => (name === 'moves' ? decideMovesTimer(ctx) : {}),
 };
 
-/** Keeps the message-location index in step with the conversation's messages. */
+/**
+ * Keeps the message-location index in step with the conversation's messages.
+ * A moved message's row is written by two conversations, maybe of two shards:
+ * it is `shared`.
+ */
 function locationRows(key: string, event: ChannelEvent): StoreWrite[] {
   const realm = realmOfKey(key);
-  const put = (id: number): StoreWrite => ({ ...messageLocationKey(realm, id), op: 'put', value: encode({ key }) });
+  const at = (id: number) => ({ ...messageLocationKey(realm, id), shared: true });
+  const put = (id: number): StoreWrite => ({ ...at(id), op: 'put', value: encode({ key }) });
   switch (event.type) {
     case 'messageSent':
       return [put(event.message.id)];
     case 'messagesImported':
       return event.messages.map((m) => put(m.id));
     case 'messagesRemoved':
-      return event.ids.map((id) => ({ ...messageLocationKey(realm, id), op: 'del' }));
+      return event.ids.map((id) => ({ ...at(id), op: 'del' }));
     default:
       return [];
   }

@@ -12,7 +12,14 @@ export interface StoreKey {
   sort: string;
 }
 
-export type StoreWrite = (StoreKey & { op: 'put'; value: Uint8Array }) | (StoreKey & { op: 'del' });
+/**
+ * A row change. `shared` marks a row that actors of several shards write (an
+ * index such as a message's location): journal positions of different shards
+ * do not compare, so such rows are ordered by wall-clock time instead.
+ */
+export type StoreWrite = ((StoreKey & { op: 'put'; value: Uint8Array }) | (StoreKey & { op: 'del' })) & {
+  shared?: boolean;
+};
 
 export interface ScanOptions {
   /** Rows with sort > gt / >= gte / < lt / <= lte. */

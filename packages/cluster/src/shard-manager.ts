@@ -1,0 +1,200 @@
+import { performance } from 'node:perf_hooks';
+import { silentLogger, type ActorHost, type Logger } from '@chat/runtime';
+import type { Lease, LeaseTable } from './leases.js';
+
+export interface ShardManagerOptions {
+  table: LeaseTable;
+  host: ActorHost;
+  hostId: string;
+  shardCount: number;
+  leaseMs: number;
+  /** At most this many shards are taken or given up per round, so a join or leave moves load gradually. */
+  movesPerRound?: number;
+  /** Called after each round with the shards this host holds (for the shard map). */
+  onRound?: (shards: number[]) => void;
+  log?: Logger;
+}
+
+interface Held {
+  epoch: number;
+  /** Monotonic time until which this host may act for the shard. */
+  validUntil: number;
+}
+
+/**
+ * Keeps this host's share of the shards. Every round (a fifth of the lease)
+ * it renews its leases, reads who is alive, and computes each shard's
+ * rightful owner by rendezvous hashing over the live hosts: it hands off the
+ * shards that belong elsewhere and takes the free ones that belong to it, a
+ * few per round. A host acts for a shard only until its lease, as measured
+ * on its own monotonic clock from the start of the last successful renewal,
+ * minus a margin: so after a pause (SIGSTOP, a long GC) it stops before
+ * another host may take over.
+ */
+export class ShardManager {
+  private readonly held = new Map<number, Held>();
+  private timer: NodeJS.Timeout | undefined;
+  private round: Promise<void> | undefined;
+  private renewing: Promise<void> | undefined;
+  private stopped = false;
+  private readonly log: Logger;
+  private readonly margin: number;
+
+  constructor(private readonly options: ShardManagerOptions) {
+    this.log = options.log ?? silentLogger;
+    this.margin = options.leaseMs / 5;
+  }
+
+  get interval(): number {
+    return Math.max(100, Math.floor(this.options.leaseMs / 5));
+  }
+
+  /**
+   * Runs the first round, then every interval renews the leases and starts a
+   * round unless one is running. Renewals do not wait for rounds: taking a
+   * shard can take a while (recovery), and must not let the others lapse.
+   */
+  async start(): Promise<void> {
+    await this.runRound();
+    this.timer = setInterval(() => {
+      this.renewing ??= this.renewAll().finally(() => (this.renewing = undefined));
+      void this.runRound();
+    }, this.interval);
+  }
+
+  /** Stops the rounds and hands every shard off (a clean leave), or just stops (`handOff` false). */
+  async stop(handOff = true): Promise<void> {
+    this.stopped = true;
+    clearInterval(this.timer);
+    await this.round;
+    await this.renewing;
+    if (handOff) {
+      for (const shard of [...this.held.keys()]) await this.giveUp(shard);
+      await this.options.table.leave(this.options.hostId).catch(() => undefined);
+    }
+  }
+
+  /** Whether this host may act for the shard now. */
+  valid(shard: number): boolean {
+    const held = this.held.get(shard);
+    return held !== undefined && performance.now() < held.validUntil;
+  }
+
+  get shards(): number[] {
+    return [...this.held.keys()].sort((a, b) => a - b);
+  }
+
+  runRound(): Promise<void> {
+    if (this.round || this.stopped) return this.round ?? Promise.resolve();
+    this.round = this.roundOnce()
+      .catch((err: unknown) => this.log.warn({ err }, 'shard round failed; next round retries'))
+      .finally(() => (this.round = undefined));
+    return this.round;
+  }
+
+  private async roundOnce(): Promise<void> {
+    const { table, hostId, leaseMs } = this.options;
+    await table.heartbeat(hostId, leaseMs);
+    const [hosts, leases] = await Promise.all([table.liveHosts(), table.list()]);
+    if (!hosts.includes(hostId)) hosts.push(hostId);
+    const byShard = new Map(leases.map((lease) => [lease.shard, lease]));
+    let moves = this.options.movesPerRound ?? 4;
+    for (let shard = 0; shard < this.options.shardCount && moves > 0; shard++) {
+      if (this.stopped) return;
+      const rightful = rendezvous(shard, hosts);
+      if (this.held.has(shard)) {
+        if (rightful === hostId) continue;
+        await this.giveUp(shard);
+        moves--;
+      } else if (rightful === hostId && isFree(byShard.get(shard))) {
+        if (await this.take(shard, byShard.get(shard))) moves--;
+      }
+    }
+    this.options.onRound?.(this.shards);
+  }
+
+  private async renewAll(): Promise<void> {
+    const { table, hostId, leaseMs } = this.options;
+    await Promise.all(
+      [...this.held].map(async ([shard, held]) => {
+        const started = performance.now();
+        let ours: boolean;
+        try {
+          ours = await table.renew(shard, hostId, held.epoch, leaseMs);
+        } catch (err) {
+          // Unknown outcome: keep acting only until the lease we know of runs out.
+          this.log.warn({ err, shard }, 'lease renewal failed');
+          if (!this.valid(shard)) await this.drop(shard);
+          return;
+        }
+        if (ours) held.validUntil = started + leaseMs - this.margin;
+        else await this.drop(shard);
+      }),
+    );
+  }
+
+  private async take(shard: number, seen: Lease | undefined): Promise<boolean> {
+    const started = performance.now();
+    const epoch = await this.options.table.acquire(shard, this.options.hostId, seen, this.options.leaseMs);
+    if (epoch === undefined) return false;
+    this.held.set(shard, { epoch, validUntil: started + this.options.leaseMs - this.margin });
+    try {
+      await this.options.host.addShard(shard, epoch, () => this.valid(shard));
+      this.log.info({ shard, epoch }, 'shard taken');
+      return true;
+    } catch (err) {
+      this.log.error({ err, shard, epoch }, 'could not take shard; releasing it');
+      this.held.delete(shard);
+      await this.options.table.release(shard, this.options.hostId, epoch).catch(() => undefined);
+      return false;
+    }
+  }
+
+  /** Hands a shard off: stops serving it, checkpoints it, then frees the lease for its rightful owner. */
+  private async giveUp(shard: number): Promise<void> {
+    const held = this.held.get(shard);
+    if (!held) return;
+    await this.options.host.removeShard(shard, !this.valid(shard));
+    this.held.delete(shard);
+    await this.options.table.release(shard, this.options.hostId, held.epoch).catch((err: unknown) => {
+      this.log.warn({ err, shard }, 'lease release failed; it will expire');
+    });
+    this.log.info({ shard, epoch: held.epoch }, 'shard handed off');
+  }
+
+  /** The lease is gone (another host took it, or it ran out): drop the shard without saving anything. */
+  private async drop(shard: number): Promise<void> {
+    this.held.delete(shard);
+    await this.options.host.removeShard(shard, true);
+    this.log.warn({ shard }, 'shard lease lost; shard dropped');
+  }
+}
+
+const isFree = (lease: Lease | undefined) => !lease || lease.expiresAt < Date.now();
+
+/** The host with the highest hash of (host, shard): stable, and moves only 1/n of the shards when a host comes or goes. */
+export function rendezvous(shard: number, hosts: readonly string[]): string {
+  let best = hosts[0]!;
+  let bestScore = -1;
+  for (const host of hosts) {
+    const score = mix(fnv(`${host}#${shard}`));
+    if (score > bestScore) [best, bestScore] = [host, score];
+  }
+  return best;
+}
+
+/** Murmur3's finalizer: FNV alone scores near-identical names too alike. */
+function mix(h: number): number {
+  h = Math.imul(h ^ (h >>> 16), 0x85ebca6b);
+  h = Math.imul(h ^ (h >>> 13), 0xc2b2ae35);
+  return (h ^ (h >>> 16)) >>> 0;
+}
+
+function fnv(text: string): number {
+  let hash = 0x811c9dc5;
+  for (let i = 0; i < text.length; i++) {
+    hash ^= text.charCodeAt(i);
+    hash = Math.imul(hash, 0x01000193);
+  }
+  return hash >>> 0;
+}
