@@ -4,3 +4,4 @@ export { checkKeyspace, migrate, openKeyspace, type CassandraOptions } from './m
 export { LeaseTable, type Lease } from './leases.js';
 export { ShardManager, rendezvous, type ShardManagerOptions } from './shard-manager.js';
 export { ShardMap, announceShards, SHARD_MAP_SUBJECT } from './shard-map.js';
+export { KafkaJournal, type KafkaJournalOptions } from './kafka-journal.js';
