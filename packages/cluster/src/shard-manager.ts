@@ -10,15 +10,25 @@ export interface ShardManagerOptions {
   leaseMs: number;
   /** At most this many shards are taken or given up per round, so a join or leave moves load gradually. */
   movesPerRound?: number;
-  /** Called after each round with the shards this host holds (for the shard map). */
-  onRound?: (shards: number[]) => void;
+  /** Called after each round and renewal with the shards this host holds (for the shard map). */
+  onRound?: (held: HeldShard[]) => void;
   log?: Logger;
 }
 
 interface Held {
   epoch: number;
+  /** Wall-clock time this host took the shard. */
+  since: number;
   /** Monotonic time until which this host may act for the shard. */
   validUntil: number;
+}
+
+/** A shard as its holder sees it: held as `epoch` since `since`, valid until `until` (wall-clock ms). */
+export interface HeldShard {
+  shard: number;
+  epoch: number;
+  since: number;
+  until: number;
 }
 
 /**
@@ -57,7 +67,9 @@ export class ShardManager {
   async start(): Promise<void> {
     await this.runRound();
     this.timer = setInterval(() => {
-      this.renewing ??= this.renewAll().finally(() => (this.renewing = undefined));
+      this.renewing ??= this.renewAll()
+        .then(() => this.options.onRound?.(this.heldShards()))
+        .finally(() => (this.renewing = undefined));
       void this.runRound();
     }, this.interval);
   }
@@ -82,6 +94,17 @@ export class ShardManager {
 
   get shards(): number[] {
     return [...this.held.keys()].sort((a, b) => a - b);
+  }
+
+  /** The shards this host may act for now, with their validity on the wall clock (for checkers and the shard map). */
+  heldShards(): HeldShard[] {
+    const offset = Date.now() - performance.now();
+    return this.shards
+      .filter((shard) => this.valid(shard))
+      .map((shard) => {
+        const { epoch, since, validUntil } = this.held.get(shard)!;
+        return { shard, epoch, since, until: Math.floor(validUntil + offset) };
+      });
   }
 
   runRound(): Promise<void> {
@@ -110,7 +133,7 @@ export class ShardManager {
         if (await this.take(shard, byShard.get(shard))) moves--;
       }
     }
-    this.options.onRound?.(this.shards);
+    this.options.onRound?.(this.heldShards());
   }
 
   private async renewAll(): Promise<void> {
@@ -137,7 +160,7 @@ export class ShardManager {
     const started = performance.now();
     const epoch = await this.options.table.acquire(shard, this.options.hostId, seen, this.options.leaseMs);
     if (epoch === undefined) return false;
-    this.held.set(shard, { epoch, validUntil: started + this.options.leaseMs - this.margin });
+    this.held.set(shard, { epoch, since: Date.now(), validUntil: started + this.options.leaseMs - this.margin });
     try {
       await this.options.host.addShard(shard, epoch, () => this.valid(shard));
       this.log.info({ shard, epoch }, 'shard taken');

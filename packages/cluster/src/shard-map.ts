@@ -1,12 +1,13 @@
 import { decode, encode } from '@chat/protocol';
 import type { Subscription, Transport } from '@chat/runtime';
+import type { HeldShard } from './shard-manager.js';
 
 /** Where actor hosts say which shards they serve, after every shard round. */
 export const SHARD_MAP_SUBJECT = 'shards.announce';
 
-interface Announcement {
+export interface Announcement {
   host: string;
-  shards: number[];
+  shards: HeldShard[];
 }
 
 /**
@@ -27,7 +28,7 @@ export class ShardMap {
       const { host, shards } = decode<Announcement>(msg.data);
       const at = Date.now();
       for (const [shard, owner] of this.owners) if (owner.host === host) this.owners.delete(shard);
-      for (const shard of shards) this.owners.set(shard, { host, at });
+      for (const { shard } of shards) this.owners.set(shard, { host, at });
     });
   }
 
@@ -41,6 +42,6 @@ export class ShardMap {
   }
 }
 
-export function announceShards(transport: Transport, host: string, shards: number[]): void {
+export function announceShards(transport: Transport, host: string, shards: HeldShard[]): void {
   transport.publish(SHARD_MAP_SUBJECT, encode({ host, shards } satisfies Announcement));
 }
