@@ -12,6 +12,7 @@ import { edgeMetrics } from './metrics.js';
 import { observe } from './observe.js';
 import { buildOpenApi, type OpenApiInfo } from './openapi.js';
 import { routeMiddleware } from './pipeline.js';
+import { rateLimitHeaders, type RateLimiter } from './rate-limit.js';
 import { bySpecificity, routerPath, type Route } from './route.js';
 import type { EdgeState } from './state.js';
 
@@ -32,6 +33,8 @@ export interface EdgeAppOptions {
    * run inside the request log, metrics and error funnel, ahead of the routes.
    */
   raw?: Array<(ctx: Koa.ParameterizedContext<EdgeState>, next: Koa.Next) => Promise<unknown>>;
+  /** Applies the API rate limits to the routes; without one, nothing is limited. */
+  rateLimiter?: RateLimiter;
 }
 
 const DEFAULT_INFO: OpenApiInfo = { title: 'Team chat API', version: '1.0.0' };
@@ -53,6 +56,7 @@ export function createEdgeApp(options: EdgeAppOptions): Koa<EdgeState> {
     actors: options.actors,
     authenticate: options.authenticate,
     parsers: createBodyParsers(options.limits),
+    ...(options.rateLimiter && { rateLimiter: options.rateLimiter }),
   };
   const seen = new Set<string>();
   for (const route of [...options.routes].sort(bySpecificity)) {
@@ -76,6 +80,7 @@ export function createEdgeApp(options: EdgeAppOptions): Koa<EdgeState> {
   });
 
   app.use(observe(logger, edgeMetrics(options.metrics)));
+  app.use(rateLimitHeaders);
   app.use(errorFunnel);
   for (const middleware of options.raw ?? []) app.use(middleware);
   app.use(router.routes());

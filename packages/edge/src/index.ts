@@ -13,6 +13,15 @@ export {
 } from './route.js';
 export { basicCredentials, type Authenticate, type AuthRequest, type Credentials } from './auth.js';
 export type { BodyLimits } from './body.js';
+export {
+  DEFAULT_RATE_LIMITS,
+  RateLimiter,
+  type RateLimitRule,
+  type RateLimitSettings,
+  type RateLimitStores,
+  type RequestLimits,
+} from './rate-limit.js';
+export { MemoryRateLimitStore, type RateLimitHit, type RateLimitStore } from './rate-limit-store.js';
 export { buildOpenApi, openApiSchema, type OpenApiInfo } from './openapi.js';
 export { createMetricsRegistry, edgeMetrics, type EdgeMetrics } from './metrics.js';
 export { createLogger, REDACT_PATHS } from './logger.js';

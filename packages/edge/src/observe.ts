@@ -38,7 +38,7 @@ export function observe(logger: Logger, metrics: EdgeMetrics) {
       const line = {
         method: ctx.method,
         route,
-        path: ctx.path,
+        ...(ctx.state.secretPath ? {} : { path: ctx.path }),
         status,
         durationMs: Math.round(seconds * 1e6) / 1e3,
         userId: ctx.state.principal?.user_id,

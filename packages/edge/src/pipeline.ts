@@ -4,6 +4,7 @@ import type { ActorAddress, ActorType, Command } from '@chat/protocol';
 import { principalFor, type Authenticate } from './auth.js';
 import { bodyFields, formFields, removeFiles, uploadedFiles, type BodyParsers } from './body.js';
 import { readParams } from './params.js';
+import type { RateLimiter } from './rate-limit.js';
 import type { RequestInfo, Route } from './route.js';
 import type { EdgeState } from './state.js';
 
@@ -11,6 +12,8 @@ export interface PipelineDeps {
   actors: ActorClient;
   authenticate: Authenticate;
   parsers: BodyParsers;
+  /** Undefined when rate limiting is off. */
+  rateLimiter?: RateLimiter;
 }
 
 type EdgeContext = Context & { state: EdgeState; params?: Record<string, string> };
@@ -39,6 +42,8 @@ export function routeMiddleware(route: Route, deps: PipelineDeps) {
       ctx.state.principal = principal;
       ctx.state.log = log.child({ userId: principal.user_id });
     }
+    // After authentication, so that the count is the account's, and before the body is read.
+    await deps.rateLimiter?.request(ctx.state, principal, ctx.ip);
     await parse(ctx, async () => {});
     const { files, paths } = uploadedFiles(ctx.request.files);
     try {
@@ -60,6 +65,7 @@ export function routeMiddleware(route: Route, deps: PipelineDeps) {
         log: ctx.state.log,
         request,
         files: route.files ? files : [],
+        ...(deps.rateLimiter && { limits: deps.rateLimiter.forRequest(ctx.state) }),
       });
       ctx.status = 200;
       ctx.body = {

@@ -3,6 +3,7 @@ import type { Principal } from '@chat/protocol';
 import type { ActorClient } from '@chat/runtime';
 import type { Logger } from 'pino';
 import { compileParams, type CompiledParams } from './params.js';
+import type { RequestLimits } from './rate-limit.js';
 
 export type HttpMethod = 'GET' | 'POST' | 'PUT' | 'PATCH' | 'DELETE';
 
@@ -48,6 +49,8 @@ export interface HandlerContext<P, A extends AuthMode = AuthMode> {
   request: RequestInfo;
   /** Empty unless the route sets `files: true`. */
   files: UploadedFile[];
+  /** Limits a handler applies itself (failed logins); undefined when rate limiting is off. */
+  limits?: RequestLimits;
 }
 
 /** What a handler gives back: the fields merged into `{result: 'success', msg: ''}`. */

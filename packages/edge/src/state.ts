@@ -1,5 +1,6 @@
 import type { Logger } from 'pino';
 import type { Principal } from './route.js';
+import type { AppliedLimit } from './rate-limit.js';
 
 /** What the edge keeps on `ctx.state` for one request. */
 export interface EdgeState {
@@ -8,5 +9,9 @@ export interface EdgeState {
   log: Logger;
   /** The matched route's template (`/api/v1/users/{user_id}`), never the raw path: it labels metrics. */
   route?: string;
+  /** The raw path carries a secret (a mailed link's key, a download token): the request log shows only `route`. */
+  secretPath?: boolean;
   principal?: Principal;
+  /** The rate limits this request counted against, for the X-RateLimit-* headers. */
+  rateLimits?: AppliedLimit[];
 }
