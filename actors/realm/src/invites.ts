@@ -2,6 +2,7 @@ import {
   ChatError,
   mayManageAllInvites,
   mayManageInviteAs,
+  secretsEqual,
   type AcceptedInvite,
   type InviteCommand,
   type InviteJson,
@@ -66,7 +67,8 @@ function manageable(state: RealmState, actor: Principal, id: number, now: number
 }
 
 function byKey(state: RealmState, keyHash: string, now: number): Invite {
-  const invite = Object.values(state.invites ?? {}).find((i) => i.keyHash === keyHash);
+  // Only hashes are compared, but in constant time all the same, as every secret.
+  const invite = Object.values(state.invites ?? {}).find((i) => secretsEqual(i.keyHash, keyHash));
   if (!invite || isExpired(invite.expiresAt, now)) throw expiredLink();
   return invite;
 }

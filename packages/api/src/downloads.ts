@@ -21,7 +21,7 @@ export interface RawContext {
   req: IncomingMessage;
   status: number;
   body: unknown;
-  state: { requestId: string; log: AuthRequest['log']; route?: string; principal?: Principal };
+  state: { requestId: string; log: AuthRequest['log']; route?: string; secretPath?: boolean; principal?: Principal };
   get(field: string): string;
   set(field: string, value: string): void;
 }
@@ -180,6 +180,7 @@ export function uploadDownloads(deps: RawDeps): RawMiddleware {
     if (rest.length === 0) return next();
     if (!api && rest[0] === 'temporary') {
       ctx.state.route = '/user_uploads/temporary/{token}/{filename}';
+      ctx.state.secretPath = true;
       const named = rest.length === 3 ? temporary.read(rest[1]!, Date.now()) : undefined;
       const realm = deps.options.realmOf({ host: ctx.host, ip: ctx.ip, userAgent: ctx.get('User-Agent') });
       if (!named || named.realm !== realm) throw notFound();

@@ -1,5 +1,6 @@
 import type { Route } from '@chat/edge';
 import { accountRoutes } from './accounts.js';
+import { apiKeyRoutes } from './api-key.js';
 import { deactivationRoutes } from './deactivation.js';
 import { channelRoutes } from './channels.js';
 import { fetchRoutes } from './fetch.js';
@@ -28,6 +29,7 @@ export { FEATURE_LEVEL, ZULIP_VERSION, type ApiOptions } from './options.js';
 export function apiRoutes(options: ApiOptions): Route[] {
   return [
     ...accountRoutes(options),
+    ...apiKeyRoutes(),
     ...deactivationRoutes(),
     ...sendRoutes(options),
     ...fetchRoutes(options),

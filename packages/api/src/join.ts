@@ -75,11 +75,13 @@ export function confirmationPages(deps: RawDeps): RawMiddleware {
     const joinKey = keyFromPath(ctx.path, '/join/');
     if (joinKey !== undefined && (ctx.method === 'GET' || ctx.method === 'POST')) {
       ctx.state.route = '/join/{key}/';
+      ctx.state.secretPath = true;
       return join(ctx, deps, joinKey);
     }
     const emailKey = keyFromPath(ctx.path, '/accounts/confirm_new_email/');
     if (emailKey !== undefined && ctx.method === 'GET') {
       ctx.state.route = '/accounts/confirm_new_email/{key}/';
+      ctx.state.secretPath = true;
       return confirmEmailPage(ctx, deps, emailKey);
     }
     return next();

@@ -32,7 +32,8 @@ export async function verifyPassword(password: string, stored: string): Promise<
     p: Number(p),
     maxmem: COST.maxmem,
   });
-  return timingSafeEqual(actual, expected);
+  // A damaged stored hash of another length is a mismatch, not a crash (timingSafeEqual throws on it).
+  return actual.length === expected.length && timingSafeEqual(actual, expected);
 }
 
 const KEY_ALPHABET = 'ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789';

@@ -36,6 +36,8 @@ export class ActorCell {
   /** Journal position of the last record applied to `state`. */
   position = -1;
   lastActive = Date.now();
+  /** Activation failed (e.g. the store refused the key): `state` was never set, so the host drops the cell. */
+  activationFailed = false;
   private idem: IdempotencyCache;
   readonly timers: ActorTimers;
   private readonly mailbox: Mailbox<Delivery>;
@@ -61,6 +63,8 @@ export class ActorCell {
     this.timers = new ActorTimers((name) => this.mailbox.offer({ kind: 'timer', name }));
     this.mailbox = new Mailbox(mailboxCapacity, (d) => this.process(d));
     this.ready = this.activate();
+    // Also marks the rejection handled for a cell nobody has sent a message yet.
+    this.ready.catch(() => (this.activationFailed = true));
   }
 
   /** Queues a delivery; false when the mailbox is full. */

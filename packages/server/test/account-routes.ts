@@ -3,6 +3,8 @@ import { onMade, type LadderSection } from './ladder.js';
 
 /** Accounts made before the ladder runs: one to deactivate, one already deactivated to reactivate. */
 const made = { active: 0, deactivated: 0 };
+/** Logged in before the ladder runs: regenerates its own API key, which nobody else uses. */
+let regenerator: ChatClient | undefined;
 
 async function account(admin: ChatClient, name: string): Promise<number> {
   const email = `${name}@zulip.com`;
@@ -16,8 +18,23 @@ export const accountLadder: LadderSection = {
     made.active = await account(admin, 'ladder-leaver');
     made.deactivated = await account(admin, 'ladder-returner');
     await admin.delete(`/users/${made.deactivated}`);
+    await account(admin, 'ladder-regenerator');
+    const email = 'ladder-regenerator@zulip.com';
+    const grant = await admin.as(undefined).post<{ api_key: string }>('/fetch_api_key', {
+      username: email,
+      password: 'ladder pw',
+    });
+    regenerator = admin.as({ email, apiKey: grant.body.api_key });
   },
   cases: [
+    {
+      method: 'POST',
+      path: '/users/me/api_key/regenerate',
+      auth: true,
+      valid: {},
+      bad: { params: {}, name: '' },
+      as: () => regenerator!,
+    },
     onMade(
       'DELETE',
       '/users/{user_id}',

@@ -18,6 +18,8 @@ export interface LadderCase {
   valid: Params;
   /** A request with one bad parameter, and that parameter's name. */
   bad: { path?: string; params: Params; name: string; code?: string };
+  /** Who makes the valid call, when it must not be the administrator (it would change their API key). */
+  as?: () => ChatClient;
 }
 
 /** The cases of one area, and what makes their targets before the ladder runs. */

@@ -17,6 +17,8 @@ export class ServerProcess {
   constructor(
     private readonly command: string[],
     private readonly env: NodeJS.ProcessEnv,
+    /** Sees everything the process prints, in full (`log` keeps only the tail); e.g. to search its logs. */
+    private readonly onOutput?: (text: string) => void,
   ) {}
 
   get pid(): number | undefined {
@@ -40,6 +42,7 @@ export class ServerProcess {
         timeoutMs,
       );
       const onData = (chunk: Buffer) => {
+        this.onOutput?.(chunk.toString());
         this.output = (this.output + chunk.toString()).slice(-KEPT_OUTPUT);
         const match = !this.url && /at (http:\/\/[\d.]+:\d+)/.exec(this.output);
         if (match) {
@@ -49,7 +52,10 @@ export class ServerProcess {
         }
       };
       child.stdout!.on('data', onData);
-      child.stderr!.on('data', (chunk: Buffer) => (this.output = (this.output + chunk.toString()).slice(-KEPT_OUTPUT)));
+      child.stderr!.on('data', (chunk: Buffer) => {
+        this.onOutput?.(chunk.toString());
+        this.output = (this.output + chunk.toString()).slice(-KEPT_OUTPUT);
+      });
       child.once('exit', (code) => {
         clearTimeout(timer);
         reject(new Error(`server exited with ${code} before it was ready:\n${this.output}`));
