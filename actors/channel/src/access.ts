@@ -53,3 +53,12 @@ export function canSee(state: ChannelState, who: Actor, message: StoredMessage):
 export function requireContentAccess(state: ChannelState, who: Actor): void {
   if (state.kind === 'none' || !hasContentAccess(state, who)) throw invalidChannel();
 }
+
+/**
+ * For operations that name a message by id: a message in a conversation the
+ * caller cannot read answers as a message that does not exist (the
+ * original's `access_message`), so its id does not tell that it exists.
+ */
+export function requireMessageAccess(state: ChannelState, who: Actor): void {
+  if (state.kind === 'none' || !hasContentAccess(state, who)) throw invalidMessage();
+}

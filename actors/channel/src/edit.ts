@@ -9,7 +9,7 @@ import {
   type StoredMessage,
 } from '@chat/protocol';
 import type { ActorContext, Decision } from '@chat/runtime';
-import { can, canSee, invalidMessage, requireContentAccess, type Actor } from './access.js';
+import { can, canSee, invalidMessage, requireMessageAccess, type Actor } from './access.js';
 import { editEvent } from './edit-event.js';
 import { fanout, receivers } from './events.js';
 import { checkTopic, checkWildcards } from './send.js';
@@ -95,7 +95,7 @@ function checkMove(state: ChannelState, cmd: Edit, target: StoredMessage, topic:
 
 export function decideEdit(ctx: ActorContext<ChannelState>, cmd: Edit): Decision<ChannelEvent> {
   const state = ctx.state;
-  requireContentAccess(state, cmd.actor);
+  requireMessageAccess(state, cmd.actor);
   const target = findMessage(state, cmd.message_id);
   if (!target || !canSee(state, cmd.actor, target)) throw invalidMessage();
   const topicChange = cmd.topic !== undefined && cmd.topic !== target.topic ? cmd.topic : undefined;

@@ -2,7 +2,7 @@ import { htmlToText } from '@chat/markdown';
 import { highlight, matches, narrowMessage, type NarrowMessage, type ResolvedTerm } from '@chat/narrow';
 import type { ChannelCommand, FetchResult, StoredMessage, Viewer, ViewedMessage } from '@chat/protocol';
 import type { ActorContext, Decision } from '@chat/runtime';
-import { canSee, invalidMessage, requireContentAccess } from './access.js';
+import { canSee, invalidMessage, requireContentAccess, requireMessageAccess } from './access.js';
 import { lowerBound, type ChannelEvent, type ChannelState } from './state.js';
 import { view } from './view.js';
 
@@ -91,7 +91,7 @@ export function decideMatch(ctx: ActorContext<ChannelState>, cmd: Extract<Channe
 
 export function decideGet(ctx: ActorContext<ChannelState>, cmd: Extract<ChannelCommand, { type: 'message.get' }>) {
   const state = ctx.state;
-  requireContentAccess(state, cmd.viewer);
+  requireMessageAccess(state, cmd.viewer);
   const test = matcher(state, ctx.address.key, cmd.viewer, []);
   const found: ViewedMessage[] = [];
   for (const id of cmd.ids) {

@@ -1,6 +1,6 @@
 import { ChatError, inGroupSetting, mayDeleteTopic, type ChannelCommand } from '@chat/protocol';
 import type { ActorContext, Decision } from '@chat/runtime';
-import { can, canSee, invalidMessage, requireContentAccess } from './access.js';
+import { can, canSee, invalidMessage, requireContentAccess, requireMessageAccess } from './access.js';
 import { deleteEvent, fanout, reactionEvent, receivers } from './events.js';
 import { findMessage, type ChannelEvent, type ChannelState } from './state.js';
 
@@ -9,7 +9,7 @@ type Ctx = ActorContext<ChannelState>;
 
 export function decideDelete(ctx: Ctx, cmd: Of<'message.delete'>): Decision<ChannelEvent> {
   const state = ctx.state;
-  requireContentAccess(state, cmd.actor);
+  requireMessageAccess(state, cmd.actor);
   const message = findMessage(state, cmd.message_id);
   if (!message || !canSee(state, cmd.actor, message)) throw invalidMessage();
   const anyMessage =
@@ -53,7 +53,7 @@ export function decideTopicDelete(ctx: Ctx, cmd: Of<'topic.delete'>): Decision<C
 
 export function decideReaction(ctx: Ctx, cmd: Of<'reaction.add' | 'reaction.remove'>): Decision<ChannelEvent> {
   const state = ctx.state;
-  requireContentAccess(state, cmd.actor);
+  requireMessageAccess(state, cmd.actor);
   const message = findMessage(state, cmd.message_id);
   if (!message || !canSee(state, cmd.actor, message)) throw invalidMessage();
   const r = cmd.reaction;

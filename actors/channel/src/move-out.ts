@@ -9,7 +9,7 @@ import {
   type StoredMessage,
 } from '@chat/protocol';
 import type { ActorContext, Decision } from '@chat/runtime';
-import { canSee, invalidMessage, requireContentAccess } from './access.js';
+import { canSee, invalidMessage, requireMessageAccess } from './access.js';
 import { isResolveOnly } from './edit.js';
 import {
   checkChannelChange,
@@ -49,7 +49,7 @@ function relocated(m: StoredMessage, edit: MessageEdit, topic: string, at: numbe
  */
 export function decideMoveOut(ctx: Ctx, cmd: MoveOut): Decision<ChannelEvent> {
   const state = ctx.state;
-  requireContentAccess(state, cmd.actor);
+  requireMessageAccess(state, cmd.actor);
   const target = findMessage(state, cmd.message_id);
   if (!target || !canSee(state, cmd.actor, target)) throw invalidMessage();
   if (state.kind !== 'channel') throw new ChatError('BAD_REQUEST', 'Direct messages cannot be moved to channels.');

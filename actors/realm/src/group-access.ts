@@ -1,4 +1,4 @@
-import { ChatError, mayManageAnyGroup, type QueueEvent, type UserGroupPermission } from '@chat/protocol';
+import { ChatError, type QueueEvent, type UserGroupPermission } from '@chat/protocol';
 import { toEveryone } from './broadcast.js';
 import { groupExists, holds, isSystemGroup, userGroupsOf, type StoredGroup } from './group-model.js';
 import type { Account, RealmState } from './state.js';
@@ -20,9 +20,11 @@ export function findGroup(state: RealmState, id: number, allowDeactivated = fals
 }
 
 /**
- * A user-defined group the actor may change: administrators (and the realm's
- * `can_manage_all_groups`) and `can_manage_group` may do anything; otherwise
- * the one setting that governs the change must include the actor.
+ * A user-defined group the actor may change: the realm's
+ * `can_manage_all_groups` and the group's `can_manage_group` may do
+ * anything; otherwise the one setting that governs the change must include
+ * the actor. Administrators get no exception of their own (the original's
+ * `access_user_group_for_update`); by default only owners manage all groups.
  */
 export function groupToChange(
   state: RealmState,
@@ -35,7 +37,6 @@ export function groupToChange(
   if (isSystemGroup(id)) throw bad('Insufficient permission');
   const group = userGroupsOf(state)[id]!;
   const allowed =
-    mayManageAnyGroup(actor) ||
     holds(state, state.settings.can_manage_all_groups, actor) ||
     holds(state, group.settings.can_manage_group, actor, 'can_manage_group') ||
     holds(state, group.settings[permission], actor, permission);

@@ -89,7 +89,10 @@ export function accountRoutes(options: ApiOptions): Route[] {
       description: 'Exchanges a username and password for the API key.',
       tags: ['authentication'],
       response: ApiKeyResponse,
-      async handler({ params, actors, request }) {
+      async handler({ params, actors, request, limits }) {
+        // Failed attempts are counted per username (the original's authenticate_by_username).
+        const username = `${options.realmOf(request)}:${params.username.toLowerCase()}`;
+        await limits?.loginAttempt(username);
         const candidate = await actors
           .ask<LoginCandidate>(realmOf(request), { type: 'realm.loginCandidate', username: params.username })
           .catch(async (err: unknown) => {
@@ -100,6 +103,7 @@ export function accountRoutes(options: ApiOptions): Route[] {
           });
         const ok = await verifyPassword(params.password, candidate.password_hash ?? DECOY_HASH);
         if (!ok || candidate.password_hash === null) throw wrongLogin();
+        await limits?.loginSucceeded(username);
         return { api_key: candidate.api_key, email: candidate.email, user_id: candidate.user_id };
       },
     }),
@@ -176,7 +180,8 @@ export function accountRoutes(options: ApiOptions): Route[] {
       response: Type.Object({ user_id: Type.Integer() }),
       async handler({ params, principal, actors }) {
         if (!mayCreateUsers(principal)) {
-          throw new ChatError('BAD_REQUEST', 'Must be an organization administrator');
+          // The original's require_realm_admin (OrganizationAdministratorRequiredError).
+          throw new ChatError('UNAUTHORIZED_PRINCIPAL', 'Must be an organization administrator');
         }
         const user = await actors.ask<CreatedUser>(realmAddress(principal.realm), {
           type: 'realm.createUser',

@@ -298,13 +298,15 @@ export function channelRoutes(options: ApiOptions): Route[] {
       response: Type.Object({ stream_id: Type.Integer() }),
       async handler({ params, principal, actors }) {
         const caller = new CallerContext(actors, principal);
-        const entry = await caller.channelByName(params.stream);
-        if (entry.invite_only)
-          await caller.channelInfo(entry.channel_id).catch(() => {
-            throw new ChatError('STREAM_DOES_NOT_EXIST', `Channel '${params.stream}' does not exist`, {
-              stream: params.stream,
-            });
-          });
+        // The original's access_stream_by_name: one answer for "no such channel" and "not yours to see",
+        // as the reference's get-stream-id 400 shows it; a guest sees only channels they are in.
+        const invalid = (err: unknown): never => {
+          const refusal = err instanceof ChatError && ['STREAM_DOES_NOT_EXIST', 'BAD_REQUEST'].includes(err.code);
+          throw refusal ? new ChatError('BAD_REQUEST', `Invalid channel name '${params.stream}'`) : err;
+        };
+        const entry = await caller.channelByName(params.stream).catch(invalid);
+        if (entry.invite_only || !maySeePublicChannels(principal))
+          await caller.channelInfo(entry.channel_id).catch(invalid);
         return { stream_id: entry.channel_id };
       },
     }),

@@ -63,6 +63,7 @@ export function groupRoutes(): Route[] {
       tags: ['users'],
       response: Type.Object({ group_id: Type.Integer() }),
       async handler({ params, principal, actors }) {
+        requireMember(principal);
         return actors.ask<{ group_id: number }>(realmAddress(principal.realm), {
           type: 'realm.createUserGroup',
           actor_id: principal.user_id,
@@ -89,6 +90,7 @@ export function groupRoutes(): Route[] {
       description: 'Renames a group, changes its description or permissions, or reactivates it.',
       tags: ['users'],
       async handler({ params, principal, actors }) {
+        requireMember(principal);
         await actors.ask(realmAddress(principal.realm), {
           type: 'realm.updateUserGroup',
           actor_id: principal.user_id,
@@ -116,6 +118,7 @@ export function groupRoutes(): Route[] {
       description: 'Adds and removes members and subgroups; each change needs its own permission.',
       tags: ['users'],
       async handler({ params, principal, actors }) {
+        requireMember(principal);
         const { add = [], delete: remove = [], add_subgroups = [], delete_subgroups = [] } = params;
         if (add.length + remove.length + add_subgroups.length + delete_subgroups.length === 0) {
           throw nothingToDo('"add", "delete", "add_subgroups" or "delete_subgroups"');
@@ -141,6 +144,7 @@ export function groupRoutes(): Route[] {
       description: 'Adds and removes subgroups; a group cannot end up inside itself.',
       tags: ['users'],
       async handler({ params, principal, actors }) {
+        requireMember(principal);
         const { add = [], delete: remove = [] } = params;
         if (add.length + remove.length === 0) throw nothingToDo('"add" or "delete"');
         await actors.ask(realmAddress(principal.realm), {

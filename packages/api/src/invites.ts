@@ -3,6 +3,7 @@ import { defineRoute, type Route } from '@chat/edge';
 import { ChatError, isRole, ROLES, type InviteJson, type InviteResult, type RealmInfo } from '@chat/protocol';
 import { invitationMail, joinLink, mailerOf, newKey } from './confirmations.js';
 import { CallerContext } from './context.js';
+import { requireMember } from './group-reads.js';
 import { checkChannels, parseInvitees } from './invite-checks.js';
 import type { ApiOptions } from './options.js';
 
@@ -55,6 +56,8 @@ export function inviteRoutes(options: ApiOptions): Route[] {
       description: 'Mails each address a link that creates an account with the given role, channels and groups.',
       tags: ['invites'],
       async handler({ params, principal, actors, log }) {
+        // Every invitation operation is the original's require_member_or_admin: not for guests or bots.
+        requireMember(principal);
         const caller = new CallerContext(actors, principal);
         const mailer = mailerOf(options);
         const role = params.invite_as ?? ROLES.member;
@@ -122,6 +125,7 @@ export function inviteRoutes(options: ApiOptions): Route[] {
       tags: ['invites'],
       response: InviteList,
       async handler({ principal, actors }) {
+        requireMember(principal);
         const caller = new CallerContext(actors, principal);
         const invites = await actors.ask<InviteJson[]>(caller.realm, { type: 'realm.invites', viewer: principal });
         return { invites };
@@ -136,6 +140,7 @@ export function inviteRoutes(options: ApiOptions): Route[] {
       description: 'The invitation link stops working.',
       tags: ['invites'],
       async handler({ params, principal, actors }) {
+        requireMember(principal);
         const caller = new CallerContext(actors, principal);
         await actors.ask(caller.realm, { type: 'realm.revokeInvite', actor: principal, invite_id: params.invite_id });
       },
@@ -149,6 +154,7 @@ export function inviteRoutes(options: ApiOptions): Route[] {
       description: 'Mails a new link, valid as long as the first one was; the old link stops working.',
       tags: ['invites'],
       async handler({ params, principal, actors }) {
+        requireMember(principal);
         const caller = new CallerContext(actors, principal);
         const { key, hash } = newKey();
         const resent = await actors.ask<{ email: string; referrer_name: string; expiry_date: number | null }>(

@@ -47,6 +47,8 @@ export function presenceRoutes(_options: ApiOptions): Route[] {
       tags: ['users'],
       async handler({ params, principal, actors }) {
         const { status } = params;
+        // The original's `human_users_only`: a bot has no presence to report.
+        if (principal.is_bot) throw new ChatError('BAD_REQUEST', 'This endpoint does not accept bot requests.');
         if (status !== 'active' && status !== 'idle') throw new ChatError('BAD_REQUEST', `Invalid status: ${status}`);
         const caller = new CallerContext(actors, principal);
         await actors.ask(caller.realm, { type: 'realm.reportPresence', user_id: principal.user_id, status });

@@ -91,9 +91,6 @@ export const mayMoveAfterTimeLimit = (who: Ranked) => isModeratorOrAbove(who);
 /** Creating accounts with `POST /users` is for administrators. */
 export const mayCreateUsers = (who: Ranked) => isAdministrator(who);
 
-/** Administrators may change any user group, whatever its own settings say. */
-export const mayManageAnyGroup = (who: Ranked) => isAdministrator(who);
-
 /** User-group permissions the original never grants to guests (nor may they be set to role:everyone). */
 export const GROUP_PERMISSIONS_NOT_FOR_GUESTS: readonly UserGroupPermission[] = [
   'can_add_members_group',

@@ -1,3 +1,6 @@
+import { nextEdge } from './edges.js';
+import { fetchWithHost } from './host-fetch.js';
+
 /**
  * A client of the Zulip API as real clients speak it: basic auth, form
  * bodies, lists and objects JSON-encoded inside a form field.
@@ -28,10 +31,22 @@ export class ChatClient {
   constructor(
     readonly baseUrl: string,
     readonly credentials?: Credentials,
+    /** The `Host` header to send instead of the URL's: it picks the realm (`other.<host>` is realm `other`). */
+    readonly host?: string,
   ) {}
 
   as(credentials: Credentials | undefined): ChatClient {
-    return new ChatClient(this.baseUrl, credentials);
+    return new ChatClient(this.baseUrl, credentials, this.host);
+  }
+
+  /** The same client speaking to the realm whose subdomain is `subdomain` (`Host: <subdomain>.<host:port>`). */
+  inRealm(subdomain: string): ChatClient {
+    return new ChatClient(this.baseUrl, this.credentials, `${subdomain}.${new URL(this.baseUrl).host}`);
+  }
+
+  private send(target: string, init: RequestInit): Promise<Response> {
+    const url = nextEdge(target);
+    return this.host === undefined ? fetch(url, init) : fetchWithHost(url, init, this.host);
   }
 
   get<T = Record<string, unknown>>(path: string, params: Params = {}): Promise<Reply<T>> {
@@ -66,7 +81,7 @@ export class ChatClient {
       const token = Buffer.from(`${this.credentials.email}:${this.credentials.apiKey}`).toString('base64');
       headers.authorization = `Basic ${token}`;
     }
-    return fetch(this.urlOf(path), { ...init, method, headers });
+    return this.send(this.urlOf(path), { ...init, method, headers });
   }
 
   /** `path` relative to /api/v1, or to the root when it starts with `//`. */
@@ -86,7 +101,7 @@ export class ChatClient {
       (init.headers as Record<string, string>).authorization = `Basic ${token}`;
     }
     if (!inQuery) init.body = form;
-    const response = await fetch(url, init);
+    const response = await this.send(url, init);
     const text = await response.text();
     let body: Reply<T>['body'];
     try {

@@ -1,0 +1,157 @@
+import type { Fixtures } from './matrix-fixtures.js';
+import {
+  adminsOnly,
+  authenticated,
+  badRequest,
+  INVALID_CHANNEL,
+  NOT_ADMIN,
+  OK,
+  refused,
+  type Operation,
+} from './matrix-model.js';
+
+/**
+ * Channels. Reads target Denmark, public, without the guest and the bot:
+ * a guest has no access to a public channel they are not subscribed to
+ * (spec, Channel: `can_subscribe_group`: "everyone except guests"; the
+ * original's "Invalid channel ID", reference get-stream-by-id 400), and
+ * the other realm has no channel of this one.
+ */
+const made = { open: 'matrix open', leave: 'matrix leave', patch: 0 };
+/** Denmark's id, looked up when the fixtures are made. */
+const denmark = (fx: Fixtures) => fx.channels['Denmark']!;
+
+async function prepare(fx: Fixtures): Promise<void> {
+  const hamlet = 10;
+  await fx.channel(made.open, [hamlet]);
+  const { bot, guest, member, moderator, administrator, owner } = fx.callers;
+  const everyone = [bot, guest, member, moderator, administrator, owner].map((c) => c.userId!);
+  await fx.channel(made.leave, everyone);
+  made.patch = await fx.channel(fx.unique('matrix patch'), [fx.callers.member.userId!]);
+}
+
+const onDenmark = authenticated({ everyone: OK, guest: INVALID_CHANNEL, otherRealm: INVALID_CHANNEL });
+
+/**
+ * Changing or archiving a channel takes `can_administer_channel_group`,
+ * which administrators hold for every channel (reference,
+ * CanAdministerChannelGroup); the others here are not in it. A guest
+ * lacks even metadata access to a public channel they are not in.
+ */
+const administer = authenticated({
+  everyone: badRequest('You do not have permission to administer this channel.'),
+  guest: INVALID_CHANNEL,
+  administrator: OK,
+  owner: OK,
+  otherRealm: INVALID_CHANNEL,
+});
+
+export const channelCases: Operation[] = [
+  {
+    method: 'GET',
+    template: '/users/me/subscriptions',
+    prepare,
+    request: () => ({ path: '/users/me/subscriptions' }),
+    expect: authenticated({ everyone: OK }),
+  },
+  {
+    // subscribe: everyone except guests may join a public channel; the other realm, where it does not exist,
+    // creates its own channel of that name (the owner may create public channels).
+    method: 'POST',
+    template: '/users/me/subscriptions',
+    request: () => ({ path: '/users/me/subscriptions', params: { subscriptions: [{ name: made.open }] } }),
+    expect: authenticated({ everyone: OK, guest: badRequest(`Unable to access channel (${made.open}).`) }),
+  },
+  {
+    // Spec 13: leaving a channel one is in; the other realm has no channel by that name.
+    method: 'DELETE',
+    template: '/users/me/subscriptions',
+    request: () => ({ path: '/users/me/subscriptions', params: { subscriptions: [made.leave] } }),
+    expect: authenticated({
+      everyone: OK,
+      otherRealm: refused('STREAM_DOES_NOT_EXIST', `Channel '${made.leave}' does not exist`, { stream: made.leave }),
+    }),
+  },
+  {
+    // can_create_public_channel_group is role:members by default: guests may not create channels.
+    method: 'POST',
+    template: '/channels/create',
+    request: (fx, caller) => ({
+      path: '/channels/create',
+      params: { name: fx.unique(`matrix by ${caller.role}`), subscribers: caller.userId ? [caller.userId] : [] },
+    }),
+    expect: authenticated({ everyone: OK, guest: refused('BAD_REQUEST') }),
+  },
+  {
+    method: 'GET',
+    template: '/streams',
+    request: () => ({ path: '/streams' }),
+    expect: authenticated({ everyone: OK }),
+  },
+  {
+    method: 'GET',
+    template: '/streams/{stream_id}',
+    request: (fx) => ({ path: `/streams/${denmark(fx)}` }),
+    expect: onDenmark,
+  },
+  {
+    // Spec 4.
+    method: 'PATCH',
+    template: '/streams/{stream_id}',
+    request: (_fx, caller) => ({ path: `/streams/${made.patch}`, params: { description: `by ${caller.role}` } }),
+    expect: administer,
+  },
+  {
+    // x-requires-administrator (archive-stream); each caller gets a channel of its own to archive.
+    method: 'DELETE',
+    template: '/streams/{stream_id}',
+    request: async (fx, caller) => ({
+      path: `/streams/${await fx.channel(fx.unique(`matrix attic ${caller.role}`), [fx.callers.member.userId!])}`,
+    }),
+    expect: administer,
+  },
+  {
+    method: 'GET',
+    template: '/get_stream_id',
+    request: () => ({ path: '/get_stream_id', params: { stream: 'Denmark' } }),
+    expect: authenticated({
+      everyone: OK,
+      guest: badRequest("Invalid channel name 'Denmark'"),
+      otherRealm: badRequest("Invalid channel name 'Denmark'"),
+    }),
+  },
+  {
+    method: 'GET',
+    template: '/streams/{stream_id}/members',
+    request: (fx) => ({ path: `/streams/${denmark(fx)}/members` }),
+    expect: onDenmark,
+  },
+  {
+    method: 'GET',
+    template: '/users/me/{stream_id}/topics',
+    request: (fx) => ({ path: `/users/me/${denmark(fx)}/topics` }),
+    expect: onDenmark,
+  },
+  {
+    // Spec 12: "Organization administrators only", UNAUTHORIZED_PRINCIPAL otherwise (also the reference's 400).
+    // The other realm's owner passes that check, then finds no such channel.
+    method: 'POST',
+    template: '/streams/{stream_id}/delete_topic',
+    request: async (fx, caller) => {
+      const topic = fx.unique(`doomed by ${caller.role}`);
+      await fx.send(fx.admin, 'Verona', 'to be deleted', topic);
+      return { path: `/streams/${fx.channels['Verona']}/delete_topic`, params: { topic_name: topic } };
+    },
+    expect: adminsOnly(NOT_ADMIN, INVALID_CHANNEL),
+  },
+  {
+    // Spec 5.
+    method: 'POST',
+    template: '/user_topics',
+    request: (fx) => ({
+      path: '/user_topics',
+      params: { stream_id: denmark(fx), topic: 'matrix', visibility_policy: 1 },
+    }),
+    expect: onDenmark,
+  },
+];

@@ -1,0 +1,139 @@
+import { isDeepStrictEqual } from 'node:util';
+import anyTest, { type TestFn } from 'ava';
+import { checkResponse, type Reply } from '@chat/testkit';
+import { Fixtures } from './matrix-fixtures.js';
+import {
+  CALLER_ROLES,
+  isDivergence,
+  type Caller,
+  type Cell,
+  type Operation,
+  type Outcome,
+  type Request,
+} from './matrix-model.js';
+import { OPERATIONS, RAW_ROUTES, SPEC_OPERATIONS } from './permission-cases.js';
+import { TestServer } from './support.js';
+
+/**
+ * The permission matrix: every operation the server serves, called by each
+ * kind of caller (no credentials, a wrong key, a deactivated account, a bot,
+ * a guest, a member, a moderator, an administrator, an owner, and the owner
+ * of another realm), each answer compared with what the spec and the
+ * reference say (permission-cases-*.ts cite the rule of each cell). Rows run
+ * one after another, since their callers share the realm.
+ */
+const test = anyTest as TestFn<{ server: TestServer; fx: Fixtures }>;
+
+test.before(async (t) => {
+  t.context.server = await TestServer.start();
+  t.context.fx = await Fixtures.make(t.context.server);
+});
+test.after.always(async (t) => {
+  await t.context.server?.stop();
+});
+
+const nameOf = (op: Operation) => `${op.method} ${op.template}`;
+const describe = (o: Outcome) => (o.status === 200 ? '200 success' : `${o.status} ${o.code ?? '(any code)'}`);
+const quote = (o: Outcome) => (o.msg === undefined ? describe(o) : `${describe(o)} "${o.msg}"`);
+
+function send(caller: Caller, op: Operation, request: Request) {
+  const params = request.params ?? {};
+  if (!request.files) return caller.client.call<Record<string, unknown>>(op.method, request.path, params);
+  return caller.client.upload(request.path, [{ name: 'matrix.txt', data: Buffer.from('matrix') }], params);
+}
+
+/** The fields of a reply that `want` speaks of, to compare as a whole. */
+function observed(reply: Reply, want: Outcome): Outcome {
+  const got: Outcome = { status: reply.status };
+  if (want.code !== undefined) got.code = reply.body.code;
+  if (want.msg !== undefined) got.msg = reply.body.msg;
+  if (want.extra) got.extra = Object.fromEntries(Object.keys(want.extra).map((k) => [k, reply.body[k]]));
+  return got;
+}
+
+/**
+ * What is wrong with one cell's reply, if anything: its answer against the
+ * cell (a divergence's `actual`), a success against the reference's schema,
+ * a failure against the error envelope.
+ */
+function problems(op: Operation, path: string, cell: Cell, reply: Reply): string[] {
+  const want = isDivergence(cell) ? cell.actual : cell;
+  const got = observed(reply, want);
+  const found: string[] = [];
+  if (!isDeepStrictEqual(got, want)) {
+    found.push(`wanted ${JSON.stringify(want)}, got ${reply.status} ${JSON.stringify(reply.body).slice(0, 300)}`);
+  }
+  if (reply.status === 200) {
+    if (reply.body.result !== 'success') found.push('a 200 that is not a success');
+    const check = checkResponse(op.method, path, 200, reply.body);
+    // The deprecated settings aliases are not in the reference; everything else must fit it.
+    if (!check.ok && !check.errors.some((e) => e.startsWith('the reference has no operation'))) {
+      found.push(`does not fit the reference: ${check.errors.join('; ')}`);
+    }
+  } else if (
+    reply.body.result !== 'error' ||
+    typeof reply.body.msg !== 'string' ||
+    typeof reply.body.code !== 'string'
+  ) {
+    found.push(`not an error envelope: ${JSON.stringify(reply.body)}`);
+  }
+  return found;
+}
+
+for (const op of OPERATIONS) {
+  test.serial(nameOf(op), async (t) => {
+    const { fx } = t.context;
+    await op.prepare?.(fx);
+    const wrong: string[] = [];
+    for (const role of CALLER_ROLES) {
+      const cell = op.expect[role];
+      const request = await op.request(fx, fx.callers[role]);
+      const reply = await send(fx.callers[role], op, request);
+      wrong.push(...problems(op, request.path, cell, reply).map((problem) => `${role}: ${problem}`));
+      await op.after?.(fx, fx.callers[role], reply);
+      if (isDivergence(cell)) {
+        t.log(
+          `known divergence, ${role}: expected ${quote(cell.expected)}; the server answers ${quote(cell.actual)}: ${cell.why}`,
+        );
+      }
+    }
+    t.deepEqual(wrong, []);
+  });
+}
+
+test.serial('the matrix has a row for every operation the server serves and every one of the spec', async (t) => {
+  const { body } = await t.context.server.client.get<{ paths: Record<string, Record<string, unknown>> }>(
+    '//api/v1/openapi.json',
+  );
+  const served = Object.entries(body.paths).flatMap(([path, ops]) =>
+    Object.keys(ops).map((method) => `${method.toUpperCase()} ${path.replace(/^\/api\/v1/, '')}`),
+  );
+  const rows = OPERATIONS.map(nameOf);
+  t.deepEqual([...rows].sort(), [...served, ...RAW_ROUTES].sort());
+  t.deepEqual(
+    SPEC_OPERATIONS.filter((name) => !rows.includes(name)),
+    [],
+  );
+  t.is(new Set(rows).size, rows.length, 'one row per operation');
+});
+
+test.serial('the matrix in numbers', (t) => {
+  const counts = new Map<string, number>();
+  const bump = (key: string) => counts.set(key, (counts.get(key) ?? 0) + 1);
+  let divergences = 0;
+  for (const op of OPERATIONS) {
+    for (const role of CALLER_ROLES) {
+      const cell = op.expect[role];
+      bump(describe(isDivergence(cell) ? cell.expected : cell));
+      if (isDivergence(cell)) divergences++;
+    }
+  }
+  const cells = OPERATIONS.length * CALLER_ROLES.length;
+  t.log(`${OPERATIONS.length} operations × ${CALLER_ROLES.length} callers = ${cells} cells`);
+  for (const [outcome, n] of [...counts].sort((a, b) => b[1] - a[1])) t.log(`  ${outcome}: ${n}`);
+  t.log(`  of which known divergences (the server answers otherwise): ${divergences}`);
+  const unset = OPERATIONS.flatMap((op) =>
+    CALLER_ROLES.filter((role) => !op.expect[role]).map((r) => `${nameOf(op)} ${r}`),
+  );
+  t.deepEqual(unset, [], 'every cell states its answer');
+});
