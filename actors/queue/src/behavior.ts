@@ -86,7 +86,8 @@ function decideGet(ctx: Ctx, options: QueueOptions, cmd: Extract<QueueCommand, {
   // A newer poll replaces a waiting one, which gets an empty answer.
   const release = ctx.holding(POLL) ? [{ name: POLL, reply: reply(state, []) }] : [];
   if (pending.length > 0 || cmd.dont_block) return { events, release, reply: reply(state, pending) };
-  ctx.timers.set('heartbeat', options.heartbeatMs);
+  const waited = cmd.since === undefined ? 0 : Math.max(0, ctx.now - cmd.since);
+  ctx.timers.set('heartbeat', Math.max(0, options.heartbeatMs - waited));
   return { events, release, hold: POLL };
 }
 

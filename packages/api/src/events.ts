@@ -5,7 +5,6 @@ import {
   queueAddress,
   type ChannelInfo,
   type NumberedEvent,
-  type QueueReply,
   type QueueSpec,
   type SubscriptionAddEvent,
   type SubscriptionSettings,
@@ -20,6 +19,8 @@ import { presentPresence } from './presence.js';
 import { presentNewUser } from './user-events.js';
 import { messageJson } from './message-json.js';
 import type { ApiOptions } from './options.js';
+import { checkedQueueId } from './queue-id.js';
+import { pollQueue } from './poll.js';
 
 type Body = Record<string, unknown>;
 
@@ -117,17 +118,13 @@ export function eventRoutes(options: ApiOptions): Route[] {
       response: Type.Object({ events: Type.Array(Type.Unknown()), queue_id: Type.String() }),
       async handler({ params, principal, actors }) {
         const caller = new CallerContext(actors, principal);
-        const got = await actors.ask<QueueReply>(
-          queueAddress(principal.realm, params.queue_id),
-          {
-            type: 'queue.get',
-            user_id: principal.user_id,
-            last_event_id: params.last_event_id ?? null,
-            dont_block: params.dont_block ?? false,
-          },
-          // The queue answers a waiting poll by its heartbeat; leave room for that answer.
-          { timeoutMs: options.heartbeatMs + 10_000 },
-        );
+        const got = await pollQueue(actors, options, queueAddress(principal.realm, checkedQueueId(params.queue_id)), {
+          type: 'queue.get',
+          user_id: principal.user_id,
+          last_event_id: params.last_event_id ?? null,
+          dont_block: params.dont_block ?? false,
+          since: Date.now(),
+        });
         return { events: await present(caller, got.events, got.spec), queue_id: params.queue_id };
       },
     }),
@@ -141,7 +138,7 @@ export function eventRoutes(options: ApiOptions): Route[] {
       tags: ['real_time_events'],
       response: Type.Object({}),
       async handler({ params, principal, actors }) {
-        await actors.ask(queueAddress(principal.realm, params.queue_id), {
+        await actors.ask(queueAddress(principal.realm, checkedQueueId(params.queue_id)), {
           type: 'queue.delete',
           user_id: principal.user_id,
         });

@@ -20,6 +20,12 @@ export interface ApiOptions {
   maxFileUploadSizeMib: number;
   /** A waiting `GET /events` is answered with a heartbeat after this long. */
   heartbeatMs: number;
+  /**
+   * A waiting poll asks its queue again after this long (cluster edges): a
+   * poll held by a host that died is then taken up by the queue's next host
+   * instead of hanging until the heartbeat. Unset: one ask per poll.
+   */
+  pollSliceMs?: number;
   /** Where mobile push notifications go; without one, push notifications are not configured. */
   pushBouncer?: PushBouncer;
   /** Where invitations and address confirmations are mailed; without one they cannot be sent. */

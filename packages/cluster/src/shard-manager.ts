@@ -179,6 +179,8 @@ export class ShardManager {
     if (!held) return;
     await this.options.host.removeShard(shard, !this.valid(shard));
     this.held.delete(shard);
+    // Say so before the lease is free, so that no one sees two owners at once.
+    this.options.onRound?.(this.heldShards());
     await this.options.table.release(shard, this.options.hostId, held.epoch).catch((err: unknown) => {
       this.log.warn({ err, shard }, 'lease release failed; it will expire');
     });

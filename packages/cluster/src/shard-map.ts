@@ -7,6 +7,8 @@ export const SHARD_MAP_SUBJECT = 'shards.announce';
 
 export interface Announcement {
   host: string;
+  /** When the host said it (wall-clock ms): it acts for no other shard from then on. */
+  at: number;
   shards: HeldShard[];
 }
 
@@ -43,5 +45,5 @@ export class ShardMap {
 }
 
 export function announceShards(transport: Transport, host: string, shards: HeldShard[]): void {
-  transport.publish(SHARD_MAP_SUBJECT, encode({ host, shards } satisfies Announcement));
+  transport.publish(SHARD_MAP_SUBJECT, encode({ host, at: Date.now(), shards } satisfies Announcement));
 }

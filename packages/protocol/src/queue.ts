@@ -60,7 +60,18 @@ export type QueueCommand =
   /** From the owner's UserActor: events for this queue (filtered here). */
   | { type: 'queue.push'; events: QueueEvent[] }
   /** Acknowledges up to `last_event_id` and waits for newer events unless `dont_block`. */
-  | { type: 'queue.get'; user_id: number; last_event_id: number | null; dont_block: boolean }
+  | {
+      type: 'queue.get';
+      user_id: number;
+      last_event_id: number | null;
+      dont_block: boolean;
+      /**
+       * When the client's poll began (ms), if this ask continues it: an edge
+       * that waits in slices asks again with the same `since`, and the
+       * heartbeat still comes one interval after the poll began.
+       */
+      since?: number;
+    }
   | { type: 'queue.delete'; user_id: number }
   /**
    * From registration: the snapshot holds each conversation's messages up to

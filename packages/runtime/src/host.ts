@@ -52,6 +52,8 @@ export interface HostStats {
   passivations: number;
   checkpoints: number;
   refusedFull: number;
+  /** Messages refused because this host's lease of their shard ran out (it is fenced; the shard moves). */
+  refusedFenced: number;
 }
 
 /**
@@ -64,7 +66,7 @@ export class ActorHost implements CellHost {
   readonly actors: ActorClient;
   readonly log: Logger;
   readonly idempotencyCapacity: number;
-  readonly stats: HostStats = { live: 0, activations: 0, passivations: 0, checkpoints: 0, refusedFull: 0 };
+  readonly stats: HostStats = { live: 0, activations: 0, passivations: 0, checkpoints: 0, refusedFull: 0, refusedFenced: 0 };
   private readonly behaviors = new Map<string, AnyBehavior>();
   private readonly partitions = new Map<string, Partition>();
   private readonly cells = new Map<string, ActorCell>();
@@ -107,7 +109,10 @@ export class ActorHost implements CellHost {
       );
     }
     const sweepEvery = Math.max(10, Math.min(this.options.passivateAfterMs, this.options.checkpointAfterMs) / 2);
-    this.sweeper = setInterval(() => void this.sweep(), sweepEvery);
+    // A failing sweep is logged, never an unhandled rejection that ends the process.
+    this.sweeper = setInterval(() => {
+      this.sweep().catch((err: unknown) => this.log.error({ err }, 'sweep failed'));
+    }, sweepEvery);
     this.sweeper.unref();
   }
 
@@ -215,6 +220,13 @@ export class ActorHost implements CellHost {
   private async sweepOnce(now: number): Promise<void> {
     for (const [id, cell] of this.cells) {
       const behavior = cell.behavior;
+      if (cell.activationFailed && cell.idle) {
+        // No state to save or to ask canPassivate about; a later message tries activating again.
+        cell.stop();
+        this.cells.delete(id);
+        this.stats.live--;
+        continue;
+      }
       if (!cell.idle || now - cell.lastActive < this.options.passivateAfterMs) continue;
       if (behavior.canPassivate && !behavior.canPassivate(cell.state)) continue;
       await this.passivate(id, cell);
@@ -323,7 +335,13 @@ export class ActorHost implements CellHost {
 
   /** Whether this host owns the actor's shard and may still act for it. */
   private serves(address: ActorAddress): boolean {
-    return this.owned.get(shardOf(address, this.options.shardCount))?.valid() ?? false;
+    const shard = shardOf(address, this.options.shardCount);
+    const owned = this.owned.get(shard);
+    if (!owned) return false;
+    if (owned.valid()) return true;
+    this.stats.refusedFenced++;
+    this.log.warn({ shard, actor: formatAddress(address) }, 'message refused: the lease of its shard ran out');
+    return false;
   }
 
   private cellFor(address: ActorAddress): ActorCell | undefined {

@@ -1,5 +1,7 @@
 import { resolve } from 'node:path';
 import { readEmailSettings, type EmailSettings } from './mail-config.js';
+import type { RateLimitSettings } from '@chat/edge';
+import { readRateLimitSettings } from './rate-limit-config.js';
 
 export type Mode = 'development' | 'production';
 
@@ -19,7 +21,13 @@ export interface Config {
   askTimeoutMs: number;
   mailboxCapacity: number;
   passivateAfterMs: number;
+  /** A journal partition is checkpointed at the latest this long after its first unsaved change. */
+  checkpointAfterMs: number;
   maxBodyBytes: number;
+  /** A client must have sent its whole request (headers and body) within this long, or is cut off. */
+  requestTimeoutMs: number;
+  /** ... and its headers within this long (at most requestTimeoutMs). */
+  headersTimeoutMs: number;
   /** The largest file an upload may hold, in MiB (the original's `max_file_upload_size_mib`). */
   maxFileUploadSizeMib: number;
   /** Wildcard mentions reaching more people than this need permission (the original's 15). */
@@ -39,6 +47,8 @@ export interface Config {
   email: EmailSettings;
   /** How long an invitation is valid when the inviter does not say (the original's 14400 minutes). */
   invitationValidityMinutes: number;
+  /** API rate limits (RATE_LIMITING, RATE_LIMIT_*; see rate-limit-config.ts); undefined: off. */
+  rateLimits: RateLimitSettings | undefined;
 }
 
 function integer(env: NodeJS.ProcessEnv, name: string, fallback: number): number {
@@ -68,7 +78,10 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env, overrides: Part
     askTimeoutMs: integer(env, 'ASK_TIMEOUT_MS', 10_000),
     mailboxCapacity: integer(env, 'MAILBOX_CAPACITY', 1000),
     passivateAfterMs: integer(env, 'PASSIVATE_AFTER_MS', 5 * 60_000),
+    checkpointAfterMs: integer(env, 'CHECKPOINT_AFTER_MS', 10_000),
     maxBodyBytes: integer(env, 'MAX_BODY_BYTES', 1024 * 1024),
+    requestTimeoutMs: integer(env, 'REQUEST_TIMEOUT_MS', 60_000),
+    headersTimeoutMs: integer(env, 'HEADERS_TIMEOUT_MS', 20_000),
     // MAX_UPLOAD_MIB is the earlier name of the same setting.
     maxFileUploadSizeMib: integer(env, 'MAX_FILE_UPLOAD_SIZE_MIB', integer(env, 'MAX_UPLOAD_MIB', 25)),
     wildcardThreshold: integer(env, 'WILDCARD_MENTION_THRESHOLD', 15),
@@ -80,9 +93,13 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env, overrides: Part
     pushBouncerUrl: env.PUSH_BOUNCER_URL || undefined,
     email: readEmailSettings(env),
     invitationValidityMinutes: integer(env, 'INVITATION_LINK_VALIDITY_MINUTES', 14_400),
+    rateLimits: readRateLimitSettings(env),
     ...overrides,
   };
   // Message ids keep the shard in 6 bits (see actors/channel/src/ids.ts).
   if (config.shardCount < 1 || config.shardCount > 64) throw new Error('SHARD_COUNT must be between 1 and 64');
+  // Node refuses a headers timeout longer than the whole request's (0 turns the request timeout off).
+  if (config.requestTimeoutMs > 0 && config.headersTimeoutMs > config.requestTimeoutMs)
+    throw new Error('HEADERS_TIMEOUT_MS must not be longer than REQUEST_TIMEOUT_MS');
   return config;
 }

@@ -3,6 +3,9 @@ import { parseArgs } from 'node:util';
 import { ChatError, realmAddress, type ApiKeyGrant } from '@chat/protocol';
 import { ADMIN_COMMANDS, UsageError } from './admin.js';
 import { loadConfig } from './config.js';
+import { readClusterConfig, readRole } from './cluster-config.js';
+import { connectEdgeBackend } from './cluster-node.js';
+import { startActorHostService } from './actor-host-service.js';
 import { DEV_REALM } from './dev-realm.js';
 import { startEmbeddedNode } from './node.js';
 import { startServer } from './server.js';
@@ -11,7 +14,8 @@ import { createLogger } from '@chat/edge';
 
 const HELP = `Usage: team-chat <command> [options]
 
-  start                 run the server (embedded; PORT, DATA_DIR, CHAT_MODE from the environment)
+  start                 run the server (CHAT_ROLE: embedded by default, or a cluster's edge or actor-host;
+                        PORT, DATA_DIR, CHAT_MODE and the rest from the environment)
 ${Object.entries(ADMIN_COMMANDS)
   .map(([name, c]) => `  ${name.padEnd(21)} ${c.usage}`)
   .join('\n')}
@@ -21,8 +25,18 @@ Admin commands open DATA_DIR themselves: stop the server first (outbox excepted)
 
 async function start(): Promise<void> {
   const config = loadConfig();
-  const server = await startServer(config);
-  console.log(`\nTeam chat server (${config.mode} mode) at ${server.url}  data: ${config.dataDir}`);
+  const role = readRole();
+  const log = createLogger({ level: config.logLevel });
+  if (role === 'actor-host') {
+    const cluster = readClusterConfig();
+    await startActorHostService(config, cluster, log);
+    console.log(`Actor host ${cluster.hostId} of cluster '${cluster.namespace}' is serving its shards`);
+    return; // Nest's shutdown hooks hand the shards off on SIGTERM and SIGINT.
+  }
+  const backend = role === 'edge' ? await connectEdgeBackend(config, readClusterConfig(), log) : undefined;
+  const server = await startServer(config, backend);
+  const where = role === 'edge' ? `cluster '${readClusterConfig().namespace}'` : `data: ${config.dataDir}`;
+  console.log(`\nTeam chat server (${role}, ${config.mode} mode) at ${server.url}  ${where}`);
   if (config.mode === 'development') {
     const iago = await server.node.actors.ask<ApiKeyGrant>(realmAddress(DEV_REALM.stringId), {
       type: 'realm.devApiKey',

@@ -52,6 +52,7 @@ export async function startEmbeddedNode(config: Config, log: Logger): Promise<Em
     epoch: (await store.claim({ shard: 0, epoch: 0 })) + 1,
     mailboxCapacity: config.mailboxCapacity,
     passivateAfterMs: config.passivateAfterMs,
+    checkpointAfterMs: config.checkpointAfterMs,
     log,
   });
   await host.start();

@@ -1,4 +1,4 @@
-import { createServer, type Server } from 'node:http';
+import type { Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { join } from 'node:path';
 import {
@@ -10,7 +10,7 @@ import {
   uploadDownloads,
   type ApiOptions,
 } from '@chat/api';
-import { createEdgeApp, createLogger, createMetricsRegistry } from '@chat/edge';
+import { createEdgeApp, createLogger, createMetricsRegistry, RateLimiter } from '@chat/edge';
 import type { ActorClient, FileStore } from '@chat/runtime';
 import type { Registry } from 'prom-client';
 import type { Config } from './config.js';
@@ -19,6 +19,9 @@ import { startEmbeddedNode } from './node.js';
 import { realmResolver } from './realm-host.js';
 import { httpPushBouncer } from './push.js';
 import { createMailer } from './mail.js';
+import { createHttpServer } from './client-errors.js';
+
+const CLUSTER_POLL_SLICE_MS = 5_000;
 
 /** What an edge serves from: the actors (in this process, or over the cluster's transport) and the file store. */
 export interface Backend {
@@ -49,9 +52,11 @@ export async function startServer(config: Config, backend?: Backend): Promise<Ru
     log.info({ realm: 'zulip', outcome }, 'development realm ready');
   }
   // Bind first: with PORT=0 the URL clients are told about needs the real port.
-  const server = createServer();
-  server.requestTimeout = 60_000; // slow clients may not hold a connection forever
-  server.headersTimeout = 20_000;
+  // Slow clients may not hold a connection forever (REQUEST_TIMEOUT_MS, HEADERS_TIMEOUT_MS).
+  const server = createHttpServer(
+    { requestTimeoutMs: config.requestTimeoutMs, headersTimeoutMs: config.headersTimeoutMs },
+    log,
+  );
   // Longer than any client's idle keep-alive (undici: 4 s), so the client always
   // closes an idle connection first and never sends on one the server is closing.
   server.keepAliveTimeout = 65_000;
@@ -66,6 +71,8 @@ export async function startServer(config: Config, backend?: Backend): Promise<Ru
     wildcardThreshold: config.wildcardThreshold,
     topicDeleteBudgetMs: config.topicDeleteBudgetMs,
     heartbeatMs: config.heartbeatMs,
+    // In a cluster the queue's host may die while a poll waits there: ask again every few seconds.
+    ...(backend && { pollSliceMs: CLUSTER_POLL_SLICE_MS }),
     files: node.files,
     maxFileUploadSizeMib: config.maxFileUploadSizeMib,
     ...(config.pushBouncerUrl && { pushBouncer: httpPushBouncer(config.pushBouncerUrl) }),
@@ -86,6 +93,7 @@ export async function startServer(config: Config, backend?: Backend): Promise<Ru
     info: { title: 'Team chat API', version: `feature level ${FEATURE_LEVEL}` },
     // Downloads and tus answer bytes, not envelopes, so they are not routes.
     raw: [uploadDownloads(raw), tus.middleware, confirmationPages(raw)],
+    ...(config.rateLimits && { rateLimiter: new RateLimiter(config.rateLimits) }),
   });
   server.on('request', app.callback());
   log.info({ port, mode: config.mode, dataDir: config.dataDir }, 'server listening');

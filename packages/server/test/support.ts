@@ -2,12 +2,27 @@ import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { DEFAULT_RATE_LIMITS } from '@chat/edge';
 import { ChatClient, type Credentials } from '@chat/testkit';
 import { loadConfig, startServer, type Config, type RunningServer } from '../src/index.js';
+import { onCluster, startClusterServer } from './cluster-target.js';
 
 export const MAIN = fileURLToPath(new URL('../src/main.js', import.meta.url));
 
 export const tempDir = (prefix: string) => mkdtemp(join(tmpdir(), `${prefix}-`));
+
+/**
+ * Test files share one server and make hundreds of requests per user and
+ * from one address within a minute, so the limits are raised far out of
+ * reach; limiting stays on, so every response still carries the headers.
+ * rate-limits.test.ts sets the real defaults itself.
+ */
+export const TEST_RATE_LIMITS = {
+  ...DEFAULT_RATE_LIMITS,
+  user: { ...DEFAULT_RATE_LIMITS.user, limit: 1_000_000 },
+  ip: { ...DEFAULT_RATE_LIMITS.ip, limit: 1_000_000 },
+  login: { ...DEFAULT_RATE_LIMITS.login, limit: 1_000_000 },
+};
 
 /** An in-process server on a free port over a fresh data folder. */
 export class TestServer {
@@ -19,8 +34,13 @@ export class TestServer {
 
   static async start(overrides: Partial<Config> = {}): Promise<TestServer> {
     const dir = overrides.dataDir ?? (await tempDir('server-test'));
-    const config = loadConfig({}, { port: 0, dataDir: dir, logLevel: 'silent', ...overrides });
-    const server = await startServer(config);
+    const config = loadConfig(
+      {},
+      { port: 0, dataDir: dir, logLevel: 'silent', rateLimits: TEST_RATE_LIMITS, ...overrides },
+    );
+    const server = onCluster
+      ? await startClusterServer(config, overrides.dataDir !== undefined)
+      : await startServer(config);
     return new TestServer(server, dir, new ChatClient(server.url));
   }
 
