@@ -1,4 +1,3 @@
-import { channelBehavior } from '@chat/channel-actor';
 import {
   announceShards,
   CassandraFileStore,
@@ -10,10 +9,8 @@ import {
   ShardManager,
   ShardMap,
 } from '@chat/cluster';
-import { queueBehavior } from '@chat/queue-actor';
-import { realmBehavior } from '@chat/realm-actor';
 import { ActorHost, TransportActorClient, type Logger } from '@chat/runtime';
-import { userBehavior } from '@chat/user-actor';
+import { hostSettings } from './behaviors.js';
 import type { ClusterConfig } from './cluster-config.js';
 import type { Config } from './config.js';
 import type { Backend } from './server.js';
@@ -85,17 +82,10 @@ export async function startClusterHost(config: Config, cluster: ClusterConfig, l
     journal,
     store,
     actors,
-    behaviors: [
-      realmBehavior,
-      channelBehavior,
-      userBehavior,
-      queueBehavior({ heartbeatMs: config.heartbeatMs, idleMs: config.queueIdleMs, maxEvents: config.queueMaxEvents }),
-    ],
-    shardCount: config.shardCount,
+    ...hostSettings(config),
+    // The shard manager gives it shards as it takes their leases.
     shards: [],
     hostId: cluster.hostId,
-    mailboxCapacity: config.mailboxCapacity,
-    passivateAfterMs: config.passivateAfterMs,
     log,
   });
   await host.start();

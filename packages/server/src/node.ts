@@ -1,11 +1,8 @@
 import { mkdir } from 'node:fs/promises';
 import { join } from 'node:path';
-import { channelBehavior } from '@chat/channel-actor';
 import { FileJournal, InProcessTransport, LevelStore, LocalFileStore } from '@chat/embedded';
-import { realmBehavior } from '@chat/realm-actor';
-import { queueBehavior } from '@chat/queue-actor';
-import { userBehavior } from '@chat/user-actor';
 import { ActorHost, TransportActorClient, type ActorClient, type Logger, type Ports } from '@chat/runtime';
+import { hostSettings } from './behaviors.js';
 import type { Config } from './config.js';
 import { registerNodeMetrics } from './metrics.js';
 import type { Backend } from './server.js';
@@ -40,19 +37,10 @@ export async function startEmbeddedNode(config: Config, log: Logger): Promise<Em
     journal,
     store,
     actors,
-    behaviors: [
-      realmBehavior,
-      channelBehavior,
-      userBehavior,
-      queueBehavior({ heartbeatMs: config.heartbeatMs, idleMs: config.queueIdleMs, maxEvents: config.queueMaxEvents }),
-    ],
-    shardCount: config.shardCount,
+    ...hostSettings(config),
     hostId: EMBEDDED_HOST,
     // One process owns every shard; each start fences the one before it.
     epoch: (await store.claim({ shard: 0, epoch: 0 })) + 1,
-    mailboxCapacity: config.mailboxCapacity,
-    passivateAfterMs: config.passivateAfterMs,
-    checkpointAfterMs: config.checkpointAfterMs,
     log,
   });
   await host.start();

@@ -1,0 +1,29 @@
+import { channelBehavior } from '@chat/channel-actor';
+import { queueBehavior } from '@chat/queue-actor';
+import { realmBehavior } from '@chat/realm-actor';
+import { userBehavior } from '@chat/user-actor';
+import type { AnyBehavior, HostOptions } from '@chat/runtime';
+import type { Config } from './config.js';
+
+/** Every actor type of the service, as configured: the same on an embedded node and on every actor host. */
+export function chatBehaviors(config: Config): AnyBehavior[] {
+  return [
+    realmBehavior,
+    channelBehavior,
+    userBehavior,
+    queueBehavior({ heartbeatMs: config.heartbeatMs, idleMs: config.queueIdleMs, maxEvents: config.queueMaxEvents }),
+  ];
+}
+
+/** The host settings that come from the configuration, whatever the deployment. */
+export function hostSettings(
+  config: Config,
+): Pick<HostOptions, 'behaviors' | 'shardCount' | 'mailboxCapacity' | 'passivateAfterMs' | 'checkpointAfterMs'> {
+  return {
+    behaviors: chatBehaviors(config),
+    shardCount: config.shardCount,
+    mailboxCapacity: config.mailboxCapacity,
+    passivateAfterMs: config.passivateAfterMs,
+    checkpointAfterMs: config.checkpointAfterMs,
+  };
+}
