@@ -10,6 +10,11 @@
 # reused after that (a few milliseconds). PYTHON chooses the base interpreter
 # (default python3).
 #
+# Usage: python-env.sh [requirements file, relative to the repository] [module]
+# Another requirements file (requirements-schemathesis.txt) gets its own
+# environment, keyed by its own hash; `module` is imported as the smoke test
+# of the result (default zulip).
+#
 # A virtualenv when `python3 -m venv` works. Debian leaves ensurepip out of
 # python3 unless python3-venv is installed; then the packages go to
 # `pip install --target` and bin/python is a small wrapper that sets
@@ -17,7 +22,8 @@
 set -euo pipefail
 
 root="$(cd "$(dirname "$0")/.." && pwd)"
-requirements="$root/requirements-test.txt"
+requirements="$root/${1:-requirements-test.txt}"
+smoke_module="${2:-zulip}"
 base="${PYTHON:-python3}"
 base_path="$(command -v "$base")" || {
   echo "python-env: $base not found; install Python 3 (Debian: apt-get install python3 python3-pip)" >&2
@@ -70,7 +76,7 @@ EOF
       chmod +x "$python"
     fi
     # A smoke test of the result before it is marked complete.
-    "$python" -c 'import zulip' >&2
+    "$python" -c "import $smoke_module" >&2
     printf '%s\n' "$identity" >"$stamp"
   fi
 fi

@@ -31,6 +31,30 @@ export function pythonInterpreter(): Promise<string> {
   return interpreter;
 }
 
+const environments = new Map<string, Promise<string>>();
+
+/**
+ * The interpreter of another requirements file's environment (e.g.
+ * requirements-schemathesis.txt), built and cached by the same script;
+ * `module` is what the script imports to check the result.
+ */
+export function pythonEnvironment(requirements: string, module: string): Promise<string> {
+  let found = environments.get(requirements);
+  if (!found) {
+    found = promisify(execFile)('bash', [ENV_SCRIPT, requirements, module], {
+      timeout: 10 * 60_000,
+      maxBuffer: 16 << 20,
+    }).then(
+      ({ stdout }) => stdout.trim().split('\n').at(-1) ?? '',
+      (error: Error & { stderr?: string }) => {
+        throw new Error(`${ENV_SCRIPT} ${requirements} failed: ${error.message}\n${error.stderr ?? ''}`);
+      },
+    );
+    environments.set(requirements, found);
+  }
+  return found;
+}
+
 export interface PythonResult {
   code: number | null;
   signal: NodeJS.Signals | null;
