@@ -127,7 +127,10 @@ test('archived_channels: with it an archived channel stays, marked; without it t
   assertResponse('DELETE', `/streams/${streamId}`, 200, archived.body);
   t.is((await iago.delete(`/streams/${streamId}`)).status, 400);
 
-  const [capable, legacy] = await Promise.all(queues.map((q) => next(q, (e) => e.type === 'stream')));
+  // The archiving's events. A cluster may still deliver the channel's `create` here, after the snapshot
+  // that already has it: snapshots cover other events than messages only loosely (docs/architecture.md).
+  const archiving = (e: { type: string; op?: unknown }) => e.type === 'stream' && e.op !== 'create';
+  const [capable, legacy] = await Promise.all(queues.map((q) => next(q, archiving)));
   t.like(capable, { op: 'update', stream_id: streamId, property: 'is_archived', value: true });
   t.like(legacy, { op: 'delete', stream_ids: [streamId] });
 
