@@ -46,8 +46,10 @@ up() {
   for i in $(seq 1 "$hosts"); do
     start "actor-host-$i" "${common[@]}" CHAT_ROLE=actor-host HOST_ID="actor-host-$i"
   done
+  # Edges share the key that signs temporary upload URLs: any of them may serve one.
+  local url_key="${TEMPORARY_URL_KEY:-$(head -c 32 /dev/urandom | od -An -tx1 | tr -d ' \n')}"
   for port in "${ports[@]}"; do
-    start "edge-$port" "${common[@]}" CHAT_ROLE=edge PORT="$port" DATA_DIR="$dir/edge-data" \
+    start "edge-$port" "${common[@]}" CHAT_ROLE=edge PORT="$port" DATA_DIR="$dir/edge-data" TEMPORARY_URL_KEY="$url_key" \
       EXTERNAL_URL="${EXTERNAL_URL:-http://127.0.0.1:${ports[0]}}"
     # The first edge creates the development realm; the others find it.
     wait_http "http://127.0.0.1:$port/api/v1/server_settings" "edge-$port"

@@ -133,9 +133,9 @@ async function serveFile(ctx: RawContext, files: FileStore, pathId: string): Pro
 
 /** Signed, short-lived tokens naming one upload, for URLs that need no credentials. */
 class TemporaryUrls {
-  // Made at start: tokens live a minute, so losing them on restart costs nothing.
-  // A cluster of edges will need one shared key instead.
-  private readonly key = randomBytes(32);
+  // Tokens live a minute, so a key made at start costs nothing on restart;
+  // edges of a cluster share one (`temporaryUrlKey`), as any edge may serve the URL.
+  constructor(private readonly key: Uint8Array = randomBytes(32)) {}
 
   create(realm: string, pathId: string, now: number): string {
     const payload = Buffer.from(JSON.stringify([Math.floor(now / 1000) + TEMPORARY_URL_SECONDS, realm, pathId]));
@@ -169,7 +169,7 @@ class TemporaryUrls {
  * - `GET /user_uploads/temporary/{token}/{name}` serves that URL.
  */
 export function uploadDownloads(deps: RawDeps): RawMiddleware {
-  const temporary = new TemporaryUrls();
+  const temporary = new TemporaryUrls(deps.options.temporaryUrlKey);
   return async (ctx, next) => {
     if (ctx.method !== 'GET' && ctx.method !== 'HEAD') return next();
     const [first, ...segments] = ctx.path.split('/').slice(1);

@@ -26,6 +26,8 @@ export interface ApiOptions {
    * instead of hanging until the heartbeat. Unset: one ask per poll.
    */
   pollSliceMs?: number;
+  /** Signs temporary upload URLs; every edge of a cluster needs the same (TEMPORARY_URL_KEY). Unset: one per process. */
+  temporaryUrlKey?: Uint8Array;
   /** Where mobile push notifications go; without one, push notifications are not configured. */
   pushBouncer?: PushBouncer;
   /** Where invitations and address confirmations are mailed; without one they cannot be sent. */

@@ -45,6 +45,8 @@ export interface Config {
   pushBouncerUrl: string | undefined;
   /** Outgoing mail (EMAIL_HOST and friends); see mail-config.ts. */
   email: EmailSettings;
+  /** Signs temporary upload URLs (TEMPORARY_URL_KEY, hex or text); edges of a cluster must share it. */
+  temporaryUrlKey: string | undefined;
   /** How long an invitation is valid when the inviter does not say (the original's 14400 minutes). */
   invitationValidityMinutes: number;
   /** API rate limits (RATE_LIMITING, RATE_LIMIT_*; see rate-limit-config.ts); undefined: off. */
@@ -93,6 +95,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env, overrides: Part
     pushBouncerUrl: env.PUSH_BOUNCER_URL || undefined,
     email: readEmailSettings(env),
     invitationValidityMinutes: integer(env, 'INVITATION_LINK_VALIDITY_MINUTES', 14_400),
+    temporaryUrlKey: env.TEMPORARY_URL_KEY || undefined,
     rateLimits: readRateLimitSettings(env),
     ...overrides,
   };

@@ -1,3 +1,4 @@
+import { randomBytes } from 'node:crypto';
 import { CassandraStore, KafkaJournal, rendezvous } from '@chat/cluster';
 import { createLogger } from '@chat/edge';
 import type { ClusterConfig } from './cluster-config.js';
@@ -39,6 +40,8 @@ export async function startLocalCluster(
   const ids = Array.from({ length: options.hosts ?? 3 }, (_, i) => `${cluster.namespace}-h${i + 1}`);
   const hosts = await Promise.all(ids.map((hostId) => startClusterHost(config, { ...cluster, hostId }, log)));
   const edges: RunningServer[] = [];
+  // Any edge may be asked for a temporary upload URL another one signed.
+  const temporaryUrlKey = config.temporaryUrlKey ?? randomBytes(32).toString('hex');
   const close = async (drop = true) => {
     for (const edge of edges.splice(0)) await edge.close();
     await Promise.all(hosts.map((host) => host.close()));
@@ -48,7 +51,7 @@ export async function startLocalCluster(
     await settle(hosts, ids, config.shardCount, options.settleMs ?? 60_000);
     for (let i = 0; i < (options.edges ?? 2); i++) {
       const externalUrl = edges[0]?.url ?? config.externalUrl;
-      const edgeConfig: Config = { ...config, ...(externalUrl !== undefined && { externalUrl }) };
+      const edgeConfig: Config = { ...config, temporaryUrlKey, ...(externalUrl !== undefined && { externalUrl }) };
       edges.push(await startServer(edgeConfig, await connectEdgeBackend(edgeConfig, cluster, log)));
     }
   } catch (err) {

@@ -73,6 +73,7 @@ export async function startServer(config: Config, backend?: Backend): Promise<Ru
     heartbeatMs: config.heartbeatMs,
     // In a cluster the queue's host may die while a poll waits there: ask again every few seconds.
     ...(backend && { pollSliceMs: CLUSTER_POLL_SLICE_MS }),
+    ...(config.temporaryUrlKey && { temporaryUrlKey: Buffer.from(config.temporaryUrlKey) }),
     files: node.files,
     maxFileUploadSizeMib: config.maxFileUploadSizeMib,
     ...(config.pushBouncerUrl && { pushBouncer: httpPushBouncer(config.pushBouncerUrl) }),
