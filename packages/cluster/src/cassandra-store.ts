@@ -49,7 +49,8 @@ export class CassandraStore implements StateStore {
   private readonly maxBatchBytes: number;
 
   private constructor(
-    private readonly client: cassandra.Client,
+    /** The keyspace's session, for other tables of the namespace (the shard leases). */
+    readonly client: cassandra.Client,
     private readonly keyspace: string,
     opts: CassandraStoreOptions,
   ) {

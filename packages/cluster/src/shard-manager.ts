@@ -1,5 +1,5 @@
 import { performance } from 'node:perf_hooks';
-import { silentLogger, type ActorHost, type Logger } from '@chat/runtime';
+import { fnv1a, silentLogger, type ActorHost, type Logger } from '@chat/runtime';
 import type { Lease, LeaseTable } from './leases.js';
 
 export interface ShardManagerOptions {
@@ -202,7 +202,7 @@ export function rendezvous(shard: number, hosts: readonly string[]): string {
   let best = hosts[0]!;
   let bestScore = -1;
   for (const host of hosts) {
-    const score = mix(fnv(`${host}#${shard}`));
+    const score = mix(fnv1a(`${host}#${shard}`));
     if (score > bestScore) [best, bestScore] = [host, score];
   }
   return best;
@@ -213,13 +213,4 @@ function mix(h: number): number {
   h = Math.imul(h ^ (h >>> 16), 0x85ebca6b);
   h = Math.imul(h ^ (h >>> 13), 0xc2b2ae35);
   return (h ^ (h >>> 16)) >>> 0;
-}
-
-function fnv(text: string): number {
-  let hash = 0x811c9dc5;
-  for (let i = 0; i < text.length; i++) {
-    hash ^= text.charCodeAt(i);
-    hash = Math.imul(hash, 0x01000193);
-  }
-  return hash >>> 0;
 }

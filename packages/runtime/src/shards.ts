@@ -6,14 +6,17 @@ import type { ActorAddress } from '@chat/protocol';
  * that every edge and host must agree on.
  */
 export function shardOf(address: ActorAddress, shardCount: number): number {
-  // FNV-1a, 32 bit: cheap, stable across processes and languages.
+  return fnv1a(`${address.type}/${address.key}`) % shardCount;
+}
+
+/** FNV-1a, 32 bit: cheap, stable across processes and languages. */
+export function fnv1a(text: string): number {
   let hash = 0x811c9dc5;
-  const text = `${address.type}/${address.key}`;
   for (let i = 0; i < text.length; i++) {
     hash ^= text.charCodeAt(i);
     hash = Math.imul(hash, 0x01000193);
   }
-  return (hash >>> 0) % shardCount;
+  return hash >>> 0;
 }
 
 /** The transport subject on which the owner of a shard takes asks and tells. */

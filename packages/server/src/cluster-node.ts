@@ -5,7 +5,6 @@ import {
   KafkaJournal,
   LeaseTable,
   NatsTransport,
-  openKeyspace,
   ShardManager,
   ShardMap,
 } from '@chat/cluster';
@@ -68,7 +67,6 @@ export interface ClusterHost {
 export async function startClusterHost(config: Config, cluster: ClusterConfig, log: Logger): Promise<ClusterHost> {
   const { transport, shardMap, actors } = await connect(config, cluster, cluster.hostId, log);
   const store = await CassandraStore.open(cassandraOptions(cluster, log));
-  const leaseClient = await openKeyspace(cassandraOptions(cluster, log));
   const journal = await KafkaJournal.open({
     brokers: cluster.kafkaBrokers,
     namespace: cluster.namespace,
@@ -90,7 +88,7 @@ export async function startClusterHost(config: Config, cluster: ClusterConfig, l
   });
   await host.start();
   const manager = new ShardManager({
-    table: new LeaseTable(leaseClient),
+    table: new LeaseTable(store.client),
     host,
     hostId: cluster.hostId,
     shardCount: config.shardCount,
@@ -109,7 +107,6 @@ export async function startClusterHost(config: Config, cluster: ClusterConfig, l
       await transport.close();
       await journal.close();
       await store.close();
-      await leaseClient.shutdown();
     },
   };
 }
