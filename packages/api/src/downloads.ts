@@ -1,7 +1,7 @@
 import { createHmac, randomBytes, timingSafeEqual } from 'node:crypto';
 import type { IncomingMessage } from 'node:http';
 import { Readable } from 'node:stream';
-import { basicCredentials, type Authenticate, type AuthRequest } from '@chat/edge';
+import { basicCredentials, scopedActors, type Authenticate, type AuthRequest } from '@chat/edge';
 import { ChatError, isChatError, userAddress, type AttachmentLink, type Principal } from '@chat/protocol';
 import type { ActorClient, FileStore } from '@chat/runtime';
 import { addressOfKey, CallerContext } from './context.js';
@@ -40,11 +40,7 @@ export async function rawCaller(ctx: RawContext, deps: RawDeps): Promise<CallerC
     throw new ChatError('UNAUTHORIZED', 'Not logged in: API authentication or user session required');
   }
   const { requestId } = ctx.state;
-  const actors: ActorClient = {
-    ask: (to, body, opts) => deps.actors.ask(to, body, { requestId, ...opts }),
-    tell: (to, body, opts) => deps.actors.tell(to, body, { requestId, ...opts }),
-    fanout: (type, keys, body, opts) => deps.actors.fanout(type, keys, body, { requestId, ...opts }),
-  };
+  const actors = scopedActors(deps.actors, requestId);
   const request = { host: ctx.host, ip: ctx.ip, userAgent: ctx.get('User-Agent') };
   const principal = await deps.authenticate(credentials, { request, requestId, log: ctx.state.log, actors });
   ctx.state.principal = principal;

@@ -26,3 +26,4 @@ export { buildOpenApi, openApiSchema, type OpenApiInfo } from './openapi.js';
 export { createMetricsRegistry, edgeMetrics, type EdgeMetrics } from './metrics.js';
 export { createLogger, REDACT_PATHS } from './logger.js';
 export { requestIdOf } from './observe.js';
+export { scopedActors } from './pipeline.js';

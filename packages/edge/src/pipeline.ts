@@ -85,12 +85,14 @@ function requestInfo(ctx: Context): RequestInfo {
 }
 
 /** Every ask of this request carries its id, so the actors' logs lead back to it. */
-function scopedActors(actors: ActorClient, requestId: string): ActorClient {
+export function scopedActors(actors: ActorClient, requestId: string): ActorClient {
   return {
     ask: <R>(to: ActorAddress, body: Command, opts?: AskOptions) => actors.ask<R>(to, body, { requestId, ...opts }),
     tell: (to: ActorAddress, body: Command, opts?: Omit<AskOptions, 'idempotencyKey'>) =>
       actors.tell(to, body, { requestId, ...opts }),
     fanout: (type: ActorType, keys: string[], body: Command, opts?: Omit<AskOptions, 'idempotencyKey'>) =>
       actors.fanout(type, keys, body, { requestId, ...opts }),
+    fanoutAsk: (type: ActorType, keys: string[], body: Command, opts: AskOptions & { idempotencyKey: string }) =>
+      actors.fanoutAsk(type, keys, body, { requestId, ...opts }),
   };
 }

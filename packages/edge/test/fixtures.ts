@@ -41,6 +41,9 @@ export class FakeActors implements ActorClient {
   }
   tell(): void {}
   fanout(): void {}
+  async fanoutAsk(): Promise<string[]> {
+    return [];
+  }
 }
 
 const routes = [

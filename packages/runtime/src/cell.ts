@@ -4,6 +4,7 @@ import type { ActorContext, AnyBehavior, Decision, StoreReader, TypedEvent } fro
 import type { ActorClient } from './client.js';
 import type { Logger } from './logger.js';
 import { Mailbox } from './mailbox.js';
+import { relayKeys, sendOwed, type Outgoing } from './outbox.js';
 import type { StoreWrite } from './ports/index.js';
 import { IdempotencyCache, type JournalEntry, type Snapshot } from './records.js';
 import { ActorTimers } from './timers.js';
@@ -18,6 +19,8 @@ export interface CellHost {
   readonly actors: ActorClient;
   readonly log: Logger;
   readonly idempotencyCapacity: number;
+  /** How long a relayed message waits for its receivers' confirmation. */
+  readonly outboxTimeoutMs: number;
   /** Issues the entry's append, calling `apply` as it does; see `Partition.issue`. */
   issue(cell: ActorCell, entry: JournalEntry, apply: () => StoreWrite[]): Promise<{ durable: Promise<number> }>;
   loadSnapshot(address: ActorAddress): Promise<Snapshot | undefined>;
@@ -141,8 +144,11 @@ export class ActorCell {
       return;
     }
     const { envelope, respond } = delivery;
-    // The asker has given up: doing the work now could only surprise it.
-    if (envelope.deadline < Date.now()) return;
+    // The asker has given up: doing the work now could only surprise it. (A fan-out's host still counts the answer.)
+    if (envelope.deadline < Date.now()) {
+      respond?.(replyError(new ChatError('REQUEST_TIMEOUT', 'The deadline passed before the actor took the message').toWire()));
+      return;
+    }
     const key = envelope.idempotencyKey;
     if (key !== undefined && this.idem.has(key)) {
       // The original may still be on its way to disk: answer behind it.
@@ -175,10 +181,16 @@ export class ActorCell {
       return;
     }
     const events = decision.events ?? [];
+    const out: Outgoing[] = [
+      ...(decision.tells ?? []),
+      ...(decision.fanouts ?? []).map(({ type, keys, body }) => ({ type, keys, body })),
+    ];
     let durable: Promise<number> | undefined;
     if (events.length > 0) {
       const entry: JournalEntry = { rv: 1, ev: this.behavior.eventVersion, events };
       if (idemKey !== undefined) Object.assign(entry, { idem: idemKey, reply: decision.reply ?? null });
+      // The partition's outbox sends these once the entry is durable, and again until confirmed.
+      if (out.length > 0) entry.out = out;
       try {
         ({ durable } = await this.host.issue(this, entry, () => this.applyEntry(entry)));
       } catch (err) {
@@ -201,6 +213,9 @@ export class ActorCell {
       this.holds.set(decision.hold, respond);
       respond = undefined;
     }
+    // A relay's confirmation waits for what it passes on, outside the chain of replies.
+    let relay: typeof respond;
+    if (!durable && idemKey !== undefined && out.length > 0) [relay, respond] = [respond, undefined];
     this.afterPrevious(respond, async () => {
       if (durable) {
         try {
@@ -210,11 +225,35 @@ export class ActorCell {
           return replyError(unavailable());
         }
       }
-      for (const tell of decision.tells ?? []) this.host.actors.tell(tell.to, tell.body, { requestId });
-      for (const fan of decision.fanouts ?? []) this.host.actors.fanout(fan.type, fan.keys, fan.body, { requestId });
       for (const { held, answer } of released) held(this.stopped ? replyError(unavailable()) : answer);
+      if (!durable && out.length > 0) {
+        if (idemKey === undefined) this.tellOnce(out, requestId);
+        else this.relay(idemKey, out, decision.reply ?? null, relay);
+      }
       return ok(decision.reply ?? null);
     });
+  }
+
+  /** Messages of a decision that changed nothing and was not owed to anyone: at most once. */
+  private tellOnce(out: Outgoing[], requestId: string | undefined): void {
+    for (const item of out) {
+      if ('to' in item) this.host.actors.tell(item.to, item.body, { requestId });
+      else this.host.actors.fanout(item.type, item.keys, item.body, { requestId });
+    }
+  }
+
+  /**
+   * An owed message that changed nothing here but is passed on (a user's
+   * events on their way to their queues) is confirmed only once everything
+   * passed on is: otherwise the sender sends it again, and the same keys
+   * reach the same receivers, which apply it once.
+   */
+  private relay(key: string, out: Outgoing[], reply: unknown, respond?: (reply: ReplyEnvelope) => void): void {
+    const keys = relayKeys(key, out);
+    const sends = out.map((item, i) => sendOwed(this.host.actors, this.log, keys[i]!, item, this.host.outboxTimeoutMs));
+    void Promise.all(sends).then((failed) =>
+      respond?.(failed.some((f) => f.length > 0) ? replyError(unavailable()) : ok(reply)),
+    );
   }
 
   /**

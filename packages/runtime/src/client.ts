@@ -24,14 +24,30 @@ export interface AskOptions {
 export interface ActorClient {
   /** Resolves with the actor's reply, or rejects with a `ChatError`. */
   ask<R = unknown>(to: ActorAddress, body: Command, opts?: AskOptions): Promise<R>;
-  /** Fire and forget: delivered at most once. */
+  /** Fire and forget: delivered at most once (actors' tells that follow a change are not: see `Outbox`). */
   tell(to: ActorAddress, body: Command, opts?: Omit<AskOptions, 'idempotencyKey'>): void;
   /**
    * Tells `body` to every actor of `type` named in `keys`, with one message
    * per shard rather than one per actor (DESIGN.md 3.7). Fire and forget.
    */
   fanout(type: ActorType, keys: string[], body: Command, opts?: Omit<AskOptions, 'idempotencyKey'>): void;
+  /**
+   * A fan-out whose receivers confirm it: resolves with the keys whose actor
+   * did not confirm handling `body` in time (unreachable, overloaded, or
+   * still waiting). The idempotency key lets the caller send to those again.
+   */
+  fanoutAsk(type: ActorType, keys: string[], body: Command, opts: AskOptions & { idempotencyKey: string }): Promise<string[]>;
 }
+
+/** The body a host answers a `fanoutAsk` with. */
+export interface FanoutReply {
+  failed: string[];
+}
+
+/** Error codes after which a message may be sent again: it was not handled, or not known to be. */
+export const RETRIABLE_CODES: ReadonlySet<string> = new Set(['OVERLOADED', 'REQUEST_TIMEOUT']);
+
+export const isRetriable = (err: unknown) => err instanceof ChatError && RETRIABLE_CODES.has(err.code);
 
 export interface TransportClientOptions {
   shardCount: number;
@@ -108,6 +124,31 @@ export class TransportActorClient implements ActorClient {
 
   fanout(type: ActorType, keys: string[], body: Command, opts: AskOptions = {}): void {
     const timeoutMs = opts.timeoutMs ?? this.options.defaultTimeoutMs;
+    for (const [subject, group] of this.bySubject(type, keys)) {
+      const envelope = this.envelope('fanout', { type, key: '' }, body, timeoutMs, opts);
+      envelope.keys = group;
+      this.transport.publish(subject, encode(envelope));
+    }
+  }
+
+  async fanoutAsk(type: ActorType, keys: string[], body: Command, opts: AskOptions & { idempotencyKey: string }) {
+    const timeoutMs = opts.timeoutMs ?? this.options.defaultTimeoutMs;
+    const groups = [...this.bySubject(type, keys)].map(async ([subject, group]) => {
+      const envelope = this.envelope('fanout', { type, key: '' }, body, timeoutMs, opts);
+      envelope.keys = group;
+      try {
+        const reply = decode<ReplyEnvelope>(await this.transport.request(subject, encode(envelope), timeoutMs));
+        return reply.ok ? (reply.body as FanoutReply).failed : group;
+      } catch (err) {
+        if (err instanceof TransportTimeout || err instanceof NoResponders) return group;
+        throw err;
+      }
+    });
+    return (await Promise.all(groups)).flat();
+  }
+
+  /** Groups keys by the subject that reaches them: their owner's host subject, or their shard's. */
+  private bySubject(type: ActorType, keys: string[]): Map<string, string[]> {
     const bySubject = new Map<string, string[]>();
     for (const key of new Set(keys)) {
       const shard = shardOf({ type, key }, this.options.shardCount);
@@ -117,11 +158,7 @@ export class TransportActorClient implements ActorClient {
       if (group) group.push(key);
       else bySubject.set(subject, [key]);
     }
-    for (const [subject, group] of bySubject) {
-      const envelope = this.envelope('fanout', { type, key: '' }, body, timeoutMs, opts);
-      envelope.keys = group;
-      this.transport.publish(subject, encode(envelope));
-    }
+    return bySubject;
   }
 
   private subject(to: ActorAddress) {

@@ -2,7 +2,7 @@ import { ChatError, decode, encode, ENVELOPE_VERSION, formatAddress } from '@cha
 import type { ActorAddress, AskEnvelope, ReplyEnvelope } from '@chat/protocol';
 import type { AnyBehavior } from './behavior.js';
 import { ActorCell, type CellHost } from './cell.js';
-import { NOT_OWNER, type ActorClient } from './client.js';
+import { NOT_OWNER, RETRIABLE_CODES, type ActorClient } from './client.js';
 import { silentLogger, type Logger } from './logger.js';
 import {
   FencedError,
@@ -43,6 +43,8 @@ export interface HostOptions {
   /** ...or this long after its first unsaved record. */
   checkpointAfterMs?: number;
   idempotencyCapacity?: number;
+  /** How long one attempt to deliver an owed message waits for its receivers' confirmation (`Outbox`). */
+  outboxTimeoutMs?: number;
   log?: Logger;
 }
 
@@ -66,6 +68,7 @@ export class ActorHost implements CellHost {
   readonly actors: ActorClient;
   readonly log: Logger;
   readonly idempotencyCapacity: number;
+  readonly outboxTimeoutMs: number;
   readonly stats: HostStats = { live: 0, activations: 0, passivations: 0, checkpoints: 0, refusedFull: 0, refusedFenced: 0 };
   private readonly behaviors = new Map<string, AnyBehavior>();
   private readonly partitions = new Map<string, Partition>();
@@ -88,6 +91,7 @@ export class ActorHost implements CellHost {
       checkpointEvery: 1000,
       checkpointAfterMs: 10_000,
       idempotencyCapacity: 256,
+      outboxTimeoutMs: 10_000,
       epoch: 1,
       ...options,
       shards: options.shards ?? Array.from({ length: options.shardCount }, (_, i) => i),
@@ -96,12 +100,15 @@ export class ActorHost implements CellHost {
     this.actors = options.actors;
     this.log = options.log ?? silentLogger;
     this.idempotencyCapacity = this.options.idempotencyCapacity;
+    this.outboxTimeoutMs = this.options.outboxTimeoutMs;
     for (const behavior of options.behaviors) this.behaviors.set(behavior.type, behavior);
   }
 
   /** Takes the configured shards (see `addShard`), then serves fan-outs and sweeps. */
   async start(): Promise<void> {
-    for (const shard of this.options.shards) await this.addShard(shard, this.options.epoch);
+    for (const shard of this.options.shards) await this.addShard(shard, this.options.epoch, undefined, false);
+    // Only now is every receiver of what recovery found owed served.
+    for (const partition of this.partitions.values()) partition.flushOutbox();
     if (this.options.hostId !== undefined) {
       const subject = hostSubject(this.options.hostId);
       this.subscriptions.push(
@@ -121,9 +128,11 @@ export class ActorHost implements CellHost {
    * the journal, recovers what the journal holds past the last checkpoint,
    * then serves the shard's subjects. `valid` says whether this host may
    * still act for the shard (its lease has not run out); it is asked before
-   * every message is taken and every record is written.
+   * every message is taken and every record is written. What the shard's
+   * actors owed others when its last owner stopped is sent again, unless
+   * `flush` is false (the caller flushes once more shards are served).
    */
-  async addShard(shard: number, epoch: number, valid: () => boolean = () => true): Promise<void> {
+  async addShard(shard: number, epoch: number, valid: () => boolean = () => true, flush = true): Promise<void> {
     const { journal, store, transport } = this.options;
     if (this.owned.has(shard)) throw new Error(`shard ${shard} is already owned by this host`);
     const fence: Fence = { shard, epoch };
@@ -138,6 +147,8 @@ export class ActorHost implements CellHost {
           journal,
           store,
           log: this.log,
+          actors: this.actors,
+          outboxTimeoutMs: this.outboxTimeoutMs,
           idempotencyCapacity: this.idempotencyCapacity,
           checkpointEvery: this.options.checkpointEvery,
           checkpointAfterMs: this.options.checkpointAfterMs,
@@ -152,6 +163,7 @@ export class ActorHost implements CellHost {
           transport.subscribe(shardSubject(behavior.type, shard), (msg) => this.deliver(msg.data, msg.respond)),
         );
       }
+      if (flush) for (const behavior of this.behaviors.values()) this.partitions.get(`${behavior.type}.${shard}`)?.flushOutbox();
     } catch (err) {
       await this.removeShard(shard, true);
       throw err;
@@ -177,10 +189,19 @@ export class ActorHost implements CellHost {
     }
     for (const behavior of this.behaviors.values()) {
       const id = `${behavior.type}.${shard}`;
-      if (!lost) await this.partitions.get(id)?.checkpoint();
+      const partition = this.partitions.get(id);
+      if (!lost) await partition?.checkpoint();
+      partition?.close();
       this.partitions.delete(id);
     }
     this.owned.delete(shard);
+  }
+
+  /** Messages this host's actors owe others and the receivers have not confirmed yet. */
+  get owed(): number {
+    let owed = 0;
+    for (const partition of this.partitions.values()) owed += partition.owed;
+    return owed;
   }
 
   /** The shards this host serves now. */
@@ -195,6 +216,7 @@ export class ActorHost implements CellHost {
     clearInterval(this.sweeper);
     await this.whenIdle();
     for (const partition of this.partitions.values()) await partition.checkpoint();
+    for (const partition of this.partitions.values()) partition.close();
     for (const cell of this.cells.values()) cell.stop();
     this.cells.clear();
     this.owned.clear();
@@ -256,6 +278,7 @@ export class ActorHost implements CellHost {
       for (let attempt = 1; ; attempt++) {
         try {
           await partition.recover();
+          partition.flushOutbox();
           return;
         } catch (err) {
           this.log.error({ err, partition: partition.id, attempt }, 'partition recovery failed; retrying');
@@ -299,25 +322,7 @@ export class ActorHost implements CellHost {
       return;
     }
     if (envelope.kind === 'fanout') {
-      const elsewhere = new Map<number, string[]>();
-      for (const key of envelope.keys ?? []) {
-        const to = { type: envelope.to.type, key };
-        if (!this.serves(to)) {
-          const shard = shardOf(to, this.options.shardCount);
-          if (viaHost) elsewhere.set(shard, [...(elsewhere.get(shard) ?? []), key]);
-          else this.log.warn({ actor: formatAddress(to) }, 'fan-out for a shard this host does not serve dropped');
-          continue;
-        }
-        const cell = this.cellFor(to);
-        if (cell?.offer({ kind: 'message', envelope: { ...envelope, kind: 'tell', to } })) continue;
-        if (cell) this.stats.refusedFull++;
-        this.log.warn({ actor: formatAddress(to) }, 'fan-out delivery dropped');
-      }
-      // The sender's shard map was stale (a shard moved): pass those keys on to their shard's owner.
-      for (const [shard, keys] of elsewhere) {
-        const subject = shardSubject(envelope.to.type, shard);
-        this.options.transport.publish(subject, encode({ ...envelope, keys }));
-      }
+      this.deliverFanout(envelope, reply, viaHost);
       return;
     }
     const cell = this.serves(envelope.to) ? this.cellFor(envelope.to) : undefined;
@@ -331,6 +336,44 @@ export class ActorHost implements CellHost {
       this.stats.refusedFull++;
       reply?.(errorReply(new ChatError('OVERLOADED', `Too many requests queued for ${formatAddress(envelope.to)}`)));
     }
+  }
+
+  /**
+   * Hands a fan-out to each local actor it names. A fan-out that wants an
+   * answer (`fanoutAsk`) gets, once every actor has answered, the keys that
+   * must be sent again: not served here, refused, or answered "try again".
+   * A plain one from a sender whose shard map was stale (a shard moved) is
+   * passed on to the owners of the keys it names.
+   */
+  private deliverFanout(envelope: AskEnvelope, reply: ((r: ReplyEnvelope) => void) | undefined, viaHost: boolean) {
+    const failed: string[] = [];
+    const answers: Array<Promise<void>> = [];
+    const elsewhere = new Map<number, string[]>();
+    for (const key of envelope.keys ?? []) {
+      const to = { type: envelope.to.type, key };
+      if (!this.serves(to)) {
+        const shard = shardOf(to, this.options.shardCount);
+        if (reply) failed.push(key);
+        else if (viaHost) elsewhere.set(shard, [...(elsewhere.get(shard) ?? []), key]);
+        else this.log.warn({ actor: formatAddress(to) }, 'fan-out for a shard this host does not serve dropped');
+        continue;
+      }
+      const cell = this.cellFor(to);
+      let respond: ((r: ReplyEnvelope) => void) | undefined;
+      if (reply) {
+        const answer = new Promise<ReplyEnvelope>((resolve) => (respond = resolve));
+        answers.push(answer.then((r) => void (!r.ok && RETRIABLE_CODES.has(r.error.code) && failed.push(key))));
+      }
+      const delivery = { kind: 'message' as const, envelope: { ...envelope, kind: 'tell' as const, to }, respond };
+      if (cell?.offer(delivery)) continue;
+      if (cell) this.stats.refusedFull++;
+      this.log.warn({ actor: formatAddress(to) }, 'fan-out delivery dropped');
+      respond?.(errorReply(new ChatError('OVERLOADED', `Too many requests queued for ${formatAddress(to)}`)));
+    }
+    for (const [shard, keys] of elsewhere) {
+      this.options.transport.publish(shardSubject(envelope.to.type, shard), encode({ ...envelope, keys }));
+    }
+    if (reply) void Promise.all(answers).then(() => reply({ v: ENVELOPE_VERSION, ok: true, body: { failed } }));
   }
 
   /** Whether this host owns the actor's shard and may still act for it. */

@@ -1,13 +1,14 @@
 import { decode, encode } from '@chat/protocol';
 import type { AnyBehavior } from './behavior.js';
 import { applyEntry, type ActorCell } from './cell.js';
+import type { ActorClient } from './client.js';
 import type { Logger } from './logger.js';
+import { Outbox, outgoingKey } from './outbox.js';
 import {
   FencedError,
   type Fence,
   type Journal,
   type JournalPartition,
-  type JournalRecord,
   type StateStore,
   type StoreWrite,
 } from './ports/index.js';
@@ -19,6 +20,7 @@ import {
   encodeSnapshot,
   IdempotencyCache,
   snapshotKey,
+  type Checkpoint,
   type JournalEntry,
 } from './records.js';
 
@@ -26,6 +28,10 @@ export interface PartitionDeps {
   journal: Journal;
   store: StateStore;
   log: Logger;
+  /** Sends what the partition's actors owe others (`Outbox`). */
+  actors: ActorClient;
+  /** How long one attempt of an owed message waits for confirmation. */
+  outboxTimeoutMs: number;
   idempotencyCapacity: number;
   checkpointEvery: number;
   checkpointAfterMs: number;
@@ -60,6 +66,8 @@ export class Partition {
    * event queue's idle timer), so the host wakes them after recovery.
    */
   readonly resident = new Set<string>();
+  /** What the partition's actors owe other actors, until confirmed. */
+  private outbox: Outbox;
 
   constructor(
     readonly behavior: AnyBehavior,
@@ -68,6 +76,30 @@ export class Partition {
   ) {
     this.journalPartition = { topic: behavior.type, shard: fence.shard };
     this.id = `${behavior.type}.${fence.shard}`;
+    this.outbox = this.newOutbox();
+  }
+
+  private newOutbox(): Outbox {
+    return new Outbox(this.deps.actors, this.deps.log, { timeoutMs: this.deps.outboxTimeoutMs });
+  }
+
+  /** Owed messages not yet confirmed. */
+  get owed(): number {
+    return this.outbox.size;
+  }
+
+  /** Sends the owed messages that recovery found (call once the shard's subjects are served). */
+  flushOutbox(): void {
+    this.outbox.flush();
+  }
+
+  /** Stops sending: the partition was dropped. What it still owes is in its checkpoint and journal. */
+  close(): void {
+    this.outbox.close();
+  }
+
+  private owe(position: number, entry: JournalEntry, send: boolean): void {
+    entry.out?.forEach((item, i) => this.outbox.add(outgoingKey(this.id, position, i), item, send));
   }
 
   /**
@@ -100,6 +132,8 @@ export class Partition {
       (position) => {
         this.lastPosition = Math.max(this.lastPosition, position);
         cell.position = Math.max(cell.position, position);
+        // Owed before the checkpoint can pass this record; sent now (later records of a broken partition never get here).
+        this.owe(position, entry, true);
         this.settle();
         return position;
       },
@@ -176,7 +210,8 @@ export class Partition {
   }
 
   private checkpointWrite(position: number): StoreWrite {
-    const value = encode({ position, resident: [...this.resident] });
+    const checkpoint: Checkpoint = { position, resident: [...this.resident], outbox: this.outbox.entries() };
+    const value = encode(checkpoint);
     return { ...checkpointKey(this.behavior.type, this.fence.shard), op: 'put', value };
   }
 
@@ -189,16 +224,22 @@ export class Partition {
     const { store, journal, idempotencyCapacity } = this.deps;
     const behavior = this.behavior;
     const saved = await store.get(checkpointKey(behavior.type, this.fence.shard));
-    const checkpoint = saved ? decode<{ position: number; resident?: string[] }>(saved) : undefined;
+    const checkpoint = saved ? decode<Checkpoint>(saved) : undefined;
     const from = checkpoint?.position ?? -1;
     this.resident.clear();
     for (const key of checkpoint?.resident ?? []) this.resident.add(key);
-    const byKey = new Map<string, JournalRecord[]>();
+    // What was owed at the checkpoint, and what every later record owes: sent again by `flushOutbox`.
+    this.outbox.close();
+    this.outbox = this.newOutbox();
+    for (const [key, item] of checkpoint?.outbox ?? []) this.outbox.add(key, item, false);
+    const byKey = new Map<string, Array<{ position: number; entry: JournalEntry }>>();
     let last = from;
     for await (const record of journal.read(this.journalPartition, from)) {
+      const entry = decodeEntry(record.data, behavior);
+      this.owe(record.position, entry, false);
       let list = byKey.get(record.key);
       if (!list) byKey.set(record.key, (list = []));
-      list.push(record);
+      list.push({ position: record.position, entry });
       last = record.position;
     }
     this.lastPosition = from;
@@ -214,12 +255,11 @@ export class Partition {
       const state = snapshot ? snapshot.state : behavior.initial(key);
       const idem = IdempotencyCache.from(snapshot?.idem ?? [], idempotencyCapacity);
       let position = snapshot?.position ?? -1;
-      for (const record of records) {
-        if (record.position <= position) continue;
-        const entry = decodeEntry(record.data, behavior);
+      for (const { position: at, entry } of records) {
+        if (at <= position) continue;
         writes.push(...applyEntry(behavior, state, entry, address));
         if (entry.idem !== undefined) idem.set(entry.idem, entry.reply);
-        position = record.position;
+        position = at;
       }
       this.noteResidence(key, state);
       const snap = encodeSnapshot({ rv: 1, position, state, idem: idem.toJSON() });

@@ -1,6 +1,7 @@
 import { decode, encode } from '@chat/protocol';
 import type { ActorAddress } from '@chat/protocol';
 import type { AnyBehavior, TypedEvent } from './behavior.js';
+import type { Outgoing } from './outbox.js';
 import type { StoreKey } from './ports/index.js';
 
 /**
@@ -20,6 +21,17 @@ export interface JournalEntry {
   /** Idempotency key of the command and the reply it got, for retries. */
   idem?: string;
   reply?: unknown;
+  /** The tells and fan-outs the change owes, sent once it is durable and again until confirmed (`Outbox`). */
+  out?: Outgoing[];
+}
+
+/** The partition's checkpoint: replay starts after `position`. */
+export interface Checkpoint {
+  position: number;
+  /** Actors that refuse passivation, woken after recovery. */
+  resident?: string[];
+  /** Owed messages not yet confirmed when it was taken, by key. */
+  outbox?: Array<[string, Outgoing]>;
 }
 
 export interface Snapshot {

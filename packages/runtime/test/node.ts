@@ -9,6 +9,8 @@ import {
   type HostOptions,
   type Journal,
   type StateStore,
+  NoResponders,
+  type Transport,
 } from '../src/index.js';
 
 /** A whole embedded node over a data folder, restartable on the same folder. */
@@ -21,6 +23,9 @@ export class TestNode {
   failNextAppend = false;
   /** Delays every store write, like a remote store under load. */
   storeDelayMs = 0;
+  /** Subjects that actors cannot reach while it says so (a host that is down); every other send is counted in `sent`. */
+  unreachable: (subject: string) => boolean = () => false;
+  readonly sent: string[] = [];
   client!: TransportActorClient;
   private epoch = 0;
 
@@ -40,7 +45,22 @@ export class TestNode {
     this.transport = new InProcessTransport();
     this.journal = await FileJournal.open(join(this.dir, 'journal'));
     this.store = await LevelStore.open(join(this.dir, 'store'));
-    this.client = new TransportActorClient(this.transport, { shardCount: 4, defaultTimeoutMs: 2000 });
+    const inner = this.transport;
+    const outward: Transport = {
+      request: (subject, data, timeoutMs) => {
+        if (this.unreachable(subject)) return Promise.reject(new NoResponders());
+        this.sent.push(subject);
+        return inner.request(subject, data, timeoutMs);
+      },
+      publish: (subject, data) => {
+        if (this.unreachable(subject)) return;
+        this.sent.push(subject);
+        inner.publish(subject, data);
+      },
+      subscribe: (subject, handler, opts) => inner.subscribe(subject, handler, opts),
+      close: () => inner.close(),
+    };
+    this.client = new TransportActorClient(outward, { shardCount: 4, defaultTimeoutMs: 2000 });
     const journal = this.journal;
     const failing: Journal = {
       append: (partition, records, fence) => {
