@@ -23,18 +23,15 @@ set +a
 tests() { ls packages/*/dist/test/*.test.js actors/*/dist/test/*.test.js bench/dist/test/*.test.js 2>/dev/null; }
 # Restarting engines or killing hosts must not hit other files' clusters, so these run last, alone.
 faults='cluster-faults|cluster-engines'
-# Known to fail until tells between actors are made durable (docs/architecture.md, Events, "Known gap");
-# run it with `npm run test:crash`.
-crash='crash-loop'
 
 echo "test: embedded server and adapters"
-mapfile -t files < <(tests | grep -Ev "/($faults|$crash)\.test\.js$")
+mapfile -t files < <(tests | grep -Ev "/($faults)\.test\.js$")
 npx ava "${files[@]}"
 
 # Files about the embedded deployment itself (its process, data folder and crashes) or about
 # one edge's own state (rate limits are counted per edge) do not run against the cluster.
-embedded_only='admin|compose|durability|production|rate-limits|secrets'
-mapfile -t conformance < <(ls packages/server/dist/test/*.test.js | grep -Ev "/($embedded_only|$faults|$crash)\.test\.js$")
+embedded_only='admin|compose|crash-loop|durability|production|rate-limits|secrets'
+mapfile -t conformance < <(ls packages/server/dist/test/*.test.js | grep -Ev "/($embedded_only|$faults)\.test\.js$")
 echo "test: ${#conformance[@]} conformance files against a local cluster"
 CHAT_TEST_TARGET=cluster npx ava "${conformance[@]}"
 

@@ -67,6 +67,8 @@ async function readBack(client: ChatClient): Promise<Map<string, number[]>> {
 /** Long-polls one queue until `stop()`, keeping every message id and every queue error. */
 function poller(client: ChatClient, queueId: string) {
   const ids = new Set<number>();
+  /** Message ids whose event came more than once. */
+  const repeated: number[] = [];
   const errors: string[] = [];
   let running = true;
   let last = -1;
@@ -85,12 +87,15 @@ function poller(client: ChatClient, queueId: string) {
       }
       for (const event of reply.body.events) {
         last = Math.max(last, event.id);
-        if (event.type === 'message' && event.message) ids.add(event.message.id);
+        if (event.type !== 'message' || !event.message) continue;
+        if (ids.has(event.message.id)) repeated.push(event.message.id);
+        ids.add(event.message.id);
       }
     }
   })();
   return {
     ids,
+    repeated,
     errors,
     async stop() {
       running = false;
@@ -175,6 +180,7 @@ test.serial('failover: a host killed with SIGKILL loses no acknowledged send, an
       `${missing.length} acknowledged missing, ${doubled.length} doubled; ` +
       `queue ${queueId} (of a subscriber of ${[...hamletSees].join(', ')}): ${poll.ids.size} message events, ` +
       `${notDelivered.length} acknowledged sends to those channels without an event (${lostBefore} before the kill), ` +
+      `${poll.repeated.length} events repeated, ` +
       `poll errors [${[...new Set(poll.errors)].join('; ')}]`,
   );
   t.deepEqual(missing, [], 'every acknowledged send is readable');
@@ -186,6 +192,8 @@ test.serial('failover: a host killed with SIGKILL loses no acknowledged send, an
     'the queue id stays valid after its host died',
   );
   t.true(poll.ids.has(lastId), 'the poller gets events sent after the failover on the same queue id');
+  t.deepEqual(notDelivered, [], 'every acknowledged send reaches the queue, even those in flight at the kill');
+  t.deepEqual(poll.repeated, [], 'no event comes twice');
 });
 
 test.serial('fencing: a host paused past its lease writes nothing after it resumes', async (t) => {
