@@ -28,9 +28,9 @@ echo "test: embedded server and adapters"
 mapfile -t files < <(tests | grep -Ev "/($faults)\.test\.js$")
 npx ava "${files[@]}"
 
-# Files about the embedded deployment itself (its process, data folder and crashes) or about
-# one edge's own state (rate limits are counted per edge) do not run against the cluster.
-embedded_only='admin|compose|crash-loop|durability|production|rate-limits|secrets'
+# Files about the embedded deployment itself (its process, data folder and crashes) do not run
+# against the cluster.
+embedded_only='admin|compose|crash-loop|durability|production|secrets'
 mapfile -t conformance < <(ls packages/server/dist/test/*.test.js | grep -Ev "/($embedded_only|$faults)\.test\.js$")
 echo "test: ${#conformance[@]} conformance files against a local cluster"
 CHAT_TEST_TARGET=cluster npx ava "${conformance[@]}"

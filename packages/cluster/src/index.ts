@@ -6,3 +6,5 @@ export { checkKeyspace, migrate, openKeyspace, type CassandraOptions } from './m
 export { LeaseTable, type Lease } from './leases.js';
 export { ShardManager, rendezvous, type HeldShard, type ShardManagerOptions } from './shard-manager.js';
 export { ShardMap, announceShards, SHARD_MAP_SUBJECT, type Announcement } from './shard-map.js';
+export { NatsRateLimits, bucketName, type NatsRateLimitsOptions, type RateLimitKind } from './nats-rate-limits.js';
+export { NatsRateLimitStore, kvKey, type SharedRateLimitHit } from './nats-rate-limit-store.js';

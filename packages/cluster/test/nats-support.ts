@@ -95,10 +95,13 @@ export class OwnNatsServer {
     readonly port: number,
     /** The HTTP monitoring port (`-m`), when asked for. */
     readonly monitorPort: number | undefined,
+    /** JetStream's store folder (`-js -sd`), when asked for; it outlives a kill, so streams survive a restart. */
+    readonly jetstreamDir: string | undefined = undefined,
   ) {}
 
-  static async start(opts: { monitoring?: boolean } = {}): Promise<OwnNatsServer> {
-    const server = new OwnNatsServer(await freePort(), opts.monitoring ? await freePort() : undefined);
+  static async start(opts: { monitoring?: boolean; jetstreamDir?: string } = {}): Promise<OwnNatsServer> {
+    const monitor = opts.monitoring ? await freePort() : undefined;
+    const server = new OwnNatsServer(await freePort(), monitor, opts.jetstreamDir);
     await server.start();
     return server;
   }
@@ -110,6 +113,7 @@ export class OwnNatsServer {
   async start(): Promise<void> {
     const args = ['-a', '127.0.0.1', '-p', String(this.port)];
     if (this.monitorPort !== undefined) args.push('-m', String(this.monitorPort));
+    if (this.jetstreamDir !== undefined) args.push('-js', '-sd', this.jetstreamDir);
     const child = spawn(process.env.NATS_SERVER_BIN ?? 'nats-server', args, { stdio: ['ignore', 'ignore', 'pipe'] });
     this.child = child;
     let log = '';

@@ -11,6 +11,7 @@ import {
 import { ActorHost, TransportActorClient, type Logger } from '@chat/runtime';
 import { hostSettings } from './behaviors.js';
 import type { ClusterConfig } from './cluster-config.js';
+import { openSharedRateLimits } from './cluster-rate-limits.js';
 import type { Config } from './config.js';
 import type { Backend } from './server.js';
 
@@ -45,13 +46,17 @@ async function connect(config: Config, cluster: ClusterConfig, name: string, log
 export async function connectEdgeBackend(config: Config, cluster: ClusterConfig, log: Logger): Promise<Backend> {
   const { transport, shardMap, actors } = await connect(config, cluster, `edge-${process.pid}`, log);
   const files = await CassandraFileStore.open(cassandraOptions(cluster, log));
+  // Edges count rate limits together, or a client would get the limit at each edge.
+  const limits = config.rateLimits && (await openSharedRateLimits(config.rateLimits, cluster, log));
   return {
     actors,
     files,
+    ...(limits && { rateLimitStores: limits.stores }),
     async close() {
       shardMap.close();
       await transport.close();
       await files.close();
+      await limits?.close();
     },
   };
 }

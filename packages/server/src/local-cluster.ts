@@ -1,5 +1,5 @@
 import { randomBytes } from 'node:crypto';
-import { CassandraStore, KafkaJournal, rendezvous } from '@chat/cluster';
+import { CassandraStore, KafkaJournal, NatsRateLimits, rendezvous } from '@chat/cluster';
 import { createLogger } from '@chat/edge';
 import type { ClusterConfig } from './cluster-config.js';
 import { connectEdgeBackend, startClusterHost, type ClusterHost } from './cluster-node.js';
@@ -74,7 +74,7 @@ async function settle(hosts: ClusterHost[], ids: string[], shardCount: number, t
   }
 }
 
-/** Deletes everything a cluster namespace holds in Kafka and Cassandra. */
+/** Deletes everything a cluster namespace holds in Kafka, Cassandra and NATS (its rate limit buckets). */
 export async function dropNamespace(config: Config, cluster: ClusterConfig): Promise<void> {
   const journal = await KafkaJournal.open({
     brokers: cluster.kafkaBrokers,
@@ -88,4 +88,5 @@ export async function dropNamespace(config: Config, cluster: ClusterConfig): Pro
     keyspace: cluster.namespace,
   });
   await store.dropNamespace().finally(() => store.close());
+  await NatsRateLimits.dropNamespace(cluster.natsUrl, cluster.namespace);
 }

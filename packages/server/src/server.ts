@@ -10,7 +10,7 @@ import {
   uploadDownloads,
   type ApiOptions,
 } from '@chat/api';
-import { createEdgeApp, createLogger, createMetricsRegistry, RateLimiter } from '@chat/edge';
+import { createEdgeApp, createLogger, createMetricsRegistry, RateLimiter, type RateLimitStores } from '@chat/edge';
 import type { ActorClient, FileStore } from '@chat/runtime';
 import type { Registry } from 'prom-client';
 import type { Config } from './config.js';
@@ -27,6 +27,8 @@ const CLUSTER_POLL_SLICE_MS = 5_000;
 export interface Backend {
   actors: ActorClient;
   files: FileStore;
+  /** Rate limit counts shared with other edges (a cluster's); without them each edge counts in memory. */
+  rateLimitStores?: RateLimitStores;
   /** Adds the backend's own figures to GET /metrics. */
   metrics?(registry: Registry): void;
   close(): Promise<void>;
@@ -94,7 +96,7 @@ export async function startServer(config: Config, backend?: Backend): Promise<Ru
     info: { title: 'Team chat API', version: `feature level ${FEATURE_LEVEL}` },
     // Downloads and tus answer bytes, not envelopes, so they are not routes.
     raw: [uploadDownloads(raw), tus.middleware, confirmationPages(raw)],
-    ...(config.rateLimits && { rateLimiter: new RateLimiter(config.rateLimits) }),
+    ...(config.rateLimits && { rateLimiter: new RateLimiter(config.rateLimits, node.rateLimitStores) }),
   });
   server.on('request', app.callback());
   log.info({ port, mode: config.mode, dataDir: config.dataDir }, 'server listening');

@@ -9,6 +9,10 @@ import { TestServer } from './support.js';
  * small limits so that tests stay short, and a two-second window to watch a
  * window end. Tests on one server use distinct users, so they may run
  * together; the ones that count unauthenticated requests are serial.
+ *
+ * With CHAT_TEST_TARGET=cluster each server is a cluster with two edges and
+ * consecutive requests alternate between them, so every countdown and
+ * refusal below holds only if the edges share their counts.
  */
 interface Servers {
   real: TestServer;
@@ -24,7 +28,11 @@ const limits = (user: number, ip: number, windowMs = 60_000): Partial<Config> =>
   rateLimits: { ...DEFAULTS, user: { limit: user, windowMs }, ip: { limit: ip, windowMs } },
 });
 
+// Starting a cluster (three hosts settling on their shards, two edges) takes a while on a busy machine.
+const STARTUP_MS = 5 * 60_000;
+
 test.before(async (t) => {
+  t.timeout(STARTUP_MS);
   const [real, small, short] = await Promise.all([
     TestServer.start({ rateLimits: DEFAULTS }),
     TestServer.start(limits(5, 12)),
@@ -222,6 +230,7 @@ test('a window ends: after retry-after seconds the whole limit is back', async (
 });
 
 test('the limits are read from the environment, and RATE_LIMITING=false turns them off', async (t) => {
+  t.timeout(STARTUP_MS);
   t.like(DEFAULTS, {
     user: { limit: 200, windowMs: 60_000 },
     ip: { limit: 100, windowMs: 60_000 },
