@@ -6,6 +6,7 @@ import {
   mayCreateUsers,
   realmAddress,
   ROLES,
+  DECOY_PASSWORD_HASH,
   verifyPassword,
   type CreatedUser,
   type ApiKeyGrant,
@@ -19,7 +20,6 @@ import { FEATURE_LEVEL, ZULIP_VERSION, type ApiOptions } from './options.js';
 import { gravatarUrl, renderUser } from './users.js';
 
 // Verified when the username is unknown, so both failures cost the same time.
-const DECOY_HASH = 'scrypt$32768$8$1$AAAAAAAAAAAAAAAAAAAAAA$AAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAA';
 
 const wrongLogin = () => new ChatError('AUTHENTICATION_FAILED', 'Your username or password is incorrect');
 
@@ -97,11 +97,11 @@ export function accountRoutes(options: ApiOptions): Route[] {
           .ask<LoginCandidate>(realmOf(request), { type: 'realm.loginCandidate', username: params.username })
           .catch(async (err: unknown) => {
             if (err instanceof ChatError && err.code === 'AUTHENTICATION_FAILED') {
-              await verifyPassword(params.password, DECOY_HASH);
+              await verifyPassword(params.password, DECOY_PASSWORD_HASH);
             }
             throw err;
           });
-        const ok = await verifyPassword(params.password, candidate.password_hash ?? DECOY_HASH);
+        const ok = await verifyPassword(params.password, candidate.password_hash ?? DECOY_PASSWORD_HASH);
         if (!ok || candidate.password_hash === null) throw wrongLogin();
         await limits?.loginSucceeded(username);
         return { api_key: candidate.api_key, email: candidate.email, user_id: candidate.user_id };

@@ -4,6 +4,7 @@ import {
   ChatError,
   hashPassword,
   USER_SETTING_DEFAULTS,
+  DECOY_PASSWORD_HASH,
   verifyPassword,
   type LoginCandidate,
   type UserSettings,
@@ -14,7 +15,6 @@ import type { ApiOptions } from './options.js';
 import { checkSettingValues, LANGUAGES } from './settings-values.js';
 
 // Verified when the account has no password, so that answer costs the same time.
-const DECOY_HASH = 'scrypt$32768$8$1$AAAAAAAAAAAAAAAAAAAAAA$AAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAA';
 /** The original's minimum password length. */
 const MIN_PASSWORD_LENGTH = 6;
 
@@ -103,7 +103,7 @@ async function newPasswordHash(caller: CallerContext, params: Params): Promise<s
     type: 'realm.loginCandidate',
     username: caller.principal.email,
   });
-  const ok = await verifyPassword(params.old_password, candidate.password_hash ?? DECOY_HASH);
+  const ok = await verifyPassword(params.old_password, candidate.password_hash ?? DECOY_PASSWORD_HASH);
   if (!ok || candidate.password_hash === null) throw bad('Wrong password!');
   if ([...params.new_password].length < MIN_PASSWORD_LENGTH) throw bad('New password is too weak!');
   return hashPassword(params.new_password);
