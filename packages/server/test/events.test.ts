@@ -100,7 +100,8 @@ test('an idle queue is collected: BAD_EVENT_QUEUE_ID with the queue id', async (
     // Polling keeps a queue alive; the other one is left alone for twice its idle time.
     for (const until = Date.now() + 3000; Date.now() < until; ) {
       await new Promise((resolve) => setTimeout(resolve, 200));
-      t.is((await othello.get('/events', { queue_id: kept.queue_id, dont_block: true })).status, 200);
+      const polled = await othello.get('/events', { queue_id: kept.queue_id, dont_block: true });
+      t.is(polled.status, 200, JSON.stringify(polled.body));
     }
     const reply = await othello.get<Body>('/events', { queue_id: idle.queue_id, last_event_id: -1 });
     t.is(reply.status, 400);
