@@ -15,7 +15,7 @@ import { decideFetch, decideGet, decideMatch, firstUnread } from './fetch.js';
 import { decideDelete, decideReaction, decideTopicDelete, decideTopics } from './messages.js';
 import { decideMoveIn } from './move-in.js';
 import { decideMoveEnd, decideMoveOut, decideMovesTimer, resumeMoves } from './move-out.js';
-import { userTells } from './members.js';
+import { toUsers } from './members.js';
 import { decideSend } from './send.js';
 import { applyEvent, initialState, upcast, type ChannelEvent, type ChannelState } from './state.js';
 import { decideSubscribe, decideUnsubscribe } from './subscribe.js';
@@ -111,16 +111,16 @@ function created(key: string, channel: ChannelSettings, subscribers: number[]): 
   const stream = streamCreated(info);
   return {
     events: [{ type: 'channelCreated', channel, subscribers }],
-    tells: [
-      ...userTells(key, subscribers, {
+    tells: [toOnlookers(channel, key, [stream], subscribers)],
+    fanouts: [
+      toUsers(key, subscribers, {
         type: 'user.subscribed',
         channel_id: channel.stream_id,
         last_message_id: 0,
         channel: info,
       }),
-      toOnlookers(channel, key, [stream], subscribers),
+      fanout(key, subscribers, [stream]),
     ],
-    fanouts: [fanout(key, subscribers, [stream])],
     reply: null,
   };
 }

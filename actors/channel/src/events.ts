@@ -8,10 +8,9 @@ import {
   type Reaction,
   type StoredMessage,
 } from '@chat/protocol';
-import type { Decision } from '@chat/runtime';
 import { canSee } from './access.js';
-import { dmParticipants } from './members.js';
-import { lastMessageId, type ChannelEvent, type ChannelState } from './state.js';
+import { dmParticipants, toUsers } from './members.js';
+import { lastMessageId, type ChannelState } from './state.js';
 
 /**
  * Who hears about a change in this conversation: a channel's subscribers, or
@@ -36,14 +35,8 @@ export function toOnlookers(channel: ChannelSettings, key: string, events: Queue
 export const streamCreated = (info: ChannelInfo): QueueEvent => ({ type: 'stream', op: 'create', channels: [info] });
 
 /** One fan-out of events to users' actors, which pass them to their queues. */
-export function fanout(
-  key: string,
-  userIds: number[],
-  events: QueueEvent[],
-): NonNullable<Decision<ChannelEvent>['fanouts']>[number] {
-  const realm = realmOfKey(key);
-  const body: Command = { type: 'user.deliver', events };
-  return { type: 'user', keys: userIds.map((id) => `${realm}:${id}`), body };
+export function fanout(key: string, userIds: number[], events: QueueEvent[]) {
+  return toUsers(key, userIds, { type: 'user.deliver', events });
 }
 
 /** A message as its event carries it; each recipient's UserActor fills in the flags. */

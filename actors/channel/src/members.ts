@@ -1,4 +1,4 @@
-import { realmOfKey, userAddress, type ActorAddress, type Command } from '@chat/protocol';
+import { realmOfKey, type Command } from '@chat/protocol';
 
 /** `realm:dm:3,7` -> [3, 7]; undefined for a channel key. */
 export function dmParticipants(key: string): number[] | undefined {
@@ -6,8 +6,12 @@ export function dmParticipants(key: string): number[] | undefined {
   return match ? match[1]!.split(',').map(Number) : undefined;
 }
 
-/** One tell per user actor. */
-export function userTells(key: string, userIds: number[], body: Command): Array<{ to: ActorAddress; body: Command }> {
+/** One body for many users' actors: a single fan-out, so an owed message is recorded once, not per user. */
+export function toUsers(
+  key: string,
+  userIds: number[],
+  body: Command,
+): { type: 'user'; keys: string[]; body: Command } {
   const realm = realmOfKey(key);
-  return userIds.map((id) => ({ to: userAddress(realm, id), body }));
+  return { type: 'user', keys: userIds.map((id) => `${realm}:${id}`), body };
 }

@@ -10,7 +10,7 @@ import type { ActorContext, Decision } from '@chat/runtime';
 import { can, hasContentAccess } from './access.js';
 import { nextMessageId } from './ids.js';
 import { fanout, messageForEvent } from './events.js';
-import { dmParticipants, userTells } from './members.js';
+import { dmParticipants, toUsers } from './members.js';
 import { lastMessageId, type ChannelEvent, type ChannelState } from './state.js';
 
 type Send = Extract<ChannelCommand, { type: 'message.send' }>;
@@ -111,15 +111,17 @@ export function decideSend(ctx: ActorContext<ChannelState>, cmd: Send): Decision
   const members = state.kind === 'none' ? dmParticipants(ctx.address.key)! : state.members;
   const newTopic =
     state.kind === 'channel' && !state.messages.some((m) => m.topic.toLowerCase() === topic.toLowerCase());
-  const tells =
+  const conversation =
     state.kind === 'channel'
       ? []
-      : userTells(ctx.address.key, members, {
-          type: 'user.conversation',
-          key: ctx.address.key,
-          user_ids: members,
-          message_id: message.id,
-        });
+      : [
+          toUsers(ctx.address.key, members, {
+            type: 'user.conversation',
+            key: ctx.address.key,
+            user_ids: members,
+            message_id: message.id,
+          }),
+        ];
   const event: MessageQueueEvent = {
     type: 'message',
     message: messageForEvent(state, ctx.address.key, message),
@@ -134,8 +136,7 @@ export function decideSend(ctx: ActorContext<ChannelState>, cmd: Send): Decision
   const recipients = [...new Set([...members, cmd.sender.user_id])];
   return {
     events,
-    tells,
-    fanouts: [fanout(ctx.address.key, recipients, [event])],
+    fanouts: [...conversation, fanout(ctx.address.key, recipients, [event])],
     reply: { id: message.id, new_topic: newTopic },
   };
 }

@@ -2,7 +2,7 @@ import { ChatError, mayAddSubscribers, maySeePublicChannels, type ChannelCommand
 import type { ActorContext, Decision } from '@chat/runtime';
 import { can, canAdminister, hasContentAccess, invalidChannel, isMember, type Actor } from './access.js';
 import { channelInfo, fanout, peerEvent, toOnlookers } from './events.js';
-import { userTells } from './members.js';
+import { toUsers } from './members.js';
 import { lastMessageId, type ChannelEvent, type ChannelState } from './state.js';
 
 type Subscribe = Extract<ChannelCommand, { type: 'channel.subscribe' }>;
@@ -35,7 +35,7 @@ export function decideSubscribe(ctx: ActorContext<ChannelState>, cmd: Subscribe)
   if (added.length === 0) return { reply: { added, already } };
   // Each new subscriber's actor raises `subscription` op `add`, with its personal settings.
   const members = [...state.members, ...added].sort((a, b) => a - b);
-  const tells = userTells(ctx.address.key, added, {
+  const subscribed = toUsers(ctx.address.key, added, {
     type: 'user.subscribed',
     channel_id: channel.stream_id,
     last_message_id: lastMessageId(state),
@@ -43,9 +43,14 @@ export function decideSubscribe(ctx: ActorContext<ChannelState>, cmd: Subscribe)
   });
   const peer = peerEvent('peer_add', channel.stream_id, added);
   // Those who see the channel keep its subscriber count; new subscribers get the whole list instead.
-  tells.push(toOnlookers(channel, ctx.address.key, [peer], members));
+  const tells = [toOnlookers(channel, ctx.address.key, [peer], members)];
   const peers = fanout(ctx.address.key, state.members, [peer]);
-  return { events: [{ type: 'subscribed', userIds: added }], tells, fanouts: [peers], reply: { added, already } };
+  return {
+    events: [{ type: 'subscribed', userIds: added }],
+    tells,
+    fanouts: [subscribed, peers],
+    reply: { added, already },
+  };
 }
 
 function mayRemove(state: ChannelState, actor: Actor, user: UserRef): boolean {
@@ -65,7 +70,7 @@ export function decideUnsubscribe(ctx: ActorContext<ChannelState>, cmd: Unsubscr
   const notSubscribed = cmd.users.filter((u) => !isMember(state, u.user_id)).map((u) => u.user_id);
   if (removed.length === 0) return { reply: { removed, not_subscribed: notSubscribed } };
   const channel = state.channel!;
-  const tells = userTells(ctx.address.key, removed, { type: 'user.unsubscribed', channel_id: channel.stream_id });
+  const unsubscribed = toUsers(ctx.address.key, removed, { type: 'user.unsubscribed', channel_id: channel.stream_id });
   const gone = {
     type: 'subscription',
     op: 'remove',
@@ -75,8 +80,8 @@ export function decideUnsubscribe(ctx: ActorContext<ChannelState>, cmd: Unsubscr
   const peer = peerEvent('peer_remove', channel.stream_id, removed);
   return {
     events: [{ type: 'unsubscribed', userIds: removed }],
-    tells: [...tells, toOnlookers(channel, ctx.address.key, [peer], state.members)],
-    fanouts: [fanout(ctx.address.key, removed, [gone]), fanout(ctx.address.key, remaining, [peer])],
+    tells: [toOnlookers(channel, ctx.address.key, [peer], state.members)],
+    fanouts: [unsubscribed, fanout(ctx.address.key, removed, [gone]), fanout(ctx.address.key, remaining, [peer])],
     reply: { removed, not_subscribed: notSubscribed },
   };
 }

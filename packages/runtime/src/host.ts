@@ -107,14 +107,14 @@ export class ActorHost implements CellHost {
   /** Takes the configured shards (see `addShard`), then serves fan-outs and sweeps. */
   async start(): Promise<void> {
     for (const shard of this.options.shards) await this.addShard(shard, this.options.epoch, undefined, false);
-    // Only now is every receiver of what recovery found owed served.
-    for (const partition of this.partitions.values()) partition.flushOutbox();
     if (this.options.hostId !== undefined) {
       const subject = hostSubject(this.options.hostId);
       this.subscriptions.push(
         this.options.transport.subscribe(subject, (msg) => this.deliver(msg.data, msg.respond, true)),
       );
     }
+    // Only now is every receiver of what recovery found owed served, fan-outs to this host included.
+    for (const partition of this.partitions.values()) partition.flushOutbox();
     const sweepEvery = Math.max(10, Math.min(this.options.passivateAfterMs, this.options.checkpointAfterMs) / 2);
     // A failing sweep is logged, never an unhandled rejection that ends the process.
     this.sweeper = setInterval(() => {
