@@ -15,24 +15,46 @@ export interface Answer {
   bytes: number;
 }
 
+/** One server address: a whole server, or one edge of a cluster. */
+interface Endpoint {
+  host: string;
+  port: number;
+  prefix: string;
+}
+
 /**
  * The harness's HTTP client: node:http over one keep-alive agent with no
  * socket limit, so that thousands of long polls and a burst of sends each get
  * a connection and no request waits for a free socket inside the harness
  * (which would hide server latency). Bodies are forms, as Zulip clients send.
+ * Given several base URLs (a cluster's edges), each user sticks to one of
+ * them, as behind a load balancer, and the users are spread evenly.
  */
 export class Http {
   private readonly agent = new http.Agent({ keepAlive: true, maxSockets: Infinity, maxFreeSockets: 4096 });
-  private readonly host: string;
-  private readonly port: number;
-  private readonly prefix: string;
+  private readonly endpoints: Endpoint[];
+  private next = 0;
+  readonly baseUrl: string;
 
-  constructor(readonly baseUrl: string) {
-    const url = new URL(baseUrl);
-    if (url.protocol !== 'http:') throw new Error(`only http:// targets are supported, got ${baseUrl}`);
-    this.host = url.hostname;
-    this.port = Number(url.port || 80);
-    this.prefix = url.pathname.replace(/\/$/, '');
+  constructor(baseUrls: string | string[]) {
+    const urls = typeof baseUrls === 'string' ? [baseUrls] : baseUrls;
+    if (urls.length === 0) throw new Error('no base URL');
+    this.baseUrl = urls[0]!;
+    this.endpoints = urls.map((baseUrl) => {
+      const url = new URL(baseUrl);
+      if (url.protocol !== 'http:') throw new Error(`only http:// targets are supported, got ${baseUrl}`);
+      return { host: url.hostname, port: Number(url.port || 80), prefix: url.pathname.replace(/\/$/, '') };
+    });
+  }
+
+  /** The user's edge (bench users are numbered, so a hash of the address spreads them evenly); anonymous calls rotate. */
+  private endpointFor(credentials: Credentials | undefined): Endpoint {
+    const n = this.endpoints.length;
+    if (n === 1) return this.endpoints[0]!;
+    if (!credentials) return this.endpoints[this.next++ % n]!;
+    let hash = 0;
+    for (let i = 0; i < credentials.email.length; i++) hash = (hash * 31 + credentials.email.charCodeAt(i)) >>> 0;
+    return this.endpoints[hash % n]!;
   }
 
   /** `path` is relative to /api/v1; lists and objects are JSON inside a form field. */
@@ -61,13 +83,14 @@ export class Http {
     return new Promise((resolve) => {
       const failed = (error: Error) =>
         resolve({ status: 0, body: { result: 'error', msg: error.message }, end: performance.now(), bytes: 0 });
+      const endpoint = this.endpointFor(credentials);
       const req = http.request(
         {
           agent: this.agent,
-          host: this.host,
-          port: this.port,
+          host: endpoint.host,
+          port: endpoint.port,
           method,
-          path: `${this.prefix}/api/v1${path}${query}`,
+          path: `${endpoint.prefix}/api/v1${path}${query}`,
           headers,
         },
         (res) => {

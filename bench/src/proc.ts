@@ -7,6 +7,16 @@ export interface ProcSample {
   peakRssBytes: number;
   /** User plus system CPU time since the process started. */
   cpuSeconds: number;
+  /** A server of several processes (a cluster): each one; the fields above are their sums. */
+  processes?: NamedSample[];
+}
+
+export interface NamedSample {
+  name: string;
+  pid: number;
+  rssBytes: number;
+  peakRssBytes: number;
+  cpuSeconds: number;
 }
 
 let clockTicks: number | undefined;
@@ -37,6 +47,23 @@ export function sampleProcess(pid: number | undefined): ProcSample | undefined {
   } catch {
     return undefined;
   }
+}
+
+/**
+ * The sum over several processes (a cluster's edges and actor hosts), each
+ * one kept too. The summed peak adds peaks that may not have coincided: an
+ * upper bound. Undefined when none of them can be read.
+ */
+export function sampleProcesses(pids: Array<{ name: string; pid: number }>): ProcSample | undefined {
+  const processes: NamedSample[] = pids.flatMap(({ name, pid }) => {
+    const one = sampleProcess(pid);
+    return one
+      ? [{ name, pid, rssBytes: one.rssBytes, peakRssBytes: one.peakRssBytes, cpuSeconds: one.cpuSeconds }]
+      : [];
+  });
+  if (processes.length === 0) return undefined;
+  const sum = (field: 'rssBytes' | 'peakRssBytes' | 'cpuSeconds') => processes.reduce((n, p) => n + p[field], 0);
+  return { rssBytes: sum('rssBytes'), peakRssBytes: sum('peakRssBytes'), cpuSeconds: sum('cpuSeconds'), processes };
 }
 
 /** The file-descriptor limit of this process (each live queue holds a socket on both sides). */

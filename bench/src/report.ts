@@ -2,7 +2,8 @@ import { mkdir, writeFile } from 'node:fs/promises';
 import { cpus, loadavg, platform, release, totalmem } from 'node:os';
 import { join } from 'node:path';
 import type { Options } from './config/args.js';
-import type { Outcome } from './scenarios/common.js';
+import type { Outcome, RealmSetup } from './scenarios/common.js';
+import { openFileLimit } from './proc.js';
 import { pick, pickShort, ratio } from './stats.js';
 
 export function machine() {
@@ -14,6 +15,8 @@ export function machine() {
     node: process.version,
     platform: `${platform()} ${release()}`,
     load_average_at_start: loadavg().map((l) => Math.round(l * 100) / 100),
+    // The harness's own limit (raised to the hard one at start); the servers it starts inherit it.
+    open_files_limit: openFileLimit(),
   };
 }
 
@@ -27,6 +30,7 @@ export function buildResult(
     harnessRssBytes: number;
     harnessLoopDelayMs: { p50: number; p99: number; max: number };
     machine: ReturnType<typeof machine>;
+    realms: RealmSetup[];
   },
   notes: string[],
 ) {
@@ -39,6 +43,7 @@ export function buildResult(
     finished_at: new Date().toISOString(),
     machine: meta.machine,
     parameters,
+    realms: meta.realms,
     throughput_msgs_per_s: outcome.throughput,
     throughput_unit: outcome.throughputUnit,
     send_latency_ms: outcome.send && pick(outcome.send),
@@ -117,6 +122,9 @@ export function table(result: Result): string {
     `${'figure'.padEnd(24)} ${'value'.padEnd(width)}  ratio to baseline`,
     ...rows.map(([name, value, ratioText]) => `${name.padEnd(24)} ${value.padEnd(width)}  ${ratioText}`),
   ];
+  for (const p of result.server_processes ?? []) {
+    lines.push(`  ${p.name.padEnd(22)} ${mib(p.rss_bytes)} (${mib(p.peak_rss_bytes)}), CPU ${p.cpu_seconds ?? '-'} s`);
+  }
   for (const note of result.notes) lines.push(`note: ${note}`);
   return lines.join('\n');
 }

@@ -30,7 +30,7 @@ export async function run(options: Options, cleanups: Cleanups = new Set()): Pro
   // How late the harness's own event loop ran: if this is high, the harness (or the machine) was the bottleneck.
   const loopDelay = monitorEventLoopDelay({ resolution: 10 });
   loopDelay.enable();
-  const ctx: RunContext = { options, progress: new Progress(options.quiet), notes: [], cleanups };
+  const ctx: RunContext = { options, progress: new Progress(options.quiet), notes: [], cleanups, realms: [] };
   let outcome: Outcome;
   try {
     outcome = await SCENARIO_RUNS[options.scenario](ctx);
@@ -52,6 +52,7 @@ export async function run(options: Options, cleanups: Cleanups = new Set()): Pro
         max: nanosToMs(loopDelay.max),
       },
       machine: startMachine,
+      realms: ctx.realms,
     },
     ctx.notes,
   );

@@ -30,7 +30,11 @@ export interface Manifest {
   admin: Credentials;
   users: BenchUser[];
   channels: BenchChannel[];
+  /** How the accounts were made: the `create-users` admin command (no passwords) or POST /users. */
+  createdBy?: UserCreation;
 }
+
+export type UserCreation = 'create-users' | 'POST /users';
 
 /** Every bench user has this password, so a production-mode target can hand out API keys too. */
 export const BENCH_PASSWORD = 'bench-password-not-secret';
@@ -39,7 +43,11 @@ const PRINCIPALS_PER_REQUEST = 500;
 export const sizeKey = (shape: RealmShape) =>
   `${shape.scenario}-${shape.users}u-${shape.channels}c-${shape.channelSize}s`;
 
-export const benchEmail = (index: number) => `bench-user-${index}@example.com`;
+/** `{n}` is the user's index; the `create-users` admin command takes the same patterns. */
+export const EMAIL_PATTERN = 'bench-user-{n}@example.com';
+export const NAME_PATTERN = 'Bench User {n}';
+export const benchEmail = (index: number) => EMAIL_PATTERN.replace('{n}', String(index));
+export const benchName = (index: number) => NAME_PATTERN.replace('{n}', String(index));
 
 /**
  * Who is in which channel: each user joins `perUser` consecutive channels
@@ -77,9 +85,9 @@ async function apiKeyOf(http: Http, email: string): Promise<{ api_key: string; u
 /**
  * Builds the realm through the public API as an administrator would: POST
  * /users per user (the server hashes each password, which is what makes a
- * big realm slow to build and worth caching), then POST
- * /users/me/subscriptions with principals per channel. Users that exist
- * already (a URL target set up by an earlier run) are reused.
+ * big realm slow to build and worth caching), then the subscriptions.
+ * Users that exist already (a URL target set up by an earlier run) are
+ * reused.
  */
 export async function setUpRealm(
   http: Http,
@@ -88,10 +96,19 @@ export async function setUpRealm(
   concurrency: number,
   progress: Progress,
 ): Promise<Manifest> {
-  const channels = membership(shape);
-  const chunks = channels.reduce((n, c) => n + Math.ceil(c.members.length / PRINCIPALS_PER_REQUEST), 0);
+  const users = await createUsersByApi(http, shape, admin, concurrency, progress);
+  return subscribeAll(http, shape, admin, users, concurrency, progress, 'POST /users');
+}
+
+export async function createUsersByApi(
+  http: Http,
+  shape: RealmShape,
+  admin: Credentials,
+  concurrency: number,
+  progress: Progress,
+): Promise<BenchUser[]> {
   const users: BenchUser[] = new Array(shape.users);
-  progress.start('creating users', shape.users, `(${sizeKey(shape)})`);
+  progress.start('creating users', shape.users, `(${sizeKey(shape)}, POST /users)`);
   await pool(
     Array.from({ length: shape.users }, (_, i) => i),
     concurrency,
@@ -100,7 +117,7 @@ export async function setUpRealm(
       const created = await http.request(
         'POST',
         '/users',
-        { email, password: BENCH_PASSWORD, full_name: `Bench User ${index}` },
+        { email, password: BENCH_PASSWORD, full_name: benchName(index) },
         admin,
         120_000,
       );
@@ -112,25 +129,64 @@ export async function setUpRealm(
       progress.increment();
     },
   );
-  progress.start('subscribing', chunks);
-  // Channels in parallel, the chunks of one channel in order: the first creates it.
+  progress.stop();
+  return users;
+}
+
+/**
+ * POST /users/me/subscriptions with principals, 500 per request: channels
+ * in parallel, the chunks of one channel in order (the first creates it).
+ * Each request is one decision of the channel's actor, so a channel of
+ * 10,000 takes 20 requests. With `recordBytes` (a cluster: Kafka refuses
+ * records over 1 MB) a request adds only as many as keep the decision's
+ * journal record under it: the channel actor tells each new subscriber the
+ * whole member list, so the record grows with added × members.
+ */
+export async function subscribeAll(
+  http: Http,
+  shape: RealmShape,
+  admin: Credentials,
+  users: BenchUser[],
+  concurrency: number,
+  progress: Progress,
+  createdBy: UserCreation,
+  recordBytes?: number,
+): Promise<Manifest> {
+  const channels = membership(shape);
+  const total = channels.reduce((n, c) => n + c.members.length, 0);
+  let done = 0;
+  let requests = 0;
+  progress.start('subscribing', total, recordBytes ? '(records bounded)' : `(${PRINCIPALS_PER_REQUEST} per request)`);
   await pool(channels, concurrency, async (channel) => {
-    for (const members of chunk(channel.members, PRINCIPALS_PER_REQUEST)) {
+    for (let from = 0; from < channel.members.length;) {
+      const size = recordBytes ? chunkWithin(recordBytes, from) : PRINCIPALS_PER_REQUEST;
+      const members = channel.members.slice(from, from + size);
       await http.must(
         'POST',
         '/users/me/subscriptions',
         { subscriptions: [{ name: channel.name }], principals: members.map((i) => users[i]!.userId) },
         admin,
       );
-      progress.increment();
+      from += members.length;
+      done += members.length;
+      requests++;
+      progress.update(done, `${requests} requests`);
     }
   });
   progress.stop();
-  return { version: 1, key: sizeKey(shape), shape, admin, users, channels };
+  return { version: 1, key: sizeKey(shape), shape, admin, users, channels, createdBy };
 }
 
-function chunk<T>(items: T[], size: number): T[][] {
-  const out: T[][] = [];
-  for (let i = 0; i < items.length; i += size) out.push(items.slice(i, i + size));
-  return out;
+/**
+ * How many to add to a channel of `members` so that the record stays under
+ * `bytes`: each new subscriber's tell carries the channel (~1.5 KB) and
+ * every member id (~8 bytes with its separator, the new ones included);
+ * the peer_add fan-out names every member once more (~24 bytes a key).
+ */
+export function chunkWithin(bytes: number, members: number): number {
+  const fits = Math.floor((bytes - 24 * members) / (1500 + 8 * members));
+  if (fits < 1) return 1;
+  // Adding c makes the list c longer too: take the fixed point once more.
+  const again = Math.floor((bytes - 24 * (members + fits)) / (1500 + 8 * (members + fits)));
+  return Math.max(1, Math.min(PRINCIPALS_PER_REQUEST, again));
 }

@@ -3,6 +3,9 @@ import { existsSync } from 'node:fs';
 import { mkdtemp, readFile, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { createServer } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { Http } from '../src/http.js';
 import { defaultOptions, run, type Options, type Scenario } from '../src/index.js';
 
 /**
@@ -67,6 +70,8 @@ test('chat: two steps against an embedded server and the baseline, every figure 
   t.like(written, { scenario: 'chat', target: 'embedded', errors: 0 });
   t.true(written.machine.cpus > 0 && written.machine.memory_bytes > 0 && written.machine.node === process.version);
   t.like(written.parameters, { users: [20], channels: 4, stepSeconds: 1 });
+  // Built by the server's create-users admin command (no password hashes), then kept in the cache.
+  t.like(written.realms, [{ users: 20, created_by: 'create-users', from_cache: false }]);
   t.true(written.throughput_msgs_per_s > 0);
   ordered(t, 'send', written.send_latency_ms);
   ordered(t, 'delivery', written.delivery_latency_ms);
@@ -101,4 +106,35 @@ test('register: snapshot latency on a 20-user realm', async (t) => {
   t.true(written.throughput_msgs_per_s > 0 && written.baseline_throughput_msgs_per_s > 0);
   t.true(written.server_rss_bytes > 0);
   t.true(existsSync(output.files.chart));
+});
+
+test("a cluster's edges: each user sticks to one edge, and the users are spread over all of them", async (t) => {
+  const seen = [new Map<string, number>(), new Map<string, number>()];
+  const servers = await Promise.all(
+    seen.map(async (counts) => {
+      const server = createServer((req, res) => {
+        const user = Buffer.from(String(req.headers.authorization).slice(6), 'base64').toString().split(':')[0]!;
+        counts.set(user, (counts.get(user) ?? 0) + 1);
+        res.setHeader('content-type', 'application/json');
+        res.end('{"result":"success","msg":""}');
+      });
+      await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+      return server;
+    }),
+  );
+  t.teardown(() => servers.forEach((s) => s.close()));
+  const http = new Http(servers.map((s) => `http://127.0.0.1:${(s.address() as AddressInfo).port}`));
+  const users = Array.from({ length: 100 }, (_, i) => ({ email: `bench-user-${i}@example.com`, apiKey: 'k' }));
+  for (let round = 0; round < 3; round++) {
+    for (const user of users) t.is((await http.request('GET', '/users/me', {}, user)).status, 200);
+  }
+  http.close();
+  for (const user of users) {
+    t.deepEqual(
+      seen.map((counts) => counts.get(user.email) ?? 0).sort(),
+      [0, 3],
+      `${user.email} went to one edge only`,
+    );
+  }
+  for (const counts of seen) t.true(counts.size >= 30, `an edge served ${counts.size} of 100 users`);
 });

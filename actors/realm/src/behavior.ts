@@ -17,6 +17,7 @@ import { userAdded } from './people.js';
 import { folderCommand, isFolderCommand } from './folders.js';
 import { groupCommand, isGroupCommand } from './groups.js';
 import { broadcast } from './broadcast.js';
+import { createUsers } from './bulk-accounts.js';
 import { decideSetActive } from './deactivation.js';
 import { isStatusCommand, statusCommand } from './status-commands.js';
 import {
@@ -137,6 +138,8 @@ function decide(ctx: Ctx, command: RealmCommand): Decision<RealmEvent> {
       const events: RealmEvent[] = [{ type: 'accountCreated', account }, ...spent];
       return { events, reply: toCreated(account), fanouts: [userAdded(state, account)] };
     }
+    case 'realm.createUsers':
+      return createUsers(state, command.users, ctx.now);
     case 'realm.authenticate': {
       const account = accountByEmail(state, command.email);
       // Compare even for unknown addresses, so timing does not reveal which exist.

@@ -46,6 +46,9 @@ export interface Options {
   resultsDir: string;
   baselineSeconds: number;
   serverPid: number | undefined;
+  /** `--target cluster`: how many edges and actor hosts scripts/cluster.sh starts. */
+  edges: number;
+  actorHosts: number;
   seed: number;
   quiet: boolean;
 }
@@ -85,6 +88,8 @@ const NUMBER_FLAGS = {
   'setup-concurrency': 'setupConcurrency',
   'baseline-seconds': 'baselineSeconds',
   'server-pid': 'serverPid',
+  edges: 'edges',
+  'actor-hosts': 'actorHosts',
   seed: 'seed',
 } as const satisfies Record<string, keyof Options>;
 
@@ -101,6 +106,7 @@ export const USAGE = `Usage: npm run bench -- --target embedded|cluster|URL --sc
   --admin-email E --admin-key K   administrator of a URL target (default: dev login of iago)
   --setup-concurrency N --cache-dir DIR --no-cache --results-dir DIR
   --baseline-seconds S --server-pid PID (a URL target's process, for memory and CPU) --seed N --quiet
+  --edges N --actor-hosts N   the processes of --target cluster (default 2 and 3)
 See bench/README.md.`;
 
 function positive(name: string, raw: string): number {
@@ -158,6 +164,7 @@ export function parseOptions(argv: string[], env: NodeJS.ProcessEnv = process.en
   options.quiet = values.quiet === true;
   if (options.users.length === 0 || options.users.some((n) => n < 2)) throw new UsageError('--users must be >= 2');
   if (options.stepFactor <= 1 && !options.stepRate) throw new UsageError('--step-factor must be > 1');
+  if (options.edges < 1 || options.actorHosts < 1) throw new UsageError('--edges and --actor-hosts must be >= 1');
   return options;
 }
 
@@ -198,6 +205,8 @@ export function defaultOptions(scenario: Scenario, env: NodeJS.ProcessEnv = proc
     resultsDir: join(BENCH_DIR, 'results'),
     baselineSeconds: 60,
     serverPid: undefined,
+    edges: 2,
+    actorHosts: 3,
     seed: 1,
     quiet: false,
     ...SCENARIO_DEFAULTS[scenario],

@@ -39,10 +39,11 @@ export async function chat(ctx: RunContext): Promise<Outcome> {
       const baseTraffic = new Traffic(baseline.http, manifest, senders, options, options.seed);
       const serverMeter = new Meter(() => target.sample());
       const baseMeter = new Meter(() => baseline.sample());
-      const deadline = Date.now() + options.duration * 1000;
       // Warm-up at the first rate, not recorded: JIT and connection setup on both sides.
       await baseTraffic.runStep(options.startRate, options.warmupSeconds);
       await traffic.runStep(options.startRate, options.warmupSeconds);
+      // Measuring starts now: --duration leaves out setup and the warm-ups.
+      const deadline = Date.now() + options.duration * 1000;
       serverMeter.begin();
       baseMeter.begin();
       const steps: Array<Record<string, unknown>> = [];

@@ -15,12 +15,32 @@ export interface RunContext {
   /** Facts a reader of the result needs (caps applied, features skipped). */
   notes: string[];
   cleanups: Cleanups;
+  /** Each realm the run used and how it was set up (register uses two). */
+  realms: RealmSetup[];
+}
+
+export interface RealmSetup {
+  key: string;
+  users: number;
+  /** `create-users` (the admin command, no passwords) or `POST /users`. */
+  created_by: string;
+  from_cache: boolean;
+  /** Opening the target: starting its processes and, unless cached, building the realm. */
+  setup_seconds: number;
 }
 
 export interface ServerUsage {
   server_rss_bytes: number | null;
   server_peak_rss_bytes: number | null;
   server_cpu_seconds: number | null;
+  /** A server of several processes (a cluster): each one over the same interval; the figures above are sums. */
+  server_processes?: Array<{
+    name: string;
+    pid: number;
+    rss_bytes: number;
+    peak_rss_bytes: number;
+    cpu_seconds: number | null;
+  }>;
 }
 
 /** What a scenario measured; run.ts adds the machine, the ratios and the files. */
@@ -60,17 +80,38 @@ export class Meter {
 
   end(): ServerUsage {
     const last = this.sample();
+    const processes = last?.processes?.map((p) => {
+      const before = this.first?.processes?.find((q) => q.pid === p.pid);
+      return {
+        name: p.name,
+        pid: p.pid,
+        rss_bytes: p.rssBytes,
+        peak_rss_bytes: p.peakRssBytes,
+        cpu_seconds: before ? cpuDelta(before.cpuSeconds, p.cpuSeconds) : null,
+      };
+    });
     return {
       server_rss_bytes: last?.rssBytes ?? null,
       server_peak_rss_bytes: last?.peakRssBytes ?? null,
-      server_cpu_seconds: last && this.first ? Math.round((last.cpuSeconds - this.first.cpuSeconds) * 100) / 100 : null,
+      server_cpu_seconds: last && this.first ? cpuDelta(this.first.cpuSeconds, last.cpuSeconds) : null,
+      ...(processes ? { server_processes: processes } : {}),
     };
   }
 }
 
+const cpuDelta = (before: number, after: number) => Math.round((after - before) * 100) / 100;
+
 /** Opens a target of the given shape, runs `work` and always stops it (by pid, temp folder removed). */
 export async function withTarget<T>(ctx: RunContext, shape: RealmShape, work: (t: Target) => Promise<T>): Promise<T> {
   const target = await openTarget(ctx.options, shape, ctx.progress, ctx.cleanups);
+  ctx.realms.push({
+    key: target.manifest.key,
+    users: target.manifest.users.length,
+    // Manifests cached before the admin command existed were all made by POST /users.
+    created_by: target.manifest.createdBy ?? 'POST /users',
+    from_cache: target.setup.fromCache,
+    setup_seconds: target.setup.seconds,
+  });
   try {
     return await work(target);
   } finally {
@@ -173,6 +214,7 @@ export async function calibrate(ctx: RunContext, traffic: Traffic, meter: Meter)
     }
     best = step;
   }
+  if (steps.length === 0) ctx.notes.push('the baseline ran no step: --baseline-seconds is shorter than a step');
   return {
     throughput: best?.throughput ?? 0,
     send: first ? first.kinds.send.latency.summary() : null,

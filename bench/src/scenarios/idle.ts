@@ -5,7 +5,7 @@ import { Latency, pick } from '../stats.js';
 import { Traffic } from '../traffic.js';
 import { sleep } from '../util.js';
 import { calibrate, Meter, withBaseline, withTarget, type Outcome, type RunContext } from './common.js';
-import { Fanouts } from './probe.js';
+import { Fanouts, waitFor } from './probe.js';
 
 /** Sockets the harness keeps for itself besides one per queue (sends, files, the baseline). */
 const FD_RESERVE = 1000;
@@ -68,7 +68,7 @@ export async function idle(ctx: RunContext): Promise<Outcome> {
     const perQueue = before && after && queues > 0 ? Math.round((after.rssBytes - before.rssBytes) / queues) : null;
 
     const fanouts = new Fanouts(target.http, fleet, 0);
-    await fanouts.series(PROBES, fleet.liveUsers, Date.now() + 120_000);
+    await fanouts.series(PROBES, fleet.liveUsers, Date.now() + PROBES * waitFor(queues));
     const server = meter.end();
     fleet.stop();
     if (target.kind === 'url') await fleet.deleteQueues();

@@ -27,6 +27,9 @@ export interface NewUser {
   timezone?: string;
 }
 
+/** The most accounts one `realm.createUsers` takes: keeps its journal record and its fan-out bounded. */
+export const MAX_USERS_PER_BATCH = 1000;
+
 export interface UserProfile {
   user_id: number;
   email: string;
@@ -166,6 +169,12 @@ export type RealmCommand =
     }
   | { type: 'realm.info' }
   | { type: 'realm.createUser'; user: NewUser }
+  /**
+   * Many accounts in one decision (the `create-users` admin command): all
+   * or none, consecutive ids, one `realm_user` fan-out. At most
+   * MAX_USERS_PER_BATCH; the reply is CreatedUser[] in the given order.
+   */
+  | { type: 'realm.createUsers'; users: NewUser[] }
   | { type: 'realm.authenticate'; email: string; api_key: string }
   /** For password login: the edge verifies the hash, so the actor never spends ~50 ms on it. */
   | { type: 'realm.loginCandidate'; username: string }

@@ -8,6 +8,7 @@ import {
   type CreatedUser,
 } from '@chat/protocol';
 import type { ActorClient } from '@chat/runtime';
+import { createUsers } from './bulk-users.js';
 
 /**
  * The operator's commands. Each takes parsed options and prints one result;
@@ -64,6 +65,23 @@ export const ADMIN_COMMANDS: Record<
       const realm = realmAddress(required(options, 'realm'));
       const user = await newUser(options, role);
       return grant(await actors.ask<CreatedUser>(realm, { type: 'realm.createUser', user }));
+    },
+  },
+  'create-users': {
+    usage: "--realm ID --count N --email 'user-{n}@x.org' --name 'User {n}' [--start 0] [--role member] (no passwords)",
+    async run(actors, options) {
+      const count = Number(required(options, 'count'));
+      const start = Number(typeof options.start === 'string' ? options.start : 0);
+      if (!Number.isSafeInteger(count) || count < 1) throw new UsageError('--count must be a positive integer');
+      if (!Number.isSafeInteger(start) || start < 0) throw new UsageError('--start must be an integer >= 0');
+      const emailPattern = required(options, 'email');
+      if (count > 1 && !emailPattern.includes('{n}')) throw new UsageError("--email needs '{n}' for the number");
+      const role = roleOf(typeof options.role === 'string' ? options.role : 'member');
+      const spec = { realm: required(options, 'realm'), count, start, emailPattern, role };
+      // Progress on stderr: stdout is the JSON of the keys.
+      return createUsers(actors, { ...spec, namePattern: required(options, 'name') }, (done) =>
+        process.stderr.write(`created ${done}/${count}\n`),
+      );
     },
   },
   'reset-api-key': {

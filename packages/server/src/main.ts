@@ -21,7 +21,8 @@ ${Object.entries(ADMIN_COMMANDS)
   .join('\n')}
   ${'outbox'.padEnd(21)} ${OUTBOX_USAGE}
 
-Admin commands open DATA_DIR themselves: stop the server first (outbox excepted).`;
+Admin commands open DATA_DIR themselves: stop the server first (outbox excepted).
+With CHAT_ROLE=edge and the cluster's settings they ask a running cluster instead.`;
 
 async function start(): Promise<void> {
   const config = loadConfig();
@@ -75,10 +76,17 @@ async function admin(command: string, args: string[]): Promise<void> {
       role: { type: 'string' },
       password: { type: 'string' },
       bot: { type: 'boolean' },
+      count: { type: 'string' },
+      start: { type: 'string' },
     },
   });
   const config = loadConfig();
-  const node = await startEmbeddedNode(config, createLogger({ level: 'warn' }));
+  const log = createLogger({ level: 'warn' });
+  // In a cluster the state lives in the engines and the actors are running: ask them as an edge does.
+  const node =
+    readRole() === 'embedded'
+      ? await startEmbeddedNode(config, log)
+      : await connectEdgeBackend(config, readClusterConfig(), log);
   try {
     console.log(JSON.stringify(await spec.run(node.actors, values), null, 2));
   } finally {
