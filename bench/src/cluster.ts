@@ -14,9 +14,6 @@ import { adminCredentials, subscribeAll, type RealmShape } from './setup.js';
 import { stillWanted, type Cleanups, type Target } from './target.js';
 
 const ROOT = fileURLToPath(new URL('../../../', import.meta.url));
-/** What a subscription request's journal record may hold: Kafka's default limit is 1 MB a record. */
-const RECORD_BYTES = 600_000;
-
 /**
  * A cluster of processes on loopback, started for this run by
  * `scripts/cluster.sh up` (actor hosts, then edges) over the engines of
@@ -82,7 +79,7 @@ export async function openCluster(
     const bulkEnv = { ...env, CHAT_ROLE: 'edge', DATA_DIR: join(dir, 'admin-data') };
     const users = await createUsersInBulk(bulkEnv, shape.users, progress);
     const concurrency = options.setupConcurrency;
-    const manifest = await subscribeAll(http, shape, admin, users, concurrency, progress, 'create-users', RECORD_BYTES);
+    const manifest = await subscribeAll(http, shape, admin, users, concurrency, progress, 'create-users');
     const client = http;
     return {
       kind: 'cluster',

@@ -137,10 +137,7 @@ export async function createUsersByApi(
  * POST /users/me/subscriptions with principals, 500 per request: channels
  * in parallel, the chunks of one channel in order (the first creates it).
  * Each request is one decision of the channel's actor, so a channel of
- * 10,000 takes 20 requests. With `recordBytes` (a cluster: Kafka refuses
- * records over 1 MB) a request adds only as many as keep the decision's
- * journal record under it: the channel actor tells each new subscriber the
- * whole member list, so the record grows with added × members.
+ * 10,000 takes 20 requests.
  */
 export async function subscribeAll(
   http: Http,
@@ -150,17 +147,15 @@ export async function subscribeAll(
   concurrency: number,
   progress: Progress,
   createdBy: UserCreation,
-  recordBytes?: number,
 ): Promise<Manifest> {
   const channels = membership(shape);
   const total = channels.reduce((n, c) => n + c.members.length, 0);
   let done = 0;
   let requests = 0;
-  progress.start('subscribing', total, recordBytes ? '(records bounded)' : `(${PRINCIPALS_PER_REQUEST} per request)`);
+  progress.start('subscribing', total, `(${PRINCIPALS_PER_REQUEST} per request)`);
   await pool(channels, concurrency, async (channel) => {
     for (let from = 0; from < channel.members.length;) {
-      const size = recordBytes ? chunkWithin(recordBytes, from) : PRINCIPALS_PER_REQUEST;
-      const members = channel.members.slice(from, from + size);
+      const members = channel.members.slice(from, from + PRINCIPALS_PER_REQUEST);
       await http.must(
         'POST',
         '/users/me/subscriptions',
@@ -175,18 +170,4 @@ export async function subscribeAll(
   });
   progress.stop();
   return { version: 1, key: sizeKey(shape), shape, admin, users, channels, createdBy };
-}
-
-/**
- * How many to add to a channel of `members` so that the record stays under
- * `bytes`: each new subscriber's tell carries the channel (~1.5 KB) and
- * every member id (~8 bytes with its separator, the new ones included);
- * the peer_add fan-out names every member once more (~24 bytes a key).
- */
-export function chunkWithin(bytes: number, members: number): number {
-  const fits = Math.floor((bytes - 24 * members) / (1500 + 8 * members));
-  if (fits < 1) return 1;
-  // Adding c makes the list c longer too: take the fixed point once more.
-  const again = Math.floor((bytes - 24 * (members + fits)) / (1500 + 8 * (members + fits)));
-  return Math.max(1, Math.min(PRINCIPALS_PER_REQUEST, again));
 }
