@@ -16,7 +16,8 @@ const bad = (msg: string) => new ChatError('BAD_REQUEST', msg);
  */
 export function decideSetActive(state: RealmState, command: SetActive): Decision<ActivityEvent> {
   const actor: Principal = command.actor;
-  if (!isAdministrator(actor)) throw bad('Must be an organization administrator');
+  // The original's words (access_user_by_id for an administrator's action).
+  if (!isAdministrator(actor)) throw bad('Insufficient permission');
   const target = state.accounts[command.user_id];
   if (!target || target.botType !== null) throw bad('No such user');
   if (target.isActive === command.active) throw bad(command.active ? 'User is already active' : 'No such user');
