@@ -30,4 +30,11 @@ export interface AskEnvelope {
 }
 
 export type ReplyEnvelope =
-  { v: typeof ENVELOPE_VERSION; ok: true; body: unknown } | { v: typeof ENVELOPE_VERSION; ok: false; error: WireError };
+  | {
+      v: typeof ENVELOPE_VERSION;
+      ok: true;
+      body: unknown;
+      /** The journal position of the newest change of the actor's state that the reply saw (-1: none). */
+      at?: number;
+    }
+  | { v: typeof ENVELOPE_VERSION; ok: false; error: WireError };

@@ -38,6 +38,11 @@ export interface Timers {
 
 export interface ActorContext<State> {
   readonly address: ActorAddress;
+  /**
+   * The key the message came with, if any: for a message owed by another
+   * actor's change, `originOf` tells which change (see `outgoingKey`).
+   */
+  readonly idempotencyKey?: string;
   /** The shard the address belongs to (ids allocated per shard stay unique). */
   readonly shard: number;
   /** Read-only during `handle`: change state by returning events. */

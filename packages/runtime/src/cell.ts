@@ -27,7 +27,8 @@ export interface CellHost {
 }
 
 const replyError = (error: WireError): ReplyEnvelope => ({ v: ENVELOPE_VERSION, ok: false, error });
-const ok = (body: unknown): ReplyEnvelope => ({ v: ENVELOPE_VERSION, ok: true, body });
+const ok = (body: unknown, at?: number): ReplyEnvelope =>
+  at === undefined ? { v: ENVELOPE_VERSION, ok: true, body } : { v: ENVELOPE_VERSION, ok: true, body, at };
 
 /**
  * One live actor: its state, its bounded mailbox and its timers. Messages are
@@ -52,6 +53,8 @@ export class ActorCell {
   private pendingReplies = 0;
   /** Replies kept open by `Decision.hold`, by name. */
   private readonly holds = new Map<string, (reply: ReplyEnvelope) => void>();
+  /** The durable position of the last entry issued: what a decision made after it has seen. */
+  private lastIssued: Promise<number> | undefined;
 
   constructor(
     readonly address: ActorAddress,
@@ -112,8 +115,9 @@ export class ActorCell {
     this.behavior.onActivate?.(this.context());
   }
 
-  private context(): ActorContext<object> {
+  private context(idempotencyKey?: string): ActorContext<object> {
     return {
+      idempotencyKey,
       address: this.address,
       shard: this.shard,
       state: this.state,
@@ -156,7 +160,7 @@ export class ActorCell {
       this.afterPrevious(respond, async () => ({ v: ENVELOPE_VERSION, ok: true, body }));
       return;
     }
-    await this.run(() => this.behavior.handle(this.context(), envelope.body), respond, key, envelope.requestId);
+    await this.run(() => this.behavior.handle(this.context(key), envelope.body), respond, key, envelope.requestId);
   }
 
   /**
@@ -200,6 +204,9 @@ export class ActorCell {
         return;
       }
     }
+    // The newest change this decision saw: its own, or the last one issued before it.
+    const seen = durable ?? this.lastIssued;
+    if (durable) this.lastIssued = durable;
     // Held and released replies change hands now, so that the next message
     // already sees them; they are answered in the chain, in order.
     const released = (decision.release ?? []).flatMap(({ name, reply, error }) => {
@@ -216,6 +223,16 @@ export class ActorCell {
     // A relay's confirmation waits for what it passes on, outside the chain of replies.
     let relay: typeof respond;
     if (!durable && idemKey !== undefined && out.length > 0) [relay, respond] = [respond, undefined];
+    if (!durable && released.length === 0 && this.pendingReplies === 0) {
+      // Nothing to wait for (a read, mostly): answered now, before a later message changes what the reply shows.
+      if (out.length > 0) this.passOn(out, idemKey, requestId, decision.reply ?? null, relay);
+      respond?.(this.stopped ? replyError(unavailable()) : ok(decision.reply ?? null, this.position));
+      return;
+    }
+    // A reply may share objects with the state (a read's answer). It waits for
+    // earlier replies, so it is copied as it is now: later changes, perhaps not
+    // yet durable, must not show in it.
+    const body = frozen(decision.reply);
     this.afterPrevious(respond, async () => {
       if (durable) {
         try {
@@ -226,12 +243,23 @@ export class ActorCell {
         }
       }
       for (const { held, answer } of released) held(this.stopped ? replyError(unavailable()) : answer);
-      if (!durable && out.length > 0) {
-        if (idemKey === undefined) this.tellOnce(out, requestId);
-        else this.relay(idemKey, out, decision.reply ?? null, relay);
-      }
-      return ok(decision.reply ?? null);
+      if (!durable && out.length > 0) this.passOn(out, idemKey, requestId, decision.reply ?? null, relay);
+      // Every earlier reply has gone, so `seen` is settled (a failed append answered above or stopped the cell).
+      const at = seen ? await seen.catch(() => -1) : this.position;
+      return ok(body, at);
     });
+  }
+
+  /** Sends what a decision that changed nothing tells others: at most once, or as a relay of what it was owed. */
+  private passOn(
+    out: Outgoing[],
+    idemKey: string | undefined,
+    requestId: string | undefined,
+    reply: unknown,
+    respond?: (reply: ReplyEnvelope) => void,
+  ): void {
+    if (idemKey === undefined) this.tellOnce(out, requestId);
+    else this.relay(idemKey, out, reply, respond);
   }
 
   /** Messages of a decision that changed nothing and was not owed to anyone: at most once. */
@@ -292,6 +320,9 @@ export function applyEntry(
   }
   return rows;
 }
+
+/** A copy of a reply as it would go on the wire. */
+const frozen = (reply: unknown): unknown => (reply === undefined ? null : JSON.parse(JSON.stringify(reply)));
 
 const internal = (): WireError => new ChatError('INTERNAL_SERVER_ERROR', 'Internal server error').toWire();
 const unavailable = (): WireError =>

@@ -18,6 +18,12 @@ export interface AskOptions {
   /** Makes a retried command apply once. */
   idempotencyKey?: string;
   requestId?: string;
+  /**
+   * Called with the journal position of the newest change of the actor's
+   * state that the reply reflects: a reader learns which changes (by the
+   * origin of their messages, `originOf`) it has already seen.
+   */
+  onPosition?: (position: number) => void;
 }
 
 /** How edges and actors reach actors: by address, never by host. */
@@ -95,7 +101,10 @@ export class TransportActorClient implements ActorClient {
         }
         if (!(err instanceof NoResponders)) throw err;
       }
-      if (reply?.ok) return reply.body as R;
+      if (reply?.ok) {
+        if (reply.at !== undefined) opts.onPosition?.(reply.at);
+        return reply.body as R;
+      }
       const moved = !reply || reply.error.extra?.[NOT_OWNER] === true;
       if (!moved) throw ChatError.fromWire(reply!.error);
       if (!(await this.waitForOwner(attempt, envelope.deadline))) {

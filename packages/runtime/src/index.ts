@@ -4,3 +4,4 @@ export * from './shards.js';
 export * from './behavior.js';
 export * from './host.js';
 export * from './logger.js';
+export { originOf } from './outbox.js';

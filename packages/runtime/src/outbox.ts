@@ -1,4 +1,4 @@
-import type { ActorAddress, ActorType, Command } from '@chat/protocol';
+import { formatAddress, type ActorAddress, type ActorType, type Command } from '@chat/protocol';
 import { isRetriable, type ActorClient } from './client.js';
 import type { Logger } from './logger.js';
 
@@ -137,8 +137,25 @@ export async function sendOwed(
   }
 }
 
-/** The idempotency key of the `index`-th message owed by the record at `position` of a partition. */
-export const outgoingKey = (partition: string, position: number, index: number) => `o:${partition}:${position}:${index}`;
+/**
+ * The idempotency key of the `index`-th message owed by the record at
+ * `position` of the partition of `actor`. It names the actor and position
+ * that caused the message, so a receiver can tell whether a read it was
+ * given (`AskOptions.onPosition`) already saw that change; see `originOf`.
+ */
+export const outgoingKey = (actor: ActorAddress, position: number, index: number) =>
+  `o:${formatAddress(actor)}@${position}:${index}`;
+
+/**
+ * The actor and journal position whose change a message delivered under
+ * `key` comes from: the record that owed it, also when relays passed it on
+ * (their keys keep the original as prefix, see `relayKeys`). Undefined for
+ * keys of other kinds.
+ */
+export function originOf(key: string | undefined): { actor: string; position: number } | undefined {
+  const match = key === undefined ? null : /^o:(.+)@(\d+):\d+(?:>|$)/.exec(key);
+  return match ? { actor: match[1]!, position: Number(match[2]) } : undefined;
+}
 
 /**
  * Keys for the messages an actor passes on while it handles a message that

@@ -1,4 +1,4 @@
-import { decode, encode } from '@chat/protocol';
+import { decode, encode, type ActorAddress } from '@chat/protocol';
 import type { AnyBehavior } from './behavior.js';
 import { applyEntry, type ActorCell } from './cell.js';
 import type { ActorClient } from './client.js';
@@ -98,8 +98,8 @@ export class Partition {
     this.outbox.close();
   }
 
-  private owe(position: number, entry: JournalEntry, send: boolean): void {
-    entry.out?.forEach((item, i) => this.outbox.add(outgoingKey(this.id, position, i), item, send));
+  private owe(actor: ActorAddress, position: number, entry: JournalEntry, send: boolean): void {
+    entry.out?.forEach((item, i) => this.outbox.add(outgoingKey(actor, position, i), item, send));
   }
 
   /**
@@ -133,7 +133,7 @@ export class Partition {
         this.lastPosition = Math.max(this.lastPosition, position);
         cell.position = Math.max(cell.position, position);
         // Owed before the checkpoint can pass this record; sent now (later records of a broken partition never get here).
-        this.owe(position, entry, true);
+        this.owe(cell.address, position, entry, true);
         this.settle();
         return position;
       },
@@ -236,7 +236,7 @@ export class Partition {
     let last = from;
     for await (const record of journal.read(this.journalPartition, from)) {
       const entry = decodeEntry(record.data, behavior);
-      this.owe(record.position, entry, false);
+      this.owe({ type: behavior.type, key: record.key }, record.position, entry, false);
       let list = byKey.get(record.key);
       if (!list) byKey.set(record.key, (list = []));
       list.push({ position: record.position, entry });

@@ -23,6 +23,8 @@ export class TestNode {
   failNextAppend = false;
   /** Delays every store write, like a remote store under load. */
   storeDelayMs = 0;
+  /** Delays every journal append's acknowledgement, like a remote broker. */
+  appendDelayMs = 0;
   /** Subjects that actors cannot reach while it says so (a host that is down); every other send is counted in `sent`. */
   unreachable: (subject: string) => boolean = () => false;
   readonly sent: string[] = [];
@@ -63,8 +65,12 @@ export class TestNode {
     this.client = new TransportActorClient(outward, { shardCount: 4, defaultTimeoutMs: 2000 });
     const journal = this.journal;
     const failing: Journal = {
-      append: (partition, records, fence) => {
-        if (!this.failNextAppend) return journal.append(partition, records, fence);
+      append: async (partition, records, fence) => {
+        if (!this.failNextAppend) {
+          const positions = await journal.append(partition, records, fence);
+          if (this.appendDelayMs > 0) await new Promise((resolve) => setTimeout(resolve, this.appendDelayMs));
+          return positions;
+        }
         this.failNextAppend = false;
         return Promise.reject(new Error('simulated journal failure'));
       },

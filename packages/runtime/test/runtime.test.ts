@@ -43,6 +43,25 @@ test('messages to one actor are processed in the order they were sent', async (t
   );
 });
 
+test('a read answers the state as it decided, with the journal position of the newest change it saw', async (t) => {
+  const node = await start(t);
+  node.appendDelayMs = 50;
+  const positions: number[] = [];
+  const read = () =>
+    node.client.ask<CounterState>(actor('seen'), { type: 'get' }, { onPosition: (p) => positions.push(p) });
+  // The read is decided after the first write and before the second, both still on their way to disk.
+  const [, first] = await Promise.all([
+    node.client.ask(actor('seen'), { type: 'add', value: 1 }),
+    read(),
+    node.client.ask(actor('seen'), { type: 'add', value: 2 }),
+  ]);
+  t.deepEqual(first.values, [1]);
+  const second = await read();
+  t.deepEqual(second.values, [1, 2]);
+  t.is(positions.length, 2);
+  t.true(positions[0]! >= 0 && positions[1]! > positions[0]!);
+});
+
 test("one actor's concurrent writes share fsyncs, and replies keep their order", async (t) => {
   const node = await start(t);
   const before = node.journal.stats.fsyncs;
