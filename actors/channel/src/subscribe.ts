@@ -70,18 +70,17 @@ export function decideUnsubscribe(ctx: ActorContext<ChannelState>, cmd: Unsubscr
   const notSubscribed = cmd.users.filter((u) => !isMember(state, u.user_id)).map((u) => u.user_id);
   if (removed.length === 0) return { reply: { removed, not_subscribed: notSubscribed } };
   const channel = state.channel!;
-  const unsubscribed = toUsers(ctx.address.key, removed, { type: 'user.unsubscribed', channel_id: channel.stream_id });
-  const gone = {
-    type: 'subscription',
-    op: 'remove',
-    subscriptions: [{ stream_id: channel.stream_id, name: channel.name }],
-  };
+  const unsubscribed = toUsers(ctx.address.key, removed, {
+    type: 'user.unsubscribed',
+    channel_id: channel.stream_id,
+    name: channel.name,
+  });
   const remaining = state.members.filter((id) => !removed.includes(id));
   const peer = peerEvent('peer_remove', channel.stream_id, removed);
   return {
     events: [{ type: 'unsubscribed', userIds: removed }],
     tells: [toOnlookers(channel, ctx.address.key, [peer], state.members)],
-    fanouts: [unsubscribed, fanout(ctx.address.key, removed, [gone]), fanout(ctx.address.key, remaining, [peer])],
+    fanouts: [unsubscribed, fanout(ctx.address.key, remaining, [peer])],
     reply: { removed, not_subscribed: notSubscribed },
   };
 }

@@ -7,9 +7,9 @@ import {
   type QueueEvent,
   type QueueReply,
 } from '@chat/protocol';
-import type { ActorBehavior, ActorContext, Decision } from '@chat/runtime';
-import { forQueue, wants } from './filter.js';
-import { applyEvent, initialState, type QueueEventRecord, type QueueState } from './state.js';
+import { originOf, type ActorBehavior, type ActorContext, type Decision } from '@chat/runtime';
+import { forQueue, inSnapshot, wants } from './filter.js';
+import { applyEvent, initialState, type Origin, type QueueEventRecord, type QueueState } from './state.js';
 
 export interface QueueOptions {
   /** A waiting poll is answered with a heartbeat event after this long. */
@@ -57,12 +57,14 @@ function collect(ctx: Ctx, reason: 'idle' | 'full' | 'deleted', extra: QueueDeci
 }
 
 /** Appends events and answers a waiting poll with everything unacknowledged. */
-function append(ctx: Ctx, options: QueueOptions, events: QueueEvent[]): QueueDecision {
+function append(ctx: Ctx, options: QueueOptions, events: QueueEvent[], origin?: Origin): QueueDecision {
   const state = ctx.state;
   if (events.length === 0) return {};
   const numbered = events.map((event, i) => ({ ...event, id: state.nextId + i }) as NumberedEvent);
   if (state.events.length + numbered.length > options.maxEvents) return collect(ctx, 'full');
-  const decision: QueueDecision = { events: [{ type: 'pushed', events: numbered }] };
+  // Until the snapshot's cover comes, each event keeps its origin, so the cover can tell what it holds.
+  const pushed: QueueEventRecord = origin && !state.cover ? { type: 'pushed', events: numbered, origin } : { type: 'pushed', events: numbered };
+  const decision: QueueDecision = { events: [pushed] };
   if (ctx.holding(POLL)) {
     ctx.timers.cancel('heartbeat');
     decision.release = [{ name: POLL, reply: reply(state, [...state.events, ...numbered]) }];
@@ -99,20 +101,27 @@ function decide(ctx: Ctx, options: QueueOptions, cmd: QueueCommand): QueueDecisi
       if (state.status !== 'none') throw new ChatError('BAD_REQUEST', `Queue ${queueId} already exists`);
       ctx.timers.set('idle', options.idleMs);
       return { events: [{ type: 'registered', spec: cmd.spec }], reply: { queue_id: queueId, last_event_id: -1 } };
-    case 'queue.push':
+    case 'queue.push': {
       // The owner's list still names a collected queue (its removal is told at most once): say it again.
       if (state.status === 'gone') return { tells: [removeFromOwner(ctx)] };
       if (state.status !== 'live') return {};
+      const origin = originOf(ctx.idempotencyKey);
+      const kept = cmd.events.filter((e) => wants(state, e) && !inSnapshot(state.cover, origin, e));
       return append(
         ctx,
         options,
-        cmd.events.filter((e) => wants(state, realmOf(ctx.address.key), e)).map((e) => forQueue(queueId, e)),
+        kept.map((e) => forQueue(queueId, e)),
+        origin,
       );
+    }
     case 'queue.get':
       return decideGet(ctx, options, cmd);
-    case 'queue.cover':
+    case 'queue.cover': {
       if (state.status !== 'live' || state.spec!.user_id !== cmd.user_id) throw badQueue(queueId);
-      return { events: [{ type: 'covered', through: cmd.through }], reply: reply(state, state.events) };
+      const cover = cmd.through;
+      const dropped = state.events.filter((e) => inSnapshot(cover, state.origins?.[e.id], e));
+      return { events: [{ type: 'covered', cover, dropped: dropped.map((e) => e.id) }], reply: reply(state, dropped) };
+    }
     case 'queue.delete':
       if (state.status !== 'live' || state.spec!.user_id !== cmd.user_id) throw badQueue(queueId);
       return collect(ctx, 'deleted', { reply: null });

@@ -1,13 +1,7 @@
 import { htmlToText } from '@chat/markdown';
 import { matches, narrowMessage, type ResolvedTerm } from '@chat/narrow';
-import {
-  channelAddress,
-  conversationAddress,
-  isMessageEvent,
-  type MessageQueueEvent,
-  type QueueEvent,
-} from '@chat/protocol';
-import type { QueueState } from './state.js';
+import { isMessageEvent, type QueueEvent } from '@chat/protocol';
+import type { Cover, Origin, QueueState } from './state.js';
 import { capabilityAllows } from './capabilities.js';
 
 /**
@@ -15,13 +9,12 @@ import { capabilityAllows } from './capabilities.js';
  * matches the queue's narrow. Only message events are narrowed, as in the
  * original: a narrowed client still hears about edits and deletions.
  */
-export function wants(state: QueueState, realm: string, event: QueueEvent): boolean {
+export function wants(state: QueueState, event: QueueEvent): boolean {
   const spec = state.spec!;
   if (event.type === 'heartbeat') return true;
   if (spec.event_types && !spec.event_types.includes(event.type)) return false;
   if (!capabilityAllows(spec, event)) return false;
   if (!isMessageEvent(event)) return true;
-  if (state.covered && event.message.id <= (state.covered[conversationKey(realm, event)] ?? 0)) return false;
   if (spec.narrow.length === 0) return true;
   const terms = spec.narrow as ResolvedTerm[];
   const searching = terms.some((t) => t.operator === 'search');
@@ -30,12 +23,16 @@ export function wants(state: QueueState, realm: string, event: QueueEvent): bool
   return matches(narrowMessage(event.message, channel, text), terms, spec.user_id);
 }
 
-/** The conversation actor's key of a message event. */
-function conversationKey(realm: string, event: MessageQueueEvent): string {
-  const m = event.message;
-  return m.channel_id !== null
-    ? channelAddress(realm, m.channel_id).key
-    : conversationAddress(realm, m.dm_user_ids).key;
+/**
+ * Whether the client's snapshot already holds an event: the snapshot built
+ * the event type's section and read the actor the event comes from at or
+ * after the change. A move to another channel changes two conversations,
+ * read at different moments, so it never counts as seen.
+ */
+export function inSnapshot(cover: Cover | undefined, origin: Origin | undefined, event: QueueEvent): boolean {
+  if (!cover || !origin) return false;
+  if (event.type === 'update_message' && 'new_stream_id' in event) return false;
+  return (cover[event.type]?.[origin.actor] ?? -1) >= origin.position;
 }
 
 /** `local_id` goes back only to the queue that sent the message. */

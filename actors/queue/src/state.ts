@@ -1,5 +1,14 @@
 import type { NumberedEvent, QueueSpec } from '@chat/protocol';
 
+/** The change an event comes from: an actor (`formatAddress`) and the journal position of its record. */
+export interface Origin {
+  actor: string;
+  position: number;
+}
+
+/** What the client's snapshot holds: by event type, the position it read each actor at. */
+export type Cover = Record<string, Record<string, number>>;
+
 export interface QueueState {
   status: 'none' | 'live' | 'gone';
   spec: QueueSpec | null;
@@ -9,17 +18,18 @@ export interface QueueState {
   nextId: number;
   /** Every id up to this one was acknowledged and dropped. */
   acknowledged: number;
-  /** Message events up to these ids, by conversation key, are in the client's snapshot. */
-  covered?: Record<string, number>;
+  /** Until the snapshot's cover comes: the change each held event came from. */
+  origins?: Record<number, Origin>;
+  cover?: Cover;
   /** Why a gone queue went, for logs and errors. */
   reason?: 'idle' | 'full' | 'deleted';
 }
 
 export type QueueEventRecord =
   | { type: 'registered'; spec: QueueSpec }
-  | { type: 'pushed'; events: NumberedEvent[] }
+  | { type: 'pushed'; events: NumberedEvent[]; origin?: Origin }
   | { type: 'acknowledged'; through: number }
-  | { type: 'covered'; through: Record<string, number> }
+  | { type: 'covered'; cover: Cover; dropped: number[] }
   | { type: 'collected'; reason: 'idle' | 'full' | 'deleted' };
 
 export const initialState = (): QueueState => ({ status: 'none', spec: null, events: [], nextId: 0, acknowledged: -1 });
@@ -33,6 +43,10 @@ export function applyEvent(state: QueueState, event: QueueEventRecord): void {
     case 'pushed':
       state.events.push(...event.events);
       state.nextId = event.events.at(-1)!.id + 1;
+      if (event.origin !== undefined && !state.cover) {
+        state.origins ??= {};
+        for (const e of event.events) state.origins[e.id] = event.origin;
+      }
       break;
     case 'acknowledged': {
       const keep = state.events.findIndex((e) => e.id > event.through);
@@ -40,14 +54,21 @@ export function applyEvent(state: QueueState, event: QueueEventRecord): void {
       state.acknowledged = Math.max(state.acknowledged, event.through);
       break;
     }
-    case 'covered':
-      state.covered = event.through;
+    case 'covered': {
+      // Records of queues from before covers had types (`through` by conversation) mean nothing now.
+      if (!event.cover) break;
+      const dropped = new Set(event.dropped);
+      state.events = state.events.filter((e) => !dropped.has(e.id));
+      state.cover = event.cover;
+      delete state.origins;
       break;
+    }
     case 'collected':
       // Only the fact remains: a later fetch is answered BAD_EVENT_QUEUE_ID.
       state.status = 'gone';
       state.reason = event.reason;
       state.events = [];
+      delete state.origins;
       break;
   }
 }

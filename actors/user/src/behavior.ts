@@ -7,6 +7,7 @@ import {
   newSubscription,
   VISIBILITY,
   type Command,
+  type QueueEvent,
   type UserCommand,
   type UserSnapshot,
 } from '@chat/protocol';
@@ -72,10 +73,18 @@ function decide(ctx: Ctx, command: UserCommand): Decision<UserEvent> | Promise<D
         : [];
       return { events: [{ type: 'subscribed', channelKey, channelId, color, lastMessageId }], tells };
     }
-    case 'user.unsubscribed':
-      return state.subscriptions[command.channel_id]
-        ? { events: [{ type: 'unsubscribed', channelId: command.channel_id }] }
-        : {};
+    case 'user.unsubscribed': {
+      if (!state.subscriptions[command.channel_id]) return {};
+      const gone: QueueEvent = {
+        type: 'subscription',
+        op: 'remove',
+        subscriptions: [{ stream_id: command.channel_id, name: command.name }],
+      };
+      return {
+        events: [{ type: 'unsubscribed', channelId: command.channel_id }],
+        tells: toOwnQueues(ctx.address.key, state, [gone]),
+      };
+    }
     case 'user.conversation':
       return {
         events: [

@@ -74,8 +74,9 @@ export type QueueCommand =
     }
   | { type: 'queue.delete'; user_id: number }
   /**
-   * From registration: the snapshot holds each conversation's messages up to
-   * these ids (by conversation actor key), so their events are dropped.
-   * Answers the events held so far, like a non-blocking get.
+   * From registration: the snapshot holds the state these event types
+   * change, as each actor (`formatAddress`) had it at these journal
+   * positions. Events of changes it holds are dropped, those held now and
+   * those still on their way. Answers the events it dropped from the queue.
    */
-  | { type: 'queue.cover'; user_id: number; through: Record<string, number> };
+  | { type: 'queue.cover'; user_id: number; through: Record<string, Record<string, number>> };

@@ -96,7 +96,8 @@ export type SubscriptionAddEvent = {
 export type UserCommand =
   /** With `channel` (the channel after the change), the user's queues hear `subscription` op `add`. */
   | { type: 'user.subscribed'; channel_id: number; last_message_id: number; channel?: ChannelInfo }
-  | { type: 'user.unsubscribed'; channel_id: number }
+  /** Raises the `subscription remove` event here, where the snapshot reads subscriptions from. */
+  | { type: 'user.unsubscribed'; channel_id: number; name: string }
   | { type: 'user.conversation'; key: string; user_ids: number[]; message_id: number }
   | { type: 'user.state' }
   /** Finds the conversations of messages by id: conversation key or null, by id. */

@@ -12,6 +12,7 @@ import {
 import { CallerContext } from '../context.js';
 import { narrowTerms } from '../fetch.js';
 import type { ApiOptions } from '../options.js';
+import { ReadPositions } from './reads.js';
 import { Snapshot } from './snapshot.js';
 import { spectatorRegister } from './spectator.js';
 
@@ -73,8 +74,9 @@ export function registerRoutes(options: ApiOptions): Route[] {
           capabilities,
         };
         // The queue exists, and hears every change, before the snapshot is read:
-        // a change is then in the snapshot, in the queue, or in both, and those
-        // in both are folded in below and skipped by last_event_id.
+        // a change is then in the snapshot, in the queue, or in both; the
+        // queue drops those in both (`queue.cover`), so each reaches the
+        // client once.
         const queueId = randomUUID();
         const queue = queueAddress(principal.realm, queueId);
         await actors.ask(queue, { type: 'queue.register', spec });
@@ -95,25 +97,26 @@ export function registerRoutes(options: ApiOptions): Route[] {
             user_settings_object: capabilities.user_settings_object === true,
           },
         });
-        await snapshot.build(caller, options);
-        // What the queue holds already is folded in; what the snapshot covers but
-        // is still on its way to the queue, the queue drops when it arrives.
-        const raced = await actors.ask<QueueReply>(
-          queue,
-          snapshot.covered
-            ? { type: 'queue.cover', user_id: principal.user_id, through: snapshot.covered }
-            : { type: 'queue.get', user_id: principal.user_id, last_event_id: -1, dont_block: true },
-        );
-        for (const event of raced.events) {
+        const reads = new ReadPositions(actors);
+        await snapshot.build(new CallerContext(reads.client, principal), options);
+        const dropped = await actors.ask<QueueReply>(queue, {
+          type: 'queue.cover',
+          user_id: principal.user_id,
+          through: reads.cover(snapshot.types),
+        });
+        // Dropped because their conversation was read after them; the user's own list
+        // of direct conversations may not have heard of them yet.
+        for (const event of dropped.events) {
           if (!isMessageEvent(event)) continue;
           const m = event.message;
           const key = m.channel_id === null ? conversationAddress(principal.realm, m.dm_user_ids).key : '';
-          snapshot.foldMessage(key, m);
+          snapshot.foldNewest(key, m.id);
         }
         const settings = await caller.settings();
         return {
           queue_id: queueId,
-          last_event_id: raced.events.at(-1)?.id ?? -1,
+          // What the queue still holds came after the snapshot: the client polls for all of it.
+          last_event_id: -1,
           event_queue_longpoll_timeout_seconds: Math.ceil(options.heartbeatMs / 1000) + 30,
           ...snapshot.finish(capabilities.empty_topic_name ? null : settings.empty_topic_display_name),
         };

@@ -4,7 +4,6 @@ import {
   type UserSettings,
   type ChannelEntry,
   type UserProfile,
-  type ViewedMessage,
 } from '@chat/protocol';
 import type { CallerContext } from '../context.js';
 import { subscriptionJson } from '../channel-json.js';
@@ -18,6 +17,18 @@ import { UnreadIndex } from './unread.js';
 import { personalSections } from './personal.js';
 import { groupSections } from './group-sections.js';
 import { addPeopleSections, type PeopleRequest } from './people.js';
+
+/** Sections built from one actor's reads, and the event type that changes each. */
+const SECTION_EVENTS: Array<[string, string]> = [
+  ['drafts', 'drafts'],
+  ['saved_snippets', 'saved_snippets'],
+  ['navigation_views', 'navigation_view'],
+  ['realm_user_groups', 'user_group'],
+  ['channel_folders', 'channel_folder'],
+  ['user_settings', 'user_settings'],
+  ['user_status', 'user_status'],
+  ['presences', 'presence'],
+];
 
 /** The original covers the conversations of this many of the newest unread messages. */
 const MAX_UNREAD = 50_000;
@@ -76,10 +87,11 @@ export class Snapshot {
   maxMessageId = -1;
   recent = new Map<string, { user_ids: number[]; max_message_id: number }>();
   /**
-   * How far the snapshot read each conversation (newest message id). The
-   * queue drops message events up to there: they are in the snapshot.
+   * The event types whose state the snapshot holds: of those, the queue
+   * drops events of changes the snapshot's reads already saw. The state of
+   * each comes from the actor its events come from (see `ReadPositions`).
    */
-  covered: Record<string, number> | undefined;
+  readonly types = new Set<string>();
 
   private readonly me: number;
 
@@ -97,7 +109,10 @@ export class Snapshot {
     this.body.zulip_version = ZULIP_VERSION;
     this.body.zulip_feature_level = FEATURE_LEVEL;
     this.body.zulip_merge_base = ZULIP_VERSION;
-    if (this.wants('realm')) Object.assign(this.body, realmSection(settings, options));
+    if (this.wants('realm')) {
+      Object.assign(this.body, realmSection(settings, options));
+      this.types.add('realm');
+    }
     if (this.wants('subscription')) {
       const channels = await caller.actors.ask<ChannelEntry[]>(caller.realm, { type: 'realm.channels' });
       const subscribed = new Set(Object.keys(state.subscriptions).map(Number));
@@ -127,6 +142,8 @@ export class Snapshot {
           invite_only: c.invite_only,
           is_web_public: c.is_web_public,
         }));
+      // `subscription remove` comes from the UserActor, like the list; the rest from the channels read.
+      this.types.add('subscription').add('stream');
     }
     if (this.wants('realm_user')) {
       const users = await caller.actors.ask<UserProfile[]>(caller.realm, { type: 'realm.listUsers' });
@@ -134,8 +151,12 @@ export class Snapshot {
       this.body.realm_non_active_users = users
         .filter((u) => !u.is_active)
         .map((u) => renderUser(u, this.req.client_gravatar));
+      this.types.add('realm_user');
     }
-    if (this.wants('user_topic')) this.body.user_topics = state.user_topics;
+    if (this.wants('user_topic')) {
+      this.body.user_topics = state.user_topics;
+      this.types.add('user_topic');
+    }
     // No linkifiers can be configured yet, so clients with or without `linkifier_url_template` read none.
     if (this.wants('realm_linkifiers')) this.body.realm_linkifiers = [];
     Object.assign(this.body, await personalSections(caller, (section) => this.wants(section)));
@@ -143,6 +164,7 @@ export class Snapshot {
     Object.assign(this.body, groups);
     const people = this.req.people ?? { slim_presence: false, user_settings_object: false };
     await addPeopleSections(caller, people, (s) => this.wants(s), this.body);
+    for (const [section, type] of SECTION_EVENTS) if (section in this.body) this.types.add(type);
     if (this.wants('recent_private_conversations')) {
       for (const c of state.conversations)
         this.recent.set(c.key, { user_ids: c.user_ids, max_message_id: c.max_message_id });
@@ -150,6 +172,7 @@ export class Snapshot {
     if (this.wants('message') && !this.wants('update_message_flags')) {
       // Without unread messages to read, each conversation is asked only for its newest id.
       this.maxMessageId = Math.max(this.maxMessageId, await caller.newestMessageId());
+      this.types.add('message');
     }
     if (this.wants('message') && this.wants('update_message_flags')) {
       const muted = Object.entries(state.subscriptions)
@@ -158,20 +181,24 @@ export class Snapshot {
       this.unread = new UnreadIndex(this.me, muted);
       const { messages, newest } = await unreadMessages(caller, MAX_UNREAD);
       for (const m of messages) this.unread.add(m);
-      this.covered = Object.fromEntries(newest);
-      for (const id of newest.values()) this.maxMessageId = Math.max(this.maxMessageId, id);
+      for (const [key, id] of newest) this.foldNewest(key, id);
+      this.types.add('message').add('update_message_flags').add('delete_message').add('update_message');
     }
   }
 
-  /** Applies a message that may or may not be in the snapshot already. */
-  foldMessage(key: string, m: ViewedMessage): void {
-    this.maxMessageId = Math.max(this.maxMessageId, m.id);
-    if (this.unread && !m.flags.includes('read')) this.unread.add(m);
-    if (m.channel_id === null && this.wants('recent_private_conversations')) {
-      const known = this.recent.get(key);
-      const others = m.dm_user_ids.filter((id) => id !== this.me);
-      this.recent.set(key, { user_ids: others, max_message_id: Math.max(known?.max_message_id ?? 0, m.id) });
-    }
+  /**
+   * A conversation's newest message, as its actor answered: the user's own
+   * list of direct conversations may not have heard of it yet, and the
+   * queue drops its event.
+   */
+  foldNewest(key: string, id: number): void {
+    this.maxMessageId = Math.max(this.maxMessageId, id);
+    const users = /:dm:([\d,]+)$/.exec(key)?.[1];
+    if (!users || !this.wants('recent_private_conversations')) return;
+    const known = this.recent.get(key);
+    if (known && known.max_message_id >= id) return;
+    const others = users.split(',').map(Number).filter((u) => u !== this.me);
+    this.recent.set(key, { user_ids: others, max_message_id: id });
   }
 
   finish(emptyTopicName: string | null): Record<string, unknown> {

@@ -1,0 +1,68 @@
+import { formatAddress, type ActorAddress } from '@chat/protocol';
+import type { ActorClient, AskOptions } from '@chat/runtime';
+
+const MESSAGES = ['message', 'update_message_flags', 'delete_message', 'update_message'];
+
+/**
+ * The snapshot's reads, and the sections (named by the event type that
+ * changes them) each one builds from the state of the actor it asks, which
+ * is also the actor those events come from.
+ */
+const BUILDS: Record<string, string[]> = {
+  'realm.settings': ['realm'],
+  'realm.listUsers': ['realm_user'],
+  'realm.userGroups': ['user_group'],
+  'realm.channelFolders': ['channel_folder'],
+  'realm.statuses': ['user_status'],
+  'realm.presences': ['presence'],
+  // The time zone.
+  'realm.getUser': ['user_settings'],
+  'user.settings': ['user_settings'],
+  'user.personalSnapshot': ['drafts', 'saved_snippets', 'navigation_view'],
+  // The subscriptions and their settings, topic policies, and read flags.
+  'user.state': ['subscription', 'user_topic', 'update_message_flags'],
+  // Name, settings and subscribers of a channel the user is or was in.
+  'channel.info': ['subscription', 'stream'],
+  'message.fetch': MESSAGES,
+};
+
+/**
+ * The actors a snapshot read, with the journal position each answered at,
+ * per section: the queue then drops the events of changes a section
+ * already holds (`queue.cover`). An actor read twice for one section counts
+ * at its first, lower position: a change between the two reads may be
+ * missing from what the first built, so its event must still reach the
+ * client.
+ */
+export class ReadPositions {
+  private readonly bySection = new Map<string, Record<string, number>>();
+  readonly client: ActorClient;
+
+  constructor(inner: ActorClient) {
+    const note = (to: ActorAddress, command: string) => (position: number) => {
+      const actor = formatAddress(to);
+      for (const section of BUILDS[command] ?? []) {
+        const through = this.bySection.get(section) ?? {};
+        through[actor] = Math.min(through[actor] ?? Infinity, position);
+        this.bySection.set(section, through);
+      }
+    };
+    this.client = {
+      ask: <R>(to: ActorAddress, body: Parameters<ActorClient['ask']>[1], opts?: AskOptions) =>
+        inner.ask<R>(to, body, { ...opts, onPosition: note(to, body.type) }),
+      tell: (to, body, opts) => inner.tell(to, body, opts),
+      fanout: (type, keys, body, opts) => inner.fanout(type, keys, body, opts),
+      fanoutAsk: (type, keys, body, opts) => inner.fanoutAsk(type, keys, body, opts),
+    };
+  }
+
+  /** What the snapshot holds of these sections (the ones it built), by event type, then actor. */
+  cover(sections: Iterable<string>): Record<string, Record<string, number>> {
+    const cover: Record<string, Record<string, number>> = {};
+    for (const section of sections) {
+      const through = this.bySection.get(section);
+      if (through) cover[section] = through;
+    }
+    return cover;
+  }
+}

@@ -1,0 +1,179 @@
+import type { ExecutionContext } from 'ava';
+import type { ChatClient } from '@chat/testkit';
+import { IDS, withServer } from './context.js';
+import { poll, register, snapshotOf, type Body, type Event, type Queue } from './queues.js';
+import { ok } from './replies.js';
+
+/**
+ * Issue 5's consistency line, for every kind of state at once: while
+ * writers change messages, drafts, subscriptions, accounts, statuses and
+ * topic policies, clients register. Each client applies its events to its
+ * snapshot the way a client does, strictly: adding what it already has, or
+ * removing what it does not, means an event was applied twice. At the end,
+ * each client's state must equal a snapshot read afresh (nothing lost).
+ */
+const test = withServer(['iago', 'hamlet', 'othello', 'cordelia'], { heartbeatMs: 1_000 });
+
+const TYPES = ['message', 'update_message_flags', 'drafts', 'subscription', 'realm_user', 'user_status', 'user_topic'];
+const CHANNELS = ['race 0', 'race 1', 'race 2'];
+
+/** A client's view of the state under test, built from a snapshot and then moved by events. */
+class View {
+  readonly unread = new Set<number>();
+  readonly drafts = new Map<number, string>();
+  readonly subscribed = new Set<number>();
+  readonly users = new Set<number>();
+  readonly statuses = new Map<string, string>();
+  readonly topics = new Map<string, number>();
+  readonly twice: string[] = [];
+
+  constructor(
+    snapshot: Body,
+    private readonly race: Set<number>,
+  ) {
+    const unread = snapshot.unread_msgs as { pms: Array<{ unread_message_ids: number[] }> };
+    for (const id of unread.pms.flatMap((p) => p.unread_message_ids)) this.unread.add(id);
+    for (const d of snapshot.drafts as Array<{ id: number; content: string }>) this.drafts.set(d.id, d.content);
+    for (const s of snapshot.subscriptions as Array<{ stream_id: number }>) {
+      if (race.has(s.stream_id)) this.subscribed.add(s.stream_id);
+    }
+    for (const u of snapshot.realm_users as Array<{ user_id: number }>) this.users.add(u.user_id);
+    for (const [id, s] of Object.entries(snapshot.user_status as Record<string, { status_text?: string }>)) {
+      if (s.status_text) this.statuses.set(id, s.status_text);
+    }
+    for (const u of snapshot.user_topics as Array<{ stream_id: number; topic_name: string; visibility_policy: number }>)
+      this.topics.set(`${u.stream_id}:${u.topic_name}`, u.visibility_policy);
+  }
+
+  private add<T>(set: Set<T> | Map<T, unknown>, key: T, what: string, value?: unknown): void {
+    if (set.has(key)) this.twice.push(`${what} ${String(key)} was already there`);
+    if (set instanceof Set) set.add(key);
+    else set.set(key, value);
+  }
+
+  private remove<T>(set: Set<T> | Map<T, unknown>, key: T, what: string): void {
+    if (!set.delete(key)) this.twice.push(`${what} ${String(key)} was not there to remove`);
+  }
+
+  apply(e: Event): void {
+    if (e.type === 'message') {
+      const m = e.message as { id: number; type: string };
+      const flags = e.flags as string[];
+      if (m.type === 'private' && !flags.includes('read')) this.add(this.unread, m.id, 'unread message');
+    } else if (e.type === 'drafts') {
+      const drafts = (e.drafts ?? [e.draft]) as Array<{ id: number; content: string }> | undefined;
+      if (e.op === 'add') for (const d of drafts!) this.add(this.drafts, d.id, 'draft', d.content);
+      if (e.op === 'update') {
+        const d = e.draft as { id: number; content: string };
+        if (!this.drafts.has(d.id)) this.twice.push(`draft ${d.id} updated before it was added`);
+        this.drafts.set(d.id, d.content);
+      }
+      if (e.op === 'remove') this.remove(this.drafts, e.draft_id as number, 'draft');
+    } else if (e.type === 'subscription' && (e.op === 'add' || e.op === 'remove')) {
+      for (const s of e.subscriptions as Array<{ stream_id: number }>) {
+        if (!this.race.has(s.stream_id)) continue;
+        if (e.op === 'add') this.add(this.subscribed, s.stream_id, 'subscription');
+        else this.remove(this.subscribed, s.stream_id, 'subscription');
+      }
+    } else if (e.type === 'realm_user' && e.op === 'add') {
+      this.add(this.users, (e.person as { user_id: number }).user_id, 'user');
+    } else if (e.type === 'user_status' && typeof e.status_text === 'string') {
+      if (e.status_text) this.statuses.set(String(e.user_id), e.status_text);
+      else this.statuses.delete(String(e.user_id));
+    } else if (e.type === 'user_topic') {
+      const key = `${e.stream_id as number}:${e.topic_name as string}`;
+      if (e.visibility_policy === 0) this.topics.delete(key);
+      else this.topics.set(key, e.visibility_policy as number);
+    }
+  }
+
+  /** The parts compared with a fresh snapshot. */
+  summary() {
+    const sorted = <T>(values: Iterable<T>) => [...values].sort();
+    return {
+      unread: sorted(this.unread),
+      drafts: sorted(this.drafts),
+      subscribed: sorted(this.subscribed),
+      users: sorted(this.users),
+      statuses: sorted(this.statuses),
+      topics: sorted(this.topics),
+    };
+  }
+}
+
+/** The writers: each a loop of acknowledged changes, by the users who may make them. */
+function writers(t: ExecutionContext<Record<string, unknown>>, me: ChatClient, race: number[]): Array<Promise<void>> {
+  const { iago, hamlet, othello } = t.context as Record<string, ChatClient>;
+  const to = JSON.stringify(['cordelia@zulip.com']);
+  const principals = JSON.stringify([IDS.cordelia]);
+  const loop = async (n: number, step: (i: number) => Promise<unknown>) => {
+    for (let i = 0; i < n; i++) await step(i);
+  };
+  return [
+    loop(15, (i) => ok(hamlet, 'POST', '/messages', { type: 'direct', to, content: `race ${i}` })),
+    loop(15, (i) => ok(iago, 'POST', '/messages', { type: 'direct', to, content: `race ${i}` })),
+    loop(8, async (i) => {
+      const draft = { type: '', to: [], topic: '', content: `draft ${i}` };
+      const [id] = (await ok(me, 'POST', '/drafts', { drafts: JSON.stringify([draft]) })).ids as number[];
+      if (i % 2 === 0) await ok(me, 'PATCH', `/drafts/${id}`, { draft: JSON.stringify({ ...draft, content: 'edited' }) });
+      if (i % 4 === 0) await ok(me, 'DELETE', `/drafts/${id}`);
+    }),
+    loop(12, async (i) => {
+      const name = CHANNELS[i % CHANNELS.length]!;
+      if (i % 2 === 0) {
+        await ok(iago, 'POST', '/users/me/subscriptions', { subscriptions: JSON.stringify([{ name }]), principals });
+      } else {
+        await ok(iago, 'DELETE', '/users/me/subscriptions', { subscriptions: JSON.stringify([name]), principals });
+      }
+    }),
+    loop(5, (i) =>
+      ok(iago, 'POST', '/users', { email: `racer-${i}@zulip.com`, password: 'race pw 1', full_name: `Racer ${i}` }),
+    ),
+    loop(8, (i) => ok(othello, 'POST', '/users/me/status', { status_text: `status ${i}` })),
+    loop(6, (i) =>
+      ok(me, 'POST', '/user_topics', { stream_id: race[0], topic: `topic ${i % 3}`, visibility_policy: 1 + (i % 3) }),
+    ),
+  ];
+}
+
+test('every client’s snapshot plus its events is the final state, each change applied once', async (t) => {
+  const { server, iago } = t.context;
+  const everyone = JSON.stringify([IDS.iago]);
+  for (const name of CHANNELS) {
+    await ok(iago, 'POST', '/users/me/subscriptions', { subscriptions: JSON.stringify([{ name }]), principals: everyone });
+  }
+  const race = await Promise.all(
+    CHANNELS.map(async (name) => (await ok(iago, 'GET', '/get_stream_id', { stream: name })).stream_id as number),
+  );
+  const me = await server.login('cordelia@zulip.com');
+  const running = writers(t as never, me, race);
+  const clients = Array.from({ length: 8 }, async (_, i) => {
+    await new Promise((resolve) => setTimeout(resolve, i * 60));
+    const queue = await register(await server.login('cordelia@zulip.com'), { event_types: JSON.stringify(TYPES) });
+    return { queue, view: new View(queue.snapshot, new Set(race)) };
+  });
+  const registered = await Promise.all(clients);
+  await Promise.all(running);
+  const final = new View(await snapshotOf(me, { event_types: JSON.stringify(TYPES) }), new Set(race)).summary();
+  t.is(final.unread.length, 30);
+
+  const drain = async (queue: Queue, view: View) => {
+    for (const event of await poll(queue, true)) view.apply(event);
+  };
+  for (const [i, { queue, view }] of registered.entries()) {
+    // Acknowledged changes may still be on their way to the queue: poll until the view catches up.
+    for (let round = 0; round < 50; round++) {
+      await drain(queue, view);
+      if (JSON.stringify(view.summary()) === JSON.stringify(final)) break;
+      await new Promise((resolve) => setTimeout(resolve, 200));
+    }
+    if (view.twice.length > 0) {
+      const subs = (queue.snapshot.subscriptions as Array<{ stream_id: number }>).map((s) => s.stream_id);
+      t.log(`client ${i}: snapshot subscriptions ${JSON.stringify(subs)}`);
+      for (const e of queue.seen.filter((e) => e.type === 'subscription' && (e.op === 'add' || e.op === 'remove')))
+        t.log(JSON.stringify({ id: e.id, op: e.op, s: (e.subscriptions as Body[]).map((x) => x.stream_id) }));
+    }
+    t.deepEqual(view.twice, [], `client ${i} applied a change twice`);
+    t.deepEqual(view.summary(), final, `client ${i} ends where a fresh snapshot is`);
+  }
+});
