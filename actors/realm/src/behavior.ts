@@ -20,6 +20,7 @@ import { broadcast } from './broadcast.js';
 import { createUsers } from './bulk-accounts.js';
 import { decideSetActive } from './deactivation.js';
 import { isStatusCommand, statusCommand } from './status-commands.js';
+import { decideCanCreateUsers } from './create-users-permission.js';
 import {
   applyEvent,
   initialState,
@@ -81,6 +82,7 @@ export function newAccount(state: RealmState, user: NewUser, id: number, now: nu
     timezone: user.timezone ?? '',
     avatarVersion: 1,
   };
+    ...(user.can_create_users === true && { canCreateUsers: true }),
 }
 
 export const toCreated = (account: Account): CreatedUser => ({ ...toProfile(account), api_key: account.apiKey });
@@ -183,6 +185,8 @@ function decide(ctx: Ctx, command: RealmCommand): Decision<RealmEvent> {
       return { events: [{ type: 'apiKeyChanged', userId: account.id, apiKey }], reply: { api_key: apiKey } };
     }
     default:
+    case 'realm.setCanCreateUsers':
+      return decideCanCreateUsers(state, command);
       if (isGroupCommand(command)) return groupCommand(ctx, command);
       if (isFolderCommand(command)) return folderCommand(ctx, command);
       return directoryCommand(ctx, command);

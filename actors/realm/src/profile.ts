@@ -28,5 +28,6 @@ export function toPrincipal(state: RealmState, account: Account): Principal {
     is_bot: account.botType !== null,
     full_name: account.fullName,
     groups: groupsContaining(state, account),
+    can_create_users: account.canCreateUsers === true,
   };
 }

@@ -4,6 +4,7 @@ import type { StoredGroup } from './group-model.js';
 import { applyInviteEvent, type EmailChange, type Invite, type InviteEvent } from './invite-state.js';
 import { applyActivity, type ActivityEvent } from './deactivation.js';
 import { applyPeopleEvent, isPeopleEvent, type PeopleEvent, type PeopleState } from './status-commands.js';
+import { applyCanCreateUsers, type CanCreateUsersEvent } from './create-users-permission.js';
 
 /** One account of the realm, as the RealmActor keeps it. */
 export interface Account {
@@ -20,6 +21,8 @@ export interface Account {
   botOwnerId: number | null;
   timezone: string;
   avatarVersion: number;
+  /** The `can_create_users` permission (create-users-permission.ts); absent means not held. */
+  canCreateUsers?: boolean;
 }
 
 export interface RealmState {
@@ -113,7 +116,8 @@ export type RealmEvent =
   | { type: 'channelFolderSaved'; folder: ChannelFolder }
   | InviteEvent
   | PeopleEvent
-  | ActivityEvent;
+  | ActivityEvent
+  | CanCreateUsersEvent;
 
 export function initialState(stringId: string): RealmState {
   return {
@@ -141,6 +145,8 @@ export function applyEvent(state: RealmState, event: RealmEvent): void {
   switch (event.type) {
     case 'accountActiveSet':
       return applyActivity(state, event);
+    case 'canCreateUsersSet':
+      return applyCanCreateUsers(state, event);
     case 'realmCreated':
       Object.assign(state, {
         exists: true,

@@ -3,6 +3,7 @@ import { defineRoute, type Route } from '@chat/edge';
 import {
   ChatError,
   hashPassword,
+  isAdministrator,
   mayCreateUsers,
   realmAddress,
   ROLES,
@@ -175,14 +176,17 @@ export function accountRoutes(options: ApiOptions): Route[] {
         full_name: Type.String({ description: 'The full name of the new user.' }),
       }),
       summary: 'Create a user',
-      description: 'Organization administrators create a member account with a password.',
+      description:
+        'Organization administrators who hold the `can_create_users` permission create a member account with a password.',
       tags: ['users'],
       response: Type.Object({ user_id: Type.Integer() }),
       async handler({ params, principal, actors }) {
-        if (!mayCreateUsers(principal)) {
+        if (!isAdministrator(principal)) {
           // The original's require_realm_admin (OrganizationAdministratorRequiredError).
           throw new ChatError('UNAUTHORIZED_PRINCIPAL', 'Must be an organization administrator');
         }
+        // Then the permission itself, which an operator grants (`change-user-role ... can_create_users`).
+        if (!mayCreateUsers(principal)) throw new ChatError('BAD_REQUEST', 'User not authorized to create users');
         const user = await actors.ask<CreatedUser>(realmAddress(principal.realm), {
           type: 'realm.createUser',
           user: {

@@ -24,6 +24,7 @@ const iago: Principal = {
   is_bot: false,
   full_name: 'Iago',
   groups: [1, 2, 3, 4, 5, 6],
+  can_create_users: false,
 };
 
 export const authenticate: Authenticate = async ({ email, apiKey }) => {

@@ -88,8 +88,13 @@ export const mayMoveAfterTimeLimit = (who: Ranked) => isModeratorOrAbove(who);
 
 // Users, groups and invitations.
 
-/** Creating accounts with `POST /users` is for administrators. */
-export const mayCreateUsers = (who: Ranked) => isAdministrator(who);
+/**
+ * Creating accounts with `POST /users`: administrators who also hold the
+ * `can_create_users` permission (the original's, since feature level 36).
+ * The two are refused differently, so callers check `isAdministrator` first.
+ */
+export const mayCreateUsers = (who: Ranked & { can_create_users: boolean }) =>
+  isAdministrator(who) && who.can_create_users;
 
 /** User-group permissions the original never grants to guests (nor may they be set to role:everyone). */
 export const GROUP_PERMISSIONS_NOT_FOR_GUESTS: readonly UserGroupPermission[] = [

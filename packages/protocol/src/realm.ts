@@ -25,6 +25,8 @@ export interface NewUser {
   bot_type?: BotType;
   bot_owner_id?: number;
   timezone?: string;
+  /** The original's `can_create_users` permission: with administrator rights, POST /users. */
+  can_create_users?: boolean;
 }
 
 /** The most accounts one `realm.createUsers` takes: keeps its journal record and its fan-out bounded. */
@@ -71,6 +73,8 @@ export interface Principal {
   full_name: string;
   /** Every group that contains the user, system groups included: what permissions are checked against. */
   groups: number[];
+  /** The account's `can_create_users` permission (POST /users), granted by the operator. */
+  can_create_users: boolean;
 }
 
 /** The organization settings that decide what messaging operations may do. */
@@ -152,6 +156,14 @@ export interface ApiKeyGrant {
   user_id: number;
 }
 
+/** The reply to `realm.setCanCreateUsers`: the permission as it now is, and whether that changed it. */
+export interface CanCreateUsersGrant {
+  email: string;
+  user_id: number;
+  can_create_users: boolean;
+  changed: boolean;
+}
+
 export type RealmCommand =
   | {
       type: 'realm.create';
@@ -182,6 +194,8 @@ export type RealmCommand =
   | { type: 'realm.getUser'; user_id: number }
   | { type: 'realm.listUsers' }
   | { type: 'realm.resetApiKey'; email: string }
+  /** The operator grants or revokes an account's `can_create_users` (`change-user-role`); replies CanCreateUsersGrant. */
+  | { type: 'realm.setCanCreateUsers'; email: string; granted: boolean }
   /** Deactivates (`active` false) or reactivates an account. */
   | { type: 'realm.setActive'; actor: Principal; user_id: number; active: boolean }
   | { type: 'realm.settings' }

@@ -3,6 +3,7 @@ import {
   realmAddress,
   ROLES,
   type ApiKeyGrant,
+  type CanCreateUsersGrant,
   type NewUser,
   type Role,
   type CreatedUser,
@@ -91,6 +92,21 @@ export const ADMIN_COMMANDS: Record<
         type: 'realm.resetApiKey',
         email: required(options, 'email'),
       }),
+  },
+  'change-user-role': {
+    // The original's `manage.py change_user_role`, for now only for the one permission no API grants; this
+    // server does not change roles (member, moderator, administrator, ...) after an account is made.
+    usage: '--realm ID --email EMAIL --role can_create_users [--revoke] (only can_create_users for now)',
+    run(actors, options) {
+      if (required(options, 'role') !== 'can_create_users') {
+        throw new UsageError('--role must be can_create_users (other roles change through PATCH /users/{user_id})');
+      }
+      return actors.ask<CanCreateUsersGrant>(realmAddress(required(options, 'realm')), {
+        type: 'realm.setCanCreateUsers',
+        email: required(options, 'email'),
+        granted: options.revoke !== true,
+      });
+    },
   },
   'list-users': {
     usage: '--realm ID',

@@ -24,7 +24,9 @@ const USERS: NewUser[] = [
   u('cordelia@zulip.com', "Cordelia, Lear's daughter", ROLES.member),
   u('desdemona@zulip.com', 'Desdemona', ROLES.owner),
   u('hamlet@zulip.com', 'King Hamlet', ROLES.member),
-  u('iago@zulip.com', 'Iago', ROLES.administrator),
+  // The original's API documentation tests (tools/test-api) grant iago `can_create_users` before they run, so
+  // that the create-user example works as the administrator; desdemona, the owner, does not hold it.
+  { ...u('iago@zulip.com', 'Iago', ROLES.administrator), can_create_users: true },
   u('othello@zulip.com', 'Othello, the Moor of Venice', ROLES.member),
   u('polonius@zulip.com', 'Polonius', ROLES.guest),
   u('prospero@zulip.com', 'Prospero from The Tempest', ROLES.member),

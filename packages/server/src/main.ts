@@ -76,6 +76,7 @@ async function admin(command: string, args: string[]): Promise<void> {
       role: { type: 'string' },
       password: { type: 'string' },
       bot: { type: 'boolean' },
+      revoke: { type: 'boolean' },
       count: { type: 'string' },
       start: { type: 'string' },
     },
