@@ -65,7 +65,7 @@ export function decideDraft(ctx: ActorContext<UserState>, command: DraftCommand)
   const own = (event: QueueEvent) => toOwnQueues(ctx.address.key, state, [event]);
   const existing = (id: number) => {
     const draft = state.drafts?.byId[id];
-    if (!draft) throw new ChatError('BAD_REQUEST', 'Draft does not exist');
+    if (!draft) throw new ChatError('RESOURCE_NOT_FOUND', 'Draft does not exist');
     return draft;
   };
   switch (command.type) {

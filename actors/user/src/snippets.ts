@@ -43,7 +43,7 @@ export function decideSnippet(ctx: ActorContext<UserState>, command: SnippetComm
   const own = (event: QueueEvent) => toOwnQueues(ctx.address.key, state, [event]);
   const existing = (id: number) => {
     const snippet = state.snippets?.byId[id];
-    if (!snippet) throw new ChatError('BAD_REQUEST', 'Saved snippet does not exist.');
+    if (!snippet) throw new ChatError('RESOURCE_NOT_FOUND', 'Saved snippet does not exist.');
     return snippet;
   };
   switch (command.type) {

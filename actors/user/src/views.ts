@@ -42,9 +42,10 @@ export function decideView(ctx: ActorContext<UserState>, command: NavigationView
   const views = listViews(state);
   const own = (event: QueueEvent) => toOwnQueues(ctx.address.key, state, [event]);
   const nameTaken = (name: string | null | undefined) => name != null && views.some((v) => v.name === name);
-  const existing = (fragment: string) => {
+  // 404 either way; the reference shows code NOT_FOUND for an edit and BAD_REQUEST for a removal.
+  const existing = (fragment: string, code: 'NOT_FOUND' | 'RESOURCE_NOT_FOUND' = 'RESOURCE_NOT_FOUND') => {
     const view = views.find((v) => v.fragment === fragment);
-    if (!view) throw new ChatError('BAD_REQUEST', 'Navigation view does not exist.');
+    if (!view) throw new ChatError(code, 'Navigation view does not exist.');
     return view;
   };
   switch (command.type) {
@@ -62,7 +63,7 @@ export function decideView(ctx: ActorContext<UserState>, command: NavigationView
     case 'user.editNavigationView': {
       const { fragment, is_pinned, name } = command;
       if (nameTaken(name)) throw alreadyExists();
-      existing(fragment);
+      existing(fragment, 'NOT_FOUND');
       // The event names only what the request changed, as the original's `data`.
       const data = { ...(name !== undefined && { name }), ...(is_pinned !== undefined && { is_pinned }) };
       return {

@@ -54,6 +54,8 @@ const INLINE_TYPES =
 const TEMPORARY_URL_SECONDS = 60;
 
 const notFound = () => new ChatError('NOT_FOUND', 'File not found');
+// The original's serve_file, for a file that exists but is not the caller's to read.
+const forbidden = () => new ChatError('FORBIDDEN', 'You are not authorized to view this file.');
 
 /** `realm/xx/random/name` from the URL's segments, or undefined when it cannot be an upload path. */
 function pathIdOf(segments: string[]): string | undefined {
@@ -71,17 +73,27 @@ function pathIdOf(segments: string[]): string | undefined {
 
 /**
  * Whether the caller may read an upload: its owner may; anyone else needs a
- * message linking it that the conversation's actor lets them read. Unknown
- * paths and refusals look the same, so nothing tells an upload exists.
+ * message linking it that the conversation's actor lets them read. As in the
+ * original, a refusal (403) differs from an unknown path (404): a path holds
+ * a random 24-character part, so only someone shown the link can ask about
+ * the file, and the status tells them nothing they could have guessed. An
+ * upload of another realm is unknown here (the lookup is by the caller's
+ * realm).
  */
-export async function mayRead(caller: CallerContext, pathId: string): Promise<boolean> {
+export async function uploadAccess(caller: CallerContext, pathId: string): Promise<'read' | 'forbidden' | 'missing'> {
   const found = await caller.actors.ask<{ owner: number } | null>(caller.me, {
     type: 'user.findUpload',
     path_id: pathId,
   });
-  if (!found) return false;
-  if (found.owner === caller.principal.user_id) return true;
-  const links = await caller.actors.ask<AttachmentLink[] | null>(userAddress(caller.principal.realm, found.owner), {
+  if (!found) return 'missing';
+  return found.owner === caller.principal.user_id || (await readsALink(caller, pathId, found.owner))
+    ? 'read'
+    : 'forbidden';
+}
+
+/** Whether the caller may read one of the messages that link the upload. */
+async function readsALink(caller: CallerContext, pathId: string, owner: number): Promise<boolean> {
+  const links = await caller.actors.ask<AttachmentLink[] | null>(userAddress(caller.principal.realm, owner), {
     type: 'user.attachmentLinks',
     path_id: pathId,
   });
@@ -185,7 +197,10 @@ export function uploadDownloads(deps: RawDeps): RawMiddleware {
     ctx.state.route = `${api ? '/api/v1' : ''}/user_uploads/{realm_id_str}/{filename}`;
     const caller = await rawCaller(ctx, deps);
     const pathId = pathIdOf(rest);
-    if (!pathId || !(await mayRead(caller, pathId))) throw notFound();
+    if (pathId === undefined) throw notFound();
+    const access = await uploadAccess(caller, pathId);
+    if (access === 'missing') throw notFound();
+    if (access === 'forbidden') throw forbidden();
     if (!api) return serveFile(ctx, deps.options.files, pathId);
     const name = pathId.slice(pathId.lastIndexOf('/') + 1);
     const token = temporary.create(caller.principal.realm, pathId, Date.now());

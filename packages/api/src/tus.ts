@@ -109,7 +109,10 @@ export function tusUploads(deps: RawDeps & { directory: string }): TusUploads {
 }
 
 function errorBody(err: ChatError) {
-  return { status_code: err.status, body: JSON.stringify({ result: 'error', msg: err.message, code: err.code }) };
+  return {
+    status_code: err.status,
+    body: JSON.stringify({ result: 'error', msg: err.message, code: err.envelopeCode }),
+  };
 }
 
 /** The Koa request as a fetch Request, streaming its body. */

@@ -58,7 +58,7 @@ function renderError(ctx: Context & { state: EdgeState }, err: unknown): void {
 }
 
 function envelope(err: ChatError): Record<string, unknown> {
-  const body: Record<string, unknown> = { result: 'error', msg: err.message, code: err.code };
+  const body: Record<string, unknown> = { result: 'error', msg: err.message, code: err.envelopeCode };
   for (const [key, value] of Object.entries(err.extra)) {
     if (!RESERVED.has(key)) body[key] = value;
   }

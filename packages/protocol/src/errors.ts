@@ -26,6 +26,12 @@ export const ERROR_CODES = {
   PASSWORD_AUTH_DISABLED: { status: 401, retriable: false },
   FORBIDDEN: { status: 403, retriable: false },
   NOT_FOUND: { status: 404, retriable: false },
+  /**
+   * The original's ResourceNotFoundError (a missing draft, saved snippet or
+   * navigation view): status 404, yet the envelope's `code` is BAD_REQUEST.
+   * A code of its own, because only the code crosses actor boundaries.
+   */
+  RESOURCE_NOT_FOUND: { status: 404, retriable: false, envelopeCode: 'BAD_REQUEST' },
   NONEXISTENT_SUBDOMAIN: { status: 404, retriable: false },
   REQUEST_TOO_LARGE: { status: 413, retriable: false },
   RATE_LIMIT_HIT: { status: 429, retriable: true },
@@ -35,7 +41,7 @@ export const ERROR_CODES = {
   REQUEST_TIMEOUT: { status: 504, retriable: true },
   /** A real fault of the server; logged with the request id. */
   INTERNAL_SERVER_ERROR: { status: 500, retriable: false },
-} as const satisfies Record<string, { status: number; retriable: boolean }>;
+} as const satisfies Record<string, { status: number; retriable: boolean; envelopeCode?: string }>;
 
 export type ErrorCode = keyof typeof ERROR_CODES;
 
@@ -65,6 +71,12 @@ export class ChatError extends Error {
 
   get retriable(): boolean {
     return ERROR_CODES[this.code].retriable;
+  }
+
+  /** The `code` a client sees in the error envelope: the code itself, unless its entry says otherwise. */
+  get envelopeCode(): string {
+    const entry: { status: number; envelopeCode?: string } = ERROR_CODES[this.code];
+    return entry.envelopeCode ?? this.code;
   }
 
   toWire(): WireError {

@@ -1,6 +1,7 @@
 import type { ChatClient } from '@chat/testkit';
 import { channelId, userId, withServer } from './context.js';
 import { held, next, of, register, type Body } from './queues.js';
+import { notFound } from './not-found.js';
 import { refused, succeeds } from './replies.js';
 
 /**
@@ -121,8 +122,9 @@ test('editing or deleting a draft that is not the caller\'s: "Draft does not exi
   const [id] = await create(aaron, [{ type: '', to: [], topic: '', content: 'mine' }]);
   const draft = json({ type: '', to: [], topic: '', content: 'taken' });
   for (const target of [id!, 999_999]) {
-    await refused(t, zoe.patch<Body>(`/drafts/${target}`, { draft }), 'Draft does not exist');
-    await refused(t, zoe.delete<Body>(`/drafts/${target}`), 'Draft does not exist');
+    const path = `/drafts/${target}`;
+    await notFound(t, zoe.patch<Body>(path, { draft }), 'Draft does not exist', ['PATCH', path]);
+    await notFound(t, zoe.delete<Body>(path), 'Draft does not exist', ['DELETE', path]);
   }
   t.like((await list(aaron)).drafts[0], { id, content: 'mine' });
 });

@@ -86,10 +86,16 @@ test('its messages are not fetched, found or matched', async (t) => {
 test('its files are not served', async (t) => {
   const { hamlet, boss, file } = t.context;
   t.is((await hamlet.fetch('GET', `/${file}`)).status, 200);
+  // Another realm holds no such file: 404, where a reader of this realm who may not see it gets 403.
+  const missing = { result: 'error', code: 'NOT_FOUND', msg: 'File not found' };
   const bytes = await boss.client.fetch('GET', `/${file}`);
   t.is(bytes.status, 404);
-  t.false((await bytes.text()).includes('realm file'));
-  t.is((await boss.client.get(file)).status, 404);
+  const text = await bytes.text();
+  t.false(text.includes('realm file'));
+  t.deepEqual(JSON.parse(text), missing);
+  const temporary = await boss.client.get(file);
+  t.is(temporary.status, 404);
+  t.deepEqual(temporary.body, missing);
 });
 
 test('its credentials open nothing in the other realm, and the other way round', async (t) => {

@@ -162,10 +162,15 @@ test('a file linked only in the channel is not served to an outsider', async (t)
   };
   t.deepEqual(await download(hamlet), { status: 200, text: 'the plans' });
   t.deepEqual(await download(iago), { status: 200, text: 'the plans' });
+  // The original's serve_file: the file exists, so the refusal is 403, not 404 (its path is not guessable).
+  const refusal = { result: 'error', code: 'FORBIDDEN', msg: 'You are not authorized to view this file.' };
   const hidden = await download(othello);
-  t.is(hidden.status, 404);
+  t.is(hidden.status, 403);
   t.false(hidden.text.includes('the plans'));
+  t.deepEqual(JSON.parse(hidden.text), refusal);
   // Nor a temporary URL for it (GET /api/v1/user_uploads/...).
   t.is((await iago.get(file)).status, 200);
-  t.like(await othello.get(file), { status: 404, body: { result: 'error' } });
+  const temporary = await othello.get(file);
+  t.is(temporary.status, 403);
+  t.deepEqual(temporary.body, refusal);
 });

@@ -3,7 +3,6 @@ import {
   AUTH_FAILURES,
   authenticated,
   badRequest,
-  diverges,
   NO_BOTS,
   NO_SUCH_USER,
   OK,
@@ -40,15 +39,12 @@ const linked = { url: '' };
 
 /**
  * The original's serve_file answers a reader who may not see any message
- * linking the file 403 "You are not authorized to view this file." (404
- * only when there is no such file); this server answers both with the same
- * 404, so that a path does not tell whether the file exists.
+ * linking the file 403 "You are not authorized to view this file.", and 404
+ * only when there is no such file: the case of the other realm, which holds
+ * none under that path.
  */
-const NOT_AUTHORIZED = diverges(
-  { status: 403 },
-  { status: 404, code: 'NOT_FOUND', msg: 'File not found' },
-  'a file the caller may not see is answered as missing, not as forbidden',
-);
+const NOT_AUTHORIZED = { status: 403, code: 'FORBIDDEN', msg: 'You are not authorized to view this file.' };
+const NO_SUCH_FILE = { status: 404, code: 'NOT_FOUND', msg: 'File not found' };
 
 export const peopleCases: Operation[] = [
   // Spec 3 (the aliases are the same operation).
@@ -150,6 +146,6 @@ export const peopleCases: Operation[] = [
       await fx.send(othello, 'Denmark', `[shared](${linked.url})`);
     },
     request: () => ({ path: linked.url }),
-    expect: authenticated({ everyone: OK, guest: NOT_AUTHORIZED, otherRealm: { status: 404 } }),
+    expect: authenticated({ everyone: OK, guest: NOT_AUTHORIZED, otherRealm: NO_SUCH_FILE }),
   },
 ];

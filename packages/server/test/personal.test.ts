@@ -1,6 +1,7 @@
 import type { ChatClient } from '@chat/testkit';
 import { withServer } from './context.js';
 import { held, next, of, register, type Body } from './queues.js';
+import { notFound } from './not-found.js';
 import { refused, succeeds } from './replies.js';
 
 /**
@@ -82,8 +83,9 @@ test('saved snippets: blank or long fields and unknown ids are refused', async (
     iago.post('/saved_snippets', { title: 'mine', content: 'mine' }),
   );
   for (const target of [id, 999_999]) {
-    await refused(t, othello.patch(`/saved_snippets/${target}`, { title: 'taken' }), 'Saved snippet does not exist.');
-    await refused(t, othello.delete(`/saved_snippets/${target}`), 'Saved snippet does not exist.');
+    const path = `/saved_snippets/${target}`;
+    await notFound(t, othello.patch(path, { title: 'taken' }), 'Saved snippet does not exist.', ['PATCH', path]);
+    await notFound(t, othello.delete(path), 'Saved snippet does not exist.', ['DELETE', path]);
   }
   t.like((await snippets(iago))[0], { id, title: 'mine' });
 });
@@ -148,15 +150,13 @@ test('navigation views: blank, duplicate, misnamed and unknown views are refused
   await refused(t, prospero.patch(viewPath('narrow/is/unread'), { name: 'Unread' }), exists);
   const builtIn = prospero.patch<Body>(viewPath('recent'), { name: 'Recent' });
   await refused(t, builtIn, 'Built-in views cannot have a custom name.', ['PATCH', '/navigation_views/recent']);
-  await refused(
-    t,
-    prospero.patch(viewPath('narrow/is/nothing'), { is_pinned: true }),
-    'Navigation view does not exist.',
-  );
-  await refused(t, prospero.delete(viewPath('narrow/is/nothing')), 'Navigation view does not exist.');
+  const [nothing, gone] = [viewPath('narrow/is/nothing'), 'Navigation view does not exist.'];
+  await notFound(t, prospero.patch(nothing, { is_pinned: true }), gone, ['PATCH', nothing], 'NOT_FOUND');
+  await notFound(t, prospero.delete(nothing), gone, ['DELETE', nothing]);
   // Views are per user: another user neither sees nor removes this one.
   const zoe = await t.context.server.login('ZOE@zulip.com');
-  await refused(t, zoe.delete(viewPath('narrow/is/unread')), 'Navigation view does not exist.');
+  const unread = viewPath('narrow/is/unread');
+  await notFound(t, zoe.delete(unread), gone, ['DELETE', unread]);
   t.deepEqual(await views(zoe), []);
   t.deepEqual(await views(prospero), [{ fragment: 'narrow/is/unread', is_pinned: true, name: 'Unread' }]);
 });

@@ -33,6 +33,10 @@ async function download(client: ChatClient, url: string) {
   return { status: response.status, type: response.headers.get('content-type'), bytes, envelope };
 }
 
+/** The original's serve_file: a file that exists but is not the caller's to read, or one that does not exist. */
+const FORBIDDEN = { result: 'error', code: 'FORBIDDEN', msg: 'You are not authorized to view this file.' };
+const MISSING = { result: 'error', code: 'NOT_FOUND', msg: 'File not found' };
+
 const send = async (client: ChatClient, to: string, content: string, topic = 'files') =>
   checked('POST', '/messages', await client.post<{ id: number }>('/messages', { type: 'stream', to, topic, content }))
     .body.id;
@@ -66,10 +70,12 @@ test('only the uploader reads a file until a message links it; then readers of t
   const data = randomBytes(4096);
   const { url } = await upload(hamlet, data, 'plan.pdf', 'application/pdf');
   const before = await download(iago, url);
-  t.is(before.status, 404);
-  t.like(before.envelope, { result: 'error', code: 'NOT_FOUND' });
-  // Unknown paths answer the same, so a refusal does not tell the file exists.
-  t.deepEqual((await download(iago, url.replace(/[^/]+$/, 'other.pdf'))).envelope, before.envelope);
+  t.is(before.status, 403);
+  t.deepEqual(before.envelope, FORBIDDEN);
+  // Only a path that names no upload is missing.
+  const unknown = await download(iago, url.replace(/[^/]+$/, 'other.pdf'));
+  t.is(unknown.status, 404);
+  t.deepEqual(unknown.envelope, MISSING);
   t.is((await download(server.client, url)).status, 401);
 
   await send(hamlet, 'core team', `The plan: [plan.pdf](${url})`);
@@ -77,7 +83,9 @@ test('only the uploader reads a file until a message links it; then readers of t
   t.is(after.status, 200);
   t.true(after.bytes.equals(data));
   t.is(after.type, 'application/pdf');
-  t.is((await download(othello, url)).status, 404, 'othello cannot read "core team"');
+  const outsider = await download(othello, url);
+  t.is(outsider.status, 403, 'othello cannot read "core team"');
+  t.deepEqual(outsider.envelope, FORBIDDEN);
 });
 
 test('the API path answers a temporary URL that works without credentials', async (t) => {
@@ -114,8 +122,12 @@ test('GET /attachments lists the uploads with the messages linking them; DELETE 
 
   const removed = checked('DELETE', `/attachments/${mine.id}`, await hamlet.delete(`/attachments/${mine.id}`));
   t.is(removed.status, 200);
-  t.is((await download(hamlet, url)).status, 404);
-  t.is((await download(iago, url)).status, 404);
+  // Removed means gone: no longer there for anyone, its uploader included.
+  for (const client of [hamlet, iago]) {
+    const gone = await download(client, url);
+    t.is(gone.status, 404);
+    t.deepEqual(gone.envelope, MISSING);
+  }
   const again = checked('DELETE', `/attachments/${mine.id}`, await hamlet.delete(`/attachments/${mine.id}`));
   t.like(again.body, { code: 'BAD_REQUEST' });
 });
@@ -170,7 +182,9 @@ test('a tus upload in several chunks round-trips byte for byte and answers its u
   t.is(got.status, 200);
   t.is(got.type, 'video/mp4');
   t.true(got.bytes.equals(data));
-  t.is((await download(iago, finished.url)).status, 404);
+  const other = await download(iago, finished.url);
+  t.is(other.status, 403);
+  t.deepEqual(other.envelope, FORBIDDEN);
 });
 
 test('tus needs credentials, and another user cannot resume or inspect an upload', async (t) => {
