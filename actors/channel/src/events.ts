@@ -14,8 +14,8 @@ import { lastMessageId, type ChannelState } from './state.js';
 
 /**
  * Who hears about a change in this conversation: a channel's subscribers, or
- * a direct message's participants. (Public channels' non-subscribers with an
- * `all_public_streams` queue are not reached yet.)
+ * a direct message's participants. (A public channel's new messages also
+ * reach non-subscribers' `all_public_streams` queues: see public-relay.ts.)
  */
 export function audience(state: ChannelState, key: string): number[] {
   return state.kind === 'channel' ? state.members : (dmParticipants(key) ?? []);

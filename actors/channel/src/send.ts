@@ -11,6 +11,7 @@ import { can, hasContentAccess } from './access.js';
 import { nextMessageId } from './ids.js';
 import { fanout, messageForEvent } from './events.js';
 import { dmParticipants, toUsers } from './members.js';
+import { toPublicListeners } from './public-relay.js';
 import { lastMessageId, type ChannelEvent, type ChannelState } from './state.js';
 
 type Send = Extract<ChannelCommand, { type: 'message.send' }>;
@@ -137,6 +138,7 @@ export function decideSend(ctx: ActorContext<ChannelState>, cmd: Send): Decision
   return {
     events,
     fanouts: [...conversation, fanout(ctx.address.key, recipients, [event])],
+    tells: toPublicListeners(state, ctx.address.key, [event], recipients),
     reply: { id: message.id, new_topic: newTopic },
   };
 }

@@ -17,10 +17,11 @@ import { userAdded } from './people.js';
 import { folderCommand, isFolderCommand } from './folders.js';
 import { groupCommand, isGroupCommand } from './groups.js';
 import { broadcast } from './broadcast.js';
+import { decidePublicListener, listeners, relayPublicMessage } from './public-listeners.js';
 import { createUsers } from './bulk-accounts.js';
 import { decideSetActive } from './deactivation.js';
-import { isStatusCommand, statusCommand } from './status-commands.js';
 import { decideCanCreateUsers } from './create-users-permission.js';
+import { isStatusCommand, statusCommand } from './status-commands.js';
 import {
   applyEvent,
   initialState,
@@ -81,8 +82,8 @@ export function newAccount(state: RealmState, user: NewUser, id: number, now: nu
     botOwnerId: user.bot_owner_id ?? null,
     timezone: user.timezone ?? '',
     avatarVersion: 1,
-  };
     ...(user.can_create_users === true && { canCreateUsers: true }),
+  };
 }
 
 export const toCreated = (account: Account): CreatedUser => ({ ...toProfile(account), api_key: account.apiKey });
@@ -176,8 +177,16 @@ function decide(ctx: Ctx, command: RealmCommand): Decision<RealmEvent> {
       return { reply: Object.values(state.accounts).map(toProfile) };
     case 'realm.broadcast':
       return broadcast(state, command);
+    case 'realm.publicListener':
+      return decidePublicListener(state, command);
+    case 'realm.publicMessage':
+      return relayPublicMessage(state, command);
+    case 'realm.publicListeners':
+      return { reply: listeners(state) };
     case 'realm.setActive':
       return decideSetActive(state, command);
+    case 'realm.setCanCreateUsers':
+      return decideCanCreateUsers(state, command);
     case 'realm.resetApiKey': {
       const account = accountByEmail(state, command.email);
       if (!account) throw new ChatError('BAD_REQUEST', `No user with email '${command.email}'`);
@@ -185,8 +194,6 @@ function decide(ctx: Ctx, command: RealmCommand): Decision<RealmEvent> {
       return { events: [{ type: 'apiKeyChanged', userId: account.id, apiKey }], reply: { api_key: apiKey } };
     }
     default:
-    case 'realm.setCanCreateUsers':
-      return decideCanCreateUsers(state, command);
       if (isGroupCommand(command)) return groupCommand(ctx, command);
       if (isFolderCommand(command)) return folderCommand(ctx, command);
       return directoryCommand(ctx, command);

@@ -4,6 +4,7 @@ import type { StoredGroup } from './group-model.js';
 import { applyInviteEvent, type EmailChange, type Invite, type InviteEvent } from './invite-state.js';
 import { applyActivity, type ActivityEvent } from './deactivation.js';
 import { applyPeopleEvent, isPeopleEvent, type PeopleEvent, type PeopleState } from './status-commands.js';
+import { applyPublicListener, type PublicListenerEvent, type PublicListeners } from './public-listeners.js';
 import { applyCanCreateUsers, type CanCreateUsersEvent } from './create-users-permission.js';
 
 /** One account of the realm, as the RealmActor keeps it. */
@@ -59,6 +60,8 @@ export interface RealmState {
   invisible?: PeopleState['invisible'];
   presence?: PeopleState['presence'];
   lastPresenceId?: PeopleState['lastPresenceId'];
+  /** Users with an `all_public_streams` queue (absent in older snapshots): see public-listeners.ts. */
+  publicListeners?: PublicListeners;
 }
 
 const WEEK = 7 * 24 * 3600;
@@ -117,6 +120,7 @@ export type RealmEvent =
   | InviteEvent
   | PeopleEvent
   | ActivityEvent
+  | PublicListenerEvent
   | CanCreateUsersEvent;
 
 export function initialState(stringId: string): RealmState {
@@ -145,6 +149,8 @@ export function applyEvent(state: RealmState, event: RealmEvent): void {
   switch (event.type) {
     case 'accountActiveSet':
       return applyActivity(state, event);
+    case 'publicListenerSet':
+      return applyPublicListener(state, event);
     case 'canCreateUsersSet':
       return applyCanCreateUsers(state, event);
     case 'realmCreated':

@@ -14,6 +14,7 @@ import {
 import type { ActorBehavior, ActorContext, Decision } from '@chat/runtime';
 import { deliver, flagsEvent, subscriptionAdded, subscriptionUpdates, toOwnQueues, userTopicEvent } from './queues.js';
 import { attachmentRows, decideAttachment } from './attachments.js';
+import { decideAddQueue, deliverPublic, listenerTells } from './all-public.js';
 import { decideMoved } from './moved.js';
 import { decidePersonal, isPersonalCommand } from './personal.js';
 import { decideSettings, isSettingsCommand } from './settings.js';
@@ -146,13 +147,17 @@ function decide(ctx: Ctx, command: UserCommand): Decision<UserEvent> | Promise<D
       };
     }
     case 'user.addQueue':
-      return { events: [{ type: 'queueAdded', queueId: command.queue_id }], reply: null };
-    case 'user.removeQueue':
+      return decideAddQueue(ctx.address.key, state, command.queue_id, command.all_public_streams === true);
+    case 'user.removeQueue': {
+      const removed: UserEvent = { type: 'queueRemoved', queueId: command.queue_id };
       return (state.queues ?? []).includes(command.queue_id)
-        ? { events: [{ type: 'queueRemoved', queueId: command.queue_id }] }
+        ? { events: [removed], tells: listenerTells(ctx.address.key, state, removed) }
         : {};
+    }
     case 'user.deliver':
       return deliver(ctx.address.key, state, command.events);
+    case 'user.deliverPublic':
+      return deliverPublic(ctx.address.key, state, command.events);
     case 'user.moved':
       return decideMoved(state, command);
     case 'user.uploaded':

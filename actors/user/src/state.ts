@@ -8,6 +8,7 @@ import {
 } from '@chat/protocol';
 import type { SubscriptionProperty, SubscriptionSettings, UserTopic } from '@chat/protocol';
 import { applyAttachmentEvent, type AttachmentEvent, type StoredAttachment } from './attachments.js';
+import { applyPublicQueues } from './all-public.js';
 import type { DraftsState } from './drafts.js';
 import { applyPersonalEvent, isPersonalEvent, type PersonalEvent } from './personal.js';
 import type { PushState } from './push.js';
@@ -31,6 +32,9 @@ export interface UserState {
   unmutePolicy: number;
   /** Ids of the user's live event queues (absent in snapshots older than queues). */
   queues?: string[];
+  /** Those of them registered with `all_public_streams`, and how often that set became (non-)empty: see all-public.ts. */
+  publicQueues?: string[];
+  publicSeq?: number;
   /** The user's uploads by path (absent in snapshots older than uploads). */
   attachments?: Record<string, StoredAttachment>;
   lastAttachmentId?: number;
@@ -50,7 +54,7 @@ export type UserEvent =
   | { type: 'flagsChanged'; op: 'add' | 'remove'; flag: 'read' | 'starred'; targets: FlagTarget[] }
   | { type: 'topicPolicySet'; channelId: number; topic: string; policy: number; at: number }
   | { type: 'subscriptionChanged'; channelId: number; property: SubscriptionProperty; value: unknown }
-  | { type: 'queueAdded'; queueId: string }
+  | { type: 'queueAdded'; queueId: string; allPublic?: boolean }
   | { type: 'queueRemoved'; queueId: string }
   | AttachmentEvent
   | PersonalEvent
@@ -138,9 +142,11 @@ export function applyEvent(state: UserState, event: UserEvent): void {
       return;
     }
     case 'queueAdded':
+      applyPublicQueues(state, event);
       state.queues = [...(state.queues ?? []).filter((q) => q !== event.queueId), event.queueId];
       return;
     case 'queueRemoved':
+      applyPublicQueues(state, event);
       state.queues = (state.queues ?? []).filter((q) => q !== event.queueId);
       return;
     case 'attachmentAdded':

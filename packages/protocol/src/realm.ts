@@ -216,6 +216,12 @@ export type RealmCommand =
   | { type: 'realm.broadcast'; events: QueueEvent[]; to: 'members' | 'administrators'; except: number[] }
   /** Keeps the directory's copy of a channel's flags current (sent by the ChannelActor). */
   | { type: 'realm.channelChanged'; entry: Omit<ChannelEntry, 'is_default'> }
+  /** From a UserActor: whether the user has an `all_public_streams` queue; `seq` orders the user's changes. */
+  | { type: 'realm.publicListener'; user_id: number; listening: boolean; seq: number }
+  /** From a public channel: its message events, for listeners not among those who heard them (`except`). */
+  | { type: 'realm.publicMessage'; events: QueueEvent[]; except: number[] }
+  /** The ids of the users the realm relays public channels' messages to. */
+  | { type: 'realm.publicListeners' }
   | GroupCommand
   | FolderCommand
   | InviteCommand

@@ -121,10 +121,12 @@ export type UserCommand =
   | { type: 'user.setTopic'; channel_id: number; topic: string; visibility_policy: number }
   | { type: 'user.subscriptionProperty'; channel_id: number; property: SubscriptionProperty; value: unknown }
   /** The user's event queues: deliveries reach each of them. */
-  | { type: 'user.addQueue'; queue_id: string }
+  | { type: 'user.addQueue'; queue_id: string; all_public_streams?: boolean }
   | { type: 'user.removeQueue'; queue_id: string }
   /** Events for this user (one fan-out to many users): personalized, then passed to each queue. */
   | { type: 'user.deliver'; events: QueueEvent[] }
+  /** A public channel's message events the user did not receive: for the `all_public_streams` queues only. */
+  | { type: 'user.deliverPublic'; events: QueueEvent[] }
   | AttachmentCommand
   | PersonalCommand
   | SettingsCommand

@@ -15,6 +15,7 @@ import type { ApiOptions } from '../options.js';
 import { ReadPositions } from './reads.js';
 import { Snapshot } from './snapshot.js';
 import { spectatorRegister } from './spectator.js';
+import { addQueue, checkAllPublic } from './all-public.js';
 
 /** The capabilities that change what this server sends. */
 const CAPABILITIES = [
@@ -62,6 +63,7 @@ export function registerRoutes(options: ApiOptions): Route[] {
         if (!principal)
           return spectatorRegister(actors, realmAddress(options.realmOf(request)), { ...params, fetch }, options);
         const caller = new CallerContext(actors, principal);
+        checkAllPublic(principal, params.all_public_streams);
         const raw = params.client_capabilities ?? {};
         const capabilities = Object.fromEntries(CAPABILITIES.map((name) => [name, raw[name] === true]));
         const spec: QueueSpec = {
@@ -80,7 +82,7 @@ export function registerRoutes(options: ApiOptions): Route[] {
         const queueId = randomUUID();
         const queue = queueAddress(principal.realm, queueId);
         await actors.ask(queue, { type: 'queue.register', spec });
-        await actors.ask(caller.me, { type: 'user.addQueue', queue_id: queueId });
+        await addQueue(actors, principal, queueId, spec.all_public_streams);
         const snapshot = new Snapshot({
           user_id: principal.user_id,
           fetch,
