@@ -7,6 +7,7 @@ import {
   type Command,
   type CreatedUser,
   type NewUser,
+  type Principal,
   type RealmCommand,
 } from '@chat/protocol';
 import type { ActorBehavior, ActorContext, Decision } from '@chat/runtime';
@@ -42,6 +43,16 @@ const noRealm = () => new ChatError('NONEXISTENT_SUBDOMAIN', 'Invalid subdomain'
 const wrongKey = () => new ChatError('INVALID_API_KEY', 'Invalid API key');
 const wrongLogin = () => new ChatError('AUTHENTICATION_FAILED', 'Your username or password is incorrect');
 const deactivated = () => new ChatError('USER_DEACTIVATED', 'Account is deactivated');
+
+/** The principal these credentials name, or INVALID_API_KEY / USER_DEACTIVATED. */
+function authenticate(state: RealmState, email: string, apiKey: string): Principal {
+  const account = accountByEmail(state, email);
+  // Compare even for unknown addresses, so timing does not reveal which exist.
+  const expected = account?.apiKey ?? 'x'.repeat(32);
+  if (!secretsEqual(apiKey, expected) || !account) throw wrongKey();
+  if (!account.isActive) throw deactivated();
+  return toPrincipal(state, account);
+}
 
 /** A stable numeric id for a realm, derived from its string id. */
 function realmIdOf(stringId: string): number {
@@ -143,14 +154,17 @@ function decide(ctx: Ctx, command: RealmCommand): Decision<RealmEvent> {
     }
     case 'realm.createUsers':
       return createUsers(state, command.users, ctx.now);
-    case 'realm.authenticate': {
-      const account = accountByEmail(state, command.email);
-      // Compare even for unknown addresses, so timing does not reveal which exist.
-      const expected = account?.apiKey ?? 'x'.repeat(32);
-      if (!secretsEqual(command.api_key, expected) || !account) throw wrongKey();
-      if (!account.isActive) throw deactivated();
-      return { reply: toPrincipal(state, account) };
-    }
+    case 'realm.authenticateMany':
+      return {
+        reply: command.credentials.map(({ email, api_key }) => {
+          try {
+            return { principal: authenticate(state, email, api_key) };
+          } catch (err) {
+            if (err instanceof ChatError) return { error: err.toWire() };
+            throw err;
+          }
+        }),
+      };
     case 'realm.loginCandidate': {
       const account = activeAccount(state, command.username);
       if (account.botType !== null) throw wrongLogin();

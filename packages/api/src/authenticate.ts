@@ -1,13 +1,62 @@
-import { realmAddress, type Principal } from '@chat/protocol';
-import type { Authenticate } from '@chat/edge';
+import { ChatError, realmAddress, type AuthenticateResult, type Principal } from '@chat/protocol';
+import type { Authenticate, AuthRequest, Credentials } from '@chat/edge';
 import type { ApiOptions } from './options.js';
 
-/** HTTP basic credentials are checked by the realm's actor, which holds the keys. */
-export function authenticateWith(options: ApiOptions): Authenticate {
+/** The most checks one message to the realm carries. */
+export const MAX_AUTH_BATCH = 256;
+
+interface Waiting {
+  credentials: Credentials;
+  resolve(principal: Principal): void;
+  reject(err: unknown): void;
+}
+
+/** One realm's checks on this edge: those waiting, and whether a message with others is on its way. */
+interface Line {
+  waiting: Waiting[];
+  busy: boolean;
+}
+
+/**
+ * HTTP basic credentials are checked by the realm's actor, which holds the
+ * keys, on every request: a new key or a deactivation counts at once. While
+ * one message of checks is on its way to a realm, the checks that arrive
+ * wait and then go together in the next (`realm.authenticateMany`, at most
+ * MAX_AUTH_BATCH): when thousands of long polls return at once and poll
+ * again, one message each would overflow the realm's mailbox. A lone
+ * request goes at once.
+ */
+export function authenticateWith(options: ApiOptions, onBatch?: (checks: number) => void): Authenticate {
+  const lines = new Map<string, Line>();
+
+  const send = async (realm: string, line: Line, req: AuthRequest) => {
+    const batch = line.waiting.splice(0, MAX_AUTH_BATCH);
+    line.busy = true;
+    onBatch?.(batch.length);
+    try {
+      const results = await req.actors.ask<AuthenticateResult[]>(realmAddress(realm), {
+        type: 'realm.authenticateMany',
+        credentials: batch.map(({ credentials: c }) => ({ email: c.email, api_key: c.apiKey })),
+      });
+      batch.forEach((w, i) => {
+        const result = results[i]!;
+        if ('principal' in result) w.resolve(result.principal);
+        else w.reject(ChatError.fromWire(result.error));
+      });
+    } catch (err) {
+      for (const w of batch) w.reject(err);
+    }
+    line.busy = false;
+    if (line.waiting.length > 0) void send(realm, line, req);
+    else lines.delete(realm);
+  };
+
   return (credentials, req) =>
-    req.actors.ask<Principal>(realmAddress(options.realmOf(req.request)), {
-      type: 'realm.authenticate',
-      email: credentials.email,
-      api_key: credentials.apiKey,
+    new Promise<Principal>((resolve, reject) => {
+      const realm = options.realmOf(req.request);
+      let line = lines.get(realm);
+      if (!line) lines.set(realm, (line = { waiting: [], busy: false }));
+      line.waiting.push({ credentials, resolve, reject });
+      if (!line.busy) void send(realm, line, req);
     });
 }

@@ -3,6 +3,7 @@ import type { GroupCommand, GroupSetting } from './groups.js';
 import type { InviteCommand } from './invites.js';
 import type { StatusCommand } from './status.js';
 import type { QueueEvent } from './queue.js';
+import type { WireError } from './errors.js';
 
 /**
  * The RealmActor's contract: the commands edges and tools send it and the
@@ -156,6 +157,9 @@ export interface ApiKeyGrant {
   user_id: number;
 }
 
+/** One check of `realm.authenticateMany`: the principal, or why not. */
+export type AuthenticateResult = { principal: Principal } | { error: WireError };
+
 /** The reply to `realm.setCanCreateUsers`: the permission as it now is, and whether that changed it. */
 export interface CanCreateUsersGrant {
   email: string;
@@ -187,7 +191,8 @@ export type RealmCommand =
    * MAX_USERS_PER_BATCH; the reply is CreatedUser[] in the given order.
    */
   | { type: 'realm.createUsers'; users: NewUser[] }
-  | { type: 'realm.authenticate'; email: string; api_key: string }
+  /** Credential checks, many in one message (an edge's concurrent requests); replies AuthenticateResult[] in order. */
+  | { type: 'realm.authenticateMany'; credentials: Array<{ email: string; api_key: string }> }
   /** For password login: the edge verifies the hash, so the actor never spends ~50 ms on it. */
   | { type: 'realm.loginCandidate'; username: string }
   | { type: 'realm.devApiKey'; username: string }

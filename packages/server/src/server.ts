@@ -11,6 +11,7 @@ import {
   type ApiOptions,
 } from '@chat/api';
 import { createEdgeApp, createLogger, createMetricsRegistry, RateLimiter, type RateLimitStores } from '@chat/edge';
+import { authMetrics } from './metrics.js';
 import type { ActorClient, FileStore } from '@chat/runtime';
 import type { Registry } from 'prom-client';
 import type { Config } from './config.js';
@@ -84,12 +85,13 @@ export async function startServer(config: Config, backend?: Backend): Promise<Ru
   };
   const metrics = createMetricsRegistry();
   node.metrics?.(metrics);
-  const raw = { options, actors: node.actors, authenticate: authenticateWith(options) };
+  const authenticate = authenticateWith(options, authMetrics(metrics));
+  const raw = { options, actors: node.actors, authenticate };
   const tus = tusUploads({ ...raw, directory: join(config.dataDir, 'tus') });
   const app = createEdgeApp({
     routes: apiRoutes(options),
     actors: node.actors,
-    authenticate: authenticateWith(options),
+    authenticate,
     logger: log,
     metrics,
     limits: { bodyBytes: config.maxBodyBytes, uploadBytes: config.maxFileUploadSizeMib * 1024 * 1024 },
