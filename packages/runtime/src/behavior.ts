@@ -86,6 +86,13 @@ export interface ActorBehavior<State, Event extends TypedEvent = TypedEvent> {
   onActivate?(ctx: ActorContext<State>): void;
   /** False keeps the actor in memory even when idle. */
   canPassivate?(state: Readonly<State>): boolean;
+  /**
+   * How many idempotency keys each actor remembers, instead of the host's
+   * `idempotencyCapacity`: more for actors that receive many owed messages
+   * from many senders, since a sender that recovers sends again everything
+   * since its last checkpoint.
+   */
+  idempotencyCapacity?: number;
   /** Turns an event written by an older `eventVersion` into the current shape. */
   upcast?(event: unknown, version: number): Event;
 }

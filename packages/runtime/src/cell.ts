@@ -65,7 +65,7 @@ export class ActorCell {
     mailboxCapacity: number,
   ) {
     this.log = host.log.child({ actor: formatAddress(address) });
-    this.idem = new IdempotencyCache(host.idempotencyCapacity);
+    this.idem = new IdempotencyCache(behavior.idempotencyCapacity ?? host.idempotencyCapacity);
     this.timers = new ActorTimers((name) => this.mailbox.offer({ kind: 'timer', name }));
     this.mailbox = new Mailbox(mailboxCapacity, (d) => this.process(d));
     this.ready = this.activate();
@@ -108,7 +108,10 @@ export class ActorCell {
     if (snapshot) {
       this.state = snapshot.state;
       this.position = snapshot.position;
-      this.idem = IdempotencyCache.from(snapshot.idem, this.host.idempotencyCapacity);
+      this.idem = IdempotencyCache.from(
+        snapshot.idem,
+        this.behavior.idempotencyCapacity ?? this.host.idempotencyCapacity,
+      );
     } else {
       this.state = this.behavior.initial(this.address.key);
     }
@@ -150,7 +153,9 @@ export class ActorCell {
     const { envelope, respond } = delivery;
     // The asker has given up: doing the work now could only surprise it. (A fan-out's host still counts the answer.)
     if (envelope.deadline < Date.now()) {
-      respond?.(replyError(new ChatError('REQUEST_TIMEOUT', 'The deadline passed before the actor took the message').toWire()));
+      respond?.(
+        replyError(new ChatError('REQUEST_TIMEOUT', 'The deadline passed before the actor took the message').toWire()),
+      );
       return;
     }
     const key = envelope.idempotencyKey;

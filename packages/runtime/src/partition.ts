@@ -253,7 +253,7 @@ export class Partition {
       const bytes = await store.get(snapshotKey(address));
       const snapshot = bytes ? decodeSnapshot(bytes) : undefined;
       const state = snapshot ? snapshot.state : behavior.initial(key);
-      const idem = IdempotencyCache.from(snapshot?.idem ?? [], idempotencyCapacity);
+      const idem = IdempotencyCache.from(snapshot?.idem ?? [], behavior.idempotencyCapacity ?? idempotencyCapacity);
       let position = snapshot?.position ?? -1;
       for (const { position: at, entry } of records) {
         if (at <= position) continue;

@@ -120,6 +120,20 @@ test('a retried command with the same idempotency key applies once, across resta
   t.deepEqual(state.values, [7]);
 });
 
+test('a behavior may remember more idempotency keys than the host, also across a crash', async (t) => {
+  // The host remembers 2 keys per actor; this behavior 50 (event queues remember many).
+  const node = await TestNode.start([{ ...counterBehavior(), idempotencyCapacity: 50 }], { idempotencyCapacity: 2 });
+  t.context.nodes.push(node);
+  const add = (value: number) => node.client.ask(actor('many'), { type: 'add', value }, { idempotencyKey: `k${value}` });
+  for (let value = 0; value < 10; value++) await add(value);
+  await add(0);
+  await node.abandon();
+  await node.boot();
+  await add(1);
+  const state = await node.client.ask<CounterState>(actor('many'), { type: 'get' });
+  t.deepEqual(state.values, [0, 1, 2, 3, 4, 5, 6, 7, 8, 9]);
+});
+
 test('a passivated actor comes back with its state', async (t) => {
   const node = await start(t, new Probe(), { passivateAfterMs: 60_000 });
   await node.client.ask(actor('sleepy'), { type: 'add', value: 1 });
