@@ -71,10 +71,17 @@ function presentPlain(
   return [shaped];
 }
 
+/** Whether an event names a channel's empty topic (clients without `empty_topic_name` see a display name). */
+function namesEmptyTopic(event: NumberedEvent): boolean {
+  if (isMessageEvent(event)) return event.message.channel_id !== null && event.message.topic === '';
+  return (TOPIC_FIELDS[event.type] ?? []).some((field) => (event as unknown as Body)[field] === '');
+}
+
 /** Events as one client asked to see them: messages rendered with the queue's format. */
 export async function present(caller: CallerContext, events: NumberedEvent[], spec: QueueSpec) {
-  const needsTopicName =
-    !spec.capabilities.empty_topic_name && events.some((e) => isMessageEvent(e) || e.type in TOPIC_FIELDS);
+  // Only an event naming the empty topic needs the realm's display name: asking the realm on every
+  // poll would pile thousands of asks onto its one mailbox when a message reaches everyone.
+  const needsTopicName = !spec.capabilities.empty_topic_name && events.some(namesEmptyTopic);
   const emptyTopicName = needsTopicName ? (await caller.settings()).empty_topic_display_name : null;
   const needsGlobal = !spec.capabilities.notification_settings_null && events.some((e) => e.type === 'subscription');
   const global = needsGlobal ? await caller.actors.ask<UserSettings>(caller.me, { type: 'user.settings' }) : null;
