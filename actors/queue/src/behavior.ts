@@ -83,14 +83,16 @@ function decideGet(ctx: Ctx, options: QueueOptions, cmd: Extract<QueueCommand, {
   }
   ctx.timers.set('idle', options.idleMs);
   const through = Math.min(last, state.nextId - 1);
-  const events: QueueEventRecord[] = through > state.acknowledged ? [{ type: 'acknowledged', through }] : [];
+  // Not journaled: a poll names last_event_id every time, so an acknowledgement a crash forgets only keeps
+  // events the client already has until its next poll; a journal record per poll was half of a queue's.
+  const soft: QueueEventRecord[] = through > state.acknowledged ? [{ type: 'acknowledged', through }] : [];
   const pending = state.events.filter((e) => e.id > last);
   // A newer poll replaces a waiting one, which gets an empty answer.
   const release = ctx.holding(POLL) ? [{ name: POLL, reply: reply(state, []) }] : [];
-  if (pending.length > 0 || cmd.dont_block) return { events, release, reply: reply(state, pending) };
+  if (pending.length > 0 || cmd.dont_block) return { soft, release, reply: reply(state, pending) };
   const waited = cmd.since === undefined ? 0 : Math.max(0, ctx.now - cmd.since);
   ctx.timers.set('heartbeat', Math.max(0, options.heartbeatMs - waited));
-  return { events, release, hold: POLL };
+  return { soft, release, hold: POLL };
 }
 
 function decide(ctx: Ctx, options: QueueOptions, cmd: QueueCommand): QueueDecision {

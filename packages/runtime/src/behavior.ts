@@ -6,6 +6,14 @@ import type { ScanOptions, StoreKey, StoreRow, StoreWrite } from './ports/index.
 export interface Decision<Event, Reply = unknown> {
   /** State changes to record. They are applied only once durable. */
   events?: Event[];
+  /**
+   * State changes applied at once but not journaled: they reach the store
+   * only with the actor's next snapshot (checkpoint or passivation), and a
+   * crash may forget them. Only for changes nobody can tell were lost (an
+   * event queue's acknowledgement, which every poll repeats), and which
+   * later events apply the same with or without. They write no rows.
+   */
+  soft?: Event[];
   reply?: Reply;
   /** Messages to other actors, sent after the events are durable. */
   tells?: Array<{ to: ActorAddress; body: Command }>;

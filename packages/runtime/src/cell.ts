@@ -24,6 +24,8 @@ export interface CellHost {
   /** Issues the entry's append, calling `apply` as it does; see `Partition.issue`. */
   issue(cell: ActorCell, entry: JournalEntry, apply: () => StoreWrite[]): Promise<{ durable: Promise<number> }>;
   loadSnapshot(address: ActorAddress): Promise<Snapshot | undefined>;
+  /** The cell's state changed without a journal entry (`Decision.soft`): its next snapshot must save it. */
+  changedSoftly(cell: ActorCell): void;
 }
 
 const replyError = (error: WireError): ReplyEnvelope => ({ v: ENVELOPE_VERSION, ok: false, error });
@@ -208,6 +210,10 @@ export class ActorCell {
         this.afterPrevious(respond, async () => replyError(unavailable()));
         return;
       }
+    }
+    if (decision.soft?.length) {
+      for (const event of decision.soft) this.behavior.apply(this.state, event);
+      this.host.changedSoftly(this);
     }
     // The newest change this decision saw: its own, or the last one issued before it.
     const seen = durable ?? this.lastIssued;

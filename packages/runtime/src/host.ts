@@ -408,6 +408,10 @@ export class ActorHost implements CellHost {
 
   // --- CellHost ---
 
+  changedSoftly(cell: ActorCell): void {
+    this.partitionOf(cell.address).changedSoftly(cell);
+  }
+
   issue(cell: ActorCell, entry: JournalEntry, apply: () => StoreWrite[]): Promise<{ durable: Promise<number> }> {
     return this.partitionOf(cell.address).issue(cell, entry, apply);
   }

@@ -102,6 +102,11 @@ export class Partition {
     entry.out?.forEach((item, i) => this.outbox.add(outgoingKey(actor, position, i), item, send));
   }
 
+  /** A change that is not journaled (`Decision.soft`) is saved with the actor's next snapshot. */
+  changedSoftly(cell: ActorCell): void {
+    this.dirty.add(cell);
+  }
+
   /**
    * Issues the append of one entry and, in the same tick, applies it to the
    * actor's state (`apply`), so that the actor can decide its next message

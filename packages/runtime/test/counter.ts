@@ -56,6 +56,8 @@ export function counterBehavior(probe = new Probe()): ActorBehavior<CounterState
           }
           case 'get':
             return { reply: ctx.state };
+          case 'addSoftly':
+            return { soft: [{ type: 'added', value: command.value as number }], reply: null };
           case 'sleep':
             await new Promise((resolve) => setTimeout(resolve, command.ms as number));
             return { reply: 'woke' };

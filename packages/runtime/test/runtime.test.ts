@@ -134,6 +134,22 @@ test('a behavior may remember more idempotency keys than the host, also across a
   t.deepEqual(state.values, [0, 1, 2, 3, 4, 5, 6, 7, 8, 9]);
 });
 
+test('a soft change shows at once and is saved by a checkpoint; a crash before one forgets it', async (t) => {
+  const node = await start(t);
+  const values = async () => (await node.client.ask<CounterState>(actor('soft'), { type: 'get' })).values;
+  await node.client.ask(actor('soft'), { type: 'add', value: 1 });
+  await node.client.ask(actor('soft'), { type: 'addSoftly', value: 2 });
+  t.deepEqual(await values(), [1, 2]);
+  await node.stop();
+  await node.boot();
+  t.deepEqual(await values(), [1, 2], 'the clean stop checkpointed it');
+  await node.client.ask(actor('soft'), { type: 'addSoftly', value: 3 });
+  await node.client.ask(actor('soft'), { type: 'add', value: 4 });
+  await node.abandon();
+  await node.boot();
+  t.deepEqual(await values(), [1, 2, 4], 'only the journaled change survives the crash');
+});
+
 test('a passivated actor comes back with its state', async (t) => {
   const node = await start(t, new Probe(), { passivateAfterMs: 60_000 });
   await node.client.ask(actor('sleepy'), { type: 'add', value: 1 });
