@@ -63,7 +63,8 @@ function append(ctx: Ctx, options: QueueOptions, events: QueueEvent[], origin?: 
   const numbered = events.map((event, i) => ({ ...event, id: state.nextId + i }) as NumberedEvent);
   if (state.events.length + numbered.length > options.maxEvents) return collect(ctx, 'full');
   // Until the snapshot's cover comes, each event keeps its origin, so the cover can tell what it holds.
-  const pushed: QueueEventRecord = origin && !state.cover ? { type: 'pushed', events: numbered, origin } : { type: 'pushed', events: numbered };
+  const pushed: QueueEventRecord =
+    origin && !state.cover ? { type: 'pushed', events: numbered, origin } : { type: 'pushed', events: numbered };
   const decision: QueueDecision = { events: [pushed] };
   if (ctx.holding(POLL)) {
     ctx.timers.cancel('heartbeat');

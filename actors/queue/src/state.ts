@@ -43,7 +43,8 @@ export function applyEvent(state: QueueState, event: QueueEventRecord): void {
     case 'pushed':
       state.events.push(...event.events);
       state.nextId = event.events.at(-1)!.id + 1;
-      if (event.origin !== undefined && !state.cover) {
+      // Only pushes before the snapshot's cover carry one (see `append`).
+      if (event.origin !== undefined) {
         state.origins ??= {};
         for (const e of event.events) state.origins[e.id] = event.origin;
       }

@@ -1,5 +1,6 @@
 import { ChatError, type CanCreateUsersGrant, type RealmCommand } from '@chat/protocol';
 import type { Decision } from '@chat/runtime';
+import { accountByEmail } from './behavior.js';
 import type { RealmState } from './state.js';
 
 /**
@@ -13,8 +14,7 @@ export type CanCreateUsersEvent = { type: 'canCreateUsersSet'; userId: number; g
 type SetCanCreateUsers = Extract<RealmCommand, { type: 'realm.setCanCreateUsers' }>;
 
 export function decideCanCreateUsers(state: RealmState, command: SetCanCreateUsers): Decision<CanCreateUsersEvent> {
-  const id = state.byEmail[command.email.toLowerCase()];
-  const account = id === undefined ? undefined : state.accounts[id];
+  const account = accountByEmail(state, command.email);
   if (!account) throw new ChatError('BAD_REQUEST', `No user with email '${command.email}'`);
   const held = account.canCreateUsers === true;
   const reply: CanCreateUsersGrant = {

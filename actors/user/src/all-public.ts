@@ -1,5 +1,6 @@
 import { isMessageEvent, queueAddress, realmAddress, realmOfKey, type QueueEvent } from '@chat/protocol';
 import type { Decision } from '@chat/runtime';
+import { userIdOfKey } from './queues.js';
 import type { UserEvent, UserState } from './state.js';
 
 /**
@@ -12,8 +13,8 @@ import type { UserEvent, UserState } from './state.js';
 type Tells = NonNullable<Decision<UserEvent>['tells']>;
 
 function listenerTell(key: string, listening: boolean, seq: number): Tells[number] {
-  const userId = Number(key.slice(key.indexOf(':') + 1));
-  return { to: realmAddress(realmOfKey(key)), body: { type: 'realm.publicListener', user_id: userId, listening, seq } };
+  const body = { type: 'realm.publicListener', user_id: userIdOfKey(key), listening, seq };
+  return { to: realmAddress(realmOfKey(key)), body };
 }
 
 /** The all-public queues once `event` is applied. */

@@ -55,11 +55,14 @@ function personalize(userId: number, state: UserState, event: QueueEvent): Queue
   return { ...rest, flags: editFlags(userId, state, event.message_id as number, personal as EditFlagFacts) };
 }
 
+/** `realm:10` -> 10: the user a UserActor's key names. */
+export const userIdOfKey = (key: string) => Number(key.slice(key.indexOf(':') + 1));
+
 /** Passes events on to each of the user's queues. */
 export function deliver(key: string, state: UserState, events: QueueEvent[]): Decision<UserEvent> {
   const queues = state.queues ?? [];
   if (queues.length === 0) return {};
-  const userId = Number(key.slice(key.indexOf(':') + 1));
+  const userId = userIdOfKey(key);
   // Typing notifications reach only users who want them (the receives_typing_notifications setting).
   const wanted =
     state.settings?.receives_typing_notifications === false ? events.filter((e) => e.type !== 'typing') : events;

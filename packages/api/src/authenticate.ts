@@ -3,10 +3,11 @@ import type { Authenticate, AuthRequest, Credentials } from '@chat/edge';
 import type { ApiOptions } from './options.js';
 
 /** The most checks one message to the realm carries. */
-export const MAX_AUTH_BATCH = 256;
+const MAX_AUTH_BATCH = 256;
 
 interface Waiting {
   credentials: Credentials;
+  req: AuthRequest;
   resolve(principal: Principal): void;
   reject(err: unknown): void;
 }
@@ -29,12 +30,13 @@ interface Line {
 export function authenticateWith(options: ApiOptions, onBatch?: (checks: number) => void): Authenticate {
   const lines = new Map<string, Line>();
 
-  const send = async (realm: string, line: Line, req: AuthRequest) => {
+  const send = async (realm: string, line: Line) => {
     const batch = line.waiting.splice(0, MAX_AUTH_BATCH);
     line.busy = true;
     onBatch?.(batch.length);
     try {
-      const results = await req.actors.ask<AuthenticateResult[]>(realmAddress(realm), {
+      // Sent on behalf of the first request of the batch (its request id is in the logs).
+      const results = await batch[0]!.req.actors.ask<AuthenticateResult[]>(realmAddress(realm), {
         type: 'realm.authenticateMany',
         credentials: batch.map(({ credentials: c }) => ({ email: c.email, api_key: c.apiKey })),
       });
@@ -47,7 +49,7 @@ export function authenticateWith(options: ApiOptions, onBatch?: (checks: number)
       for (const w of batch) w.reject(err);
     }
     line.busy = false;
-    if (line.waiting.length > 0) void send(realm, line, req);
+    if (line.waiting.length > 0) void send(realm, line);
     else lines.delete(realm);
   };
 
@@ -56,7 +58,7 @@ export function authenticateWith(options: ApiOptions, onBatch?: (checks: number)
       const realm = options.realmOf(req.request);
       let line = lines.get(realm);
       if (!line) lines.set(realm, (line = { waiting: [], busy: false }));
-      line.waiting.push({ credentials, resolve, reject });
-      if (!line.busy) void send(realm, line, req);
+      line.waiting.push({ credentials, req, resolve, reject });
+      if (!line.busy) void send(realm, line);
     });
 }

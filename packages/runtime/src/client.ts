@@ -42,7 +42,12 @@ export interface ActorClient {
    * did not confirm handling `body` in time (unreachable, overloaded, or
    * still waiting). The idempotency key lets the caller send to those again.
    */
-  fanoutAsk(type: ActorType, keys: string[], body: Command, opts: AskOptions & { idempotencyKey: string }): Promise<string[]>;
+  fanoutAsk(
+    type: ActorType,
+    keys: string[],
+    body: Command,
+    opts: AskOptions & { idempotencyKey: string },
+  ): Promise<string[]>;
 }
 
 /** The body a host answers a `fanoutAsk` with. */

@@ -69,7 +69,14 @@ export class ActorHost implements CellHost {
   readonly log: Logger;
   readonly idempotencyCapacity: number;
   readonly outboxTimeoutMs: number;
-  readonly stats: HostStats = { live: 0, activations: 0, passivations: 0, checkpoints: 0, refusedFull: 0, refusedFenced: 0 };
+  readonly stats: HostStats = {
+    live: 0,
+    activations: 0,
+    passivations: 0,
+    checkpoints: 0,
+    refusedFull: 0,
+    refusedFenced: 0,
+  };
   private readonly behaviors = new Map<string, AnyBehavior>();
   private readonly partitions = new Map<string, Partition>();
   private readonly cells = new Map<string, ActorCell>();
@@ -163,7 +170,8 @@ export class ActorHost implements CellHost {
           transport.subscribe(shardSubject(behavior.type, shard), (msg) => this.deliver(msg.data, msg.respond)),
         );
       }
-      if (flush) for (const behavior of this.behaviors.values()) this.partitions.get(`${behavior.type}.${shard}`)?.flushOutbox();
+      if (flush)
+        for (const behavior of this.behaviors.values()) this.partitions.get(`${behavior.type}.${shard}`)?.flushOutbox();
     } catch (err) {
       await this.removeShard(shard, true);
       throw err;

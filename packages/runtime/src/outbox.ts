@@ -84,7 +84,9 @@ export class Outbox {
     const p = this.pending.get(key)!;
     p.sending = true;
     p.attempts++;
-    void sendOwed(this.actors, this.log, key, p.item, this.options.timeoutMs).then((failed) => this.settle(key, p, failed));
+    void sendOwed(this.actors, this.log, key, p.item, this.options.timeoutMs).then((failed) =>
+      this.settle(key, p, failed),
+    );
   }
 
   private settle(key: string, p: Pending, failed: string[]): void {
@@ -127,7 +129,8 @@ export async function sendOwed(
   timeoutMs: number,
 ): Promise<string[]> {
   try {
-    if ('keys' in item) return await actors.fanoutAsk(item.type, item.keys, item.body, { idempotencyKey: key, timeoutMs });
+    if ('keys' in item)
+      return await actors.fanoutAsk(item.type, item.keys, item.body, { idempotencyKey: key, timeoutMs });
     await actors.ask(item.to, item.body, { idempotencyKey: key, timeoutMs });
     return [];
   } catch (err) {

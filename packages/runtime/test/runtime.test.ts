@@ -124,7 +124,8 @@ test('a behavior may remember more idempotency keys than the host, also across a
   // The host remembers 2 keys per actor; this behavior 50 (event queues remember many).
   const node = await TestNode.start([{ ...counterBehavior(), idempotencyCapacity: 50 }], { idempotencyCapacity: 2 });
   t.context.nodes.push(node);
-  const add = (value: number) => node.client.ask(actor('many'), { type: 'add', value }, { idempotencyKey: `k${value}` });
+  const add = (value: number) =>
+    node.client.ask(actor('many'), { type: 'add', value }, { idempotencyKey: `k${value}` });
   for (let value = 0; value < 10; value++) await add(value);
   await add(0);
   await node.abandon();

@@ -24,7 +24,11 @@ export function registerNodeMetrics(registry: Registry, node: EmbeddedNode): voi
 
 /** How well credential checks share messages to the realm: checks, and the messages that carried them. */
 export function authMetrics(registry: Registry): (checks: number) => void {
-  const checks = new Counter({ name: 'chat_auth_checks_total', help: 'Credential checks sent to realms', registers: [registry] });
+  const checks = new Counter({
+    name: 'chat_auth_checks_total',
+    help: 'Credential checks sent to realms',
+    registers: [registry],
+  });
   const messages = new Counter({
     name: 'chat_auth_messages_total',
     help: 'Messages to realms that carried credential checks',

@@ -21,7 +21,12 @@ test('three hundred requests at once each get their own answer', async (t) => {
   headers.push(basic('hamlet@zulip.com', 'x'.repeat(32)));
   const counter = async (name: string) => {
     const text = await (await fetch(`${url}/metrics`)).text();
-    return Number(text.split('\n').find((l) => l.startsWith(`${name} `))?.split(' ')[1] ?? NaN);
+    return Number(
+      text
+        .split('\n')
+        .find((l) => l.startsWith(`${name} `))
+        ?.split(' ')[1] ?? NaN,
+    );
   };
   await hamlet.post('/drafts', { drafts: JSON.stringify([{ type: '', to: [], topic: '', content: 'mine' }]) });
   const before = [await counter('chat_auth_checks_total'), await counter('chat_auth_messages_total')];
@@ -70,9 +75,7 @@ test('checks that arrive while one message is on its way go together in the next
     { ...othello.credentials!, user_id: 12 },
     { email: 'hamlet@zulip.com', apiKey: 'x'.repeat(32), user_id: undefined },
   ];
-  const results = await Promise.allSettled(
-    Array.from({ length: 30 }, (_, i) => authenticate(people[i % 3]!, req)),
-  );
+  const results = await Promise.allSettled(Array.from({ length: 30 }, (_, i) => authenticate(people[i % 3]!, req)));
   results.forEach((result, i) => {
     const expected = people[i % 3]!.user_id;
     if (expected === undefined) t.like(result, { status: 'rejected', reason: { code: 'INVALID_API_KEY' } });

@@ -115,7 +115,8 @@ function writers(t: ExecutionContext<Record<string, unknown>>, me: ChatClient, r
     loop(8, async (i) => {
       const draft = { type: '', to: [], topic: '', content: `draft ${i}` };
       const [id] = (await ok(me, 'POST', '/drafts', { drafts: JSON.stringify([draft]) })).ids as number[];
-      if (i % 2 === 0) await ok(me, 'PATCH', `/drafts/${id}`, { draft: JSON.stringify({ ...draft, content: 'edited' }) });
+      if (i % 2 === 0)
+        await ok(me, 'PATCH', `/drafts/${id}`, { draft: JSON.stringify({ ...draft, content: 'edited' }) });
       if (i % 4 === 0) await ok(me, 'DELETE', `/drafts/${id}`);
     }),
     loop(12, async (i) => {
@@ -140,7 +141,10 @@ test('every client’s snapshot plus its events is the final state, each change 
   const { server, iago } = t.context;
   const everyone = JSON.stringify([IDS.iago]);
   for (const name of CHANNELS) {
-    await ok(iago, 'POST', '/users/me/subscriptions', { subscriptions: JSON.stringify([{ name }]), principals: everyone });
+    await ok(iago, 'POST', '/users/me/subscriptions', {
+      subscriptions: JSON.stringify([{ name }]),
+      principals: everyone,
+    });
   }
   const race = await Promise.all(
     CHANNELS.map(async (name) => (await ok(iago, 'GET', '/get_stream_id', { stream: name })).stream_id as number),

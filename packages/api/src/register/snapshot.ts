@@ -197,7 +197,10 @@ export class Snapshot {
     if (!users || !this.wants('recent_private_conversations')) return;
     const known = this.recent.get(key);
     if (known && known.max_message_id >= id) return;
-    const others = users.split(',').map(Number).filter((u) => u !== this.me);
+    const others = users
+      .split(',')
+      .map(Number)
+      .filter((u) => u !== this.me);
     this.recent.set(key, { user_ids: others, max_message_id: id });
   }
 
