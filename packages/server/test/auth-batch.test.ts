@@ -84,3 +84,36 @@ test('checks that arrive while one message is on its way go together in the next
   // The first went alone; the 29 that came while it was on its way, in one message.
   t.deepEqual(sizes, [1, 29]);
 });
+
+test('a message of checks that hangs does not hold up the checks after it', async (t) => {
+  const { server, hamlet } = t.context;
+  const { node } = server.server;
+  let first = true;
+  // The first message hangs, as one in flight to a host that just died waits out its timeout.
+  const hanging: ActorClient = {
+    ask: async <R>(to: ActorAddress, body: Command, opts?: AskOptions) => {
+      if (first) {
+        first = false;
+        await new Promise((resolve) => setTimeout(resolve, 3_000));
+      }
+      return node.actors.ask<R>(to, body, opts);
+    },
+    tell: (to, body, opts) => node.actors.tell(to, body, opts),
+    fanout: (type, keys, body, opts) => node.actors.fanout(type, keys, body, opts),
+    fanoutAsk: (type, keys, body, opts) => node.actors.fanoutAsk(type, keys, body, opts),
+  };
+  const authenticate = authenticateWith({ realmOf: () => 'zulip' } as unknown as ApiOptions);
+  const req = {
+    request: { host: '127.0.0.1', ip: '127.0.0.1', userAgent: 'test' },
+    requestId: 'auth-hang',
+    log: createLogger({ level: 'silent' }),
+    actors: hanging,
+  };
+  const order: string[] = [];
+  const check = (name: string) => authenticate(hamlet.credentials!, req).then(() => order.push(name));
+  const stuck = check('first');
+  await new Promise((resolve) => setImmediate(resolve));
+  await check('second');
+  await stuck;
+  t.deepEqual(order, ['second', 'first']);
+});
