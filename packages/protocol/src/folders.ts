@@ -11,6 +11,14 @@ export interface ChannelFolder {
   is_archived: boolean;
 }
 
+export type FolderReplies = {
+  'realm.channelFolders': ChannelFolder[];
+  'realm.findChannelFolder': ChannelFolder;
+  'realm.createChannelFolder': { channel_folder_id: number };
+  'realm.updateChannelFolder': null;
+  'realm.reorderChannelFolders': null;
+};
+
 /** The RealmActor's channel-folder commands; the edge renders descriptions, the realm checks permissions. */
 export type FolderCommand =
   | { type: 'realm.channelFolders'; include_archived: boolean }

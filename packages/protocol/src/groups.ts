@@ -68,6 +68,19 @@ export interface GroupSettingChange {
   old?: GroupSetting;
 }
 
+export type GroupReplies = {
+  'realm.userGroups': UserGroup[];
+  'realm.createUserGroup': { group_id: number };
+  'realm.updateUserGroup': null;
+  'realm.changeUserGroupMembers': null;
+  'realm.deactivateUserGroup': null;
+  'realm.userGroupMembers': number[];
+  'realm.isUserGroupMember': boolean;
+  'realm.userGroupSubgroups': number[];
+  /** The values as given, once all are known to be usable. */
+  'realm.checkGroupSettings': GroupSetting[];
+};
+
 /** The RealmActor's user-group commands; `actor_id` is the user whose permissions are checked. */
 export type GroupCommand =
   | { type: 'realm.userGroups'; include_deactivated: boolean }

@@ -77,6 +77,26 @@ export type PushDeviceCommand =
   /** The user's devices; with `token`, the ones holding it, or INVALID_PUSH_DEVICE_TOKEN. */
   | { type: 'user.pushDevices'; token?: string };
 
+export type PersonalReplies = {
+  /** `count` is the number of drafts. */
+  'user.drafts': { count: number; drafts: Draft[] };
+  'user.createDrafts': { ids: number[] };
+  'user.editDraft': null;
+  'user.deleteDraft': null;
+  'user.snippets': { saved_snippets: SavedSnippet[] };
+  'user.createSnippet': { saved_snippet_id: number };
+  'user.editSnippet': null;
+  'user.deleteSnippet': null;
+  'user.navigationViews': { navigation_views: NavigationView[] };
+  'user.addNavigationView': null;
+  'user.editNavigationView': null;
+  'user.removeNavigationView': null;
+  'user.addPushDevice': null;
+  'user.removePushDevice': null;
+  'user.pushDevices': PushDevice[];
+  'user.personalSnapshot': PersonalSnapshot;
+};
+
 export type PersonalCommand =
   | DraftCommand
   | SnippetCommand

@@ -132,6 +132,12 @@ export function settingEvents(email: string, name: string, value: SettingValue, 
   return events;
 }
 
+export type SettingsReplies = {
+  'user.settings': UserSettings;
+  /** The names of the settings that changed. */
+  'user.updateSettings': { changed: string[] };
+};
+
 export type SettingsCommand =
   /** Every personal setting, defaults filled in. */
   | { type: 'user.settings' }
