@@ -1,5 +1,5 @@
 import type { Role } from '@chat/protocol';
-import type { RealmState } from './state.js';
+import type { RealmState } from '../state.js';
 
 /** One pending e-mail invitation. Accepted and revoked ones are dropped. */
 export interface Invite {

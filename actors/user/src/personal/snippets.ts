@@ -1,7 +1,7 @@
 import { ChatError, type QueueEvent, type SavedSnippet, type SnippetCommand } from '@chat/protocol';
 import type { ActorContext, Decision } from '@chat/runtime';
-import { toOwnQueues } from './queues.js';
-import type { UserEvent, UserState } from './state.js';
+import { toOwnQueues } from '../queues.js';
+import type { UserEvent, UserState } from '../state.js';
 
 /** Texts the user keeps to insert into messages, by id. */
 export interface SnippetsState {

@@ -8,8 +8,8 @@ import {
   type RealmCommand,
 } from '@chat/protocol';
 import type { ActorContext, Decision } from '@chat/runtime';
-import { actorOf, findGroup, groupToChange, saved } from './group-access.js';
-import { changeMembers } from './group-members.js';
+import { actorOf, findGroup, groupToChange, saved } from './access.js';
+import { changeMembers } from './members.js';
 import {
   allMembers,
   directMembers,
@@ -20,9 +20,9 @@ import {
   userGroupsOf,
   withSubgroups,
   type StoredGroup,
-} from './group-model.js';
-import { activeUsers, checkGroupSetting, initialSettings, objectionsTo, usableGroup } from './group-settings.js';
-import type { RealmEvent, RealmState } from './state.js';
+} from './model.js';
+import { activeUsers, checkGroupSetting, initialSettings, objectionsTo, usableGroup } from './settings.js';
+import type { RealmEvent, RealmState } from '../state.js';
 
 type Ctx = ActorContext<RealmState>;
 const bad = (msg: string) => new ChatError('BAD_REQUEST', msg);

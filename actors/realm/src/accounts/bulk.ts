@@ -1,10 +1,10 @@
 import { ChatError, MAX_USERS_PER_BATCH, type NewUser, type QueueEvent } from '@chat/protocol';
 import type { Decision } from '@chat/runtime';
-import { newAccount, toCreated } from './behavior.js';
-import { spentInvites } from './invites.js';
-import { toEveryone } from './broadcast.js';
-import { personOf } from './people.js';
-import type { Account, RealmEvent, RealmState } from './state.js';
+import { newAccount, toCreated } from '../behavior.js';
+import { spentInvites } from '../invites/invites.js';
+import { toEveryone } from '../broadcast.js';
+import { personOf } from '../people.js';
+import type { Account, RealmEvent, RealmState } from '../state.js';
 
 /**
  * `realm.createUsers`: what `realm.createUser` does for each account (the

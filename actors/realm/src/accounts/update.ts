@@ -1,7 +1,7 @@
 import { ChatError, settingEvents, userAddress, type QueueEvent, type StatusCommand } from '@chat/protocol';
 import type { ActorContext, Decision } from '@chat/runtime';
-import { toEveryone } from './broadcast.js';
-import type { RealmEvent, RealmState } from './state.js';
+import { toEveryone } from '../broadcast.js';
+import type { RealmEvent, RealmState } from '../state.js';
 
 /** A user's own changes to what the realm keeps of their account (`PATCH /settings`). */
 export type AccountUpdateEvent = {

@@ -1,8 +1,8 @@
 import { ChatError, type MoveCommand, type MoveImported, type StoredMessage } from '@chat/protocol';
 import type { ActorContext, Decision } from '@chat/runtime';
-import { can, canSee, hasContentAccess, invalidChannel } from './access.js';
-import { firstMessageUpdate } from './move-events.js';
-import { findMessage, type ChannelEvent, type ChannelState } from './state.js';
+import { can, canSee, hasContentAccess, invalidChannel } from '../access.js';
+import { firstMessageUpdate } from './events.js';
+import { findMessage, type ChannelEvent, type ChannelState } from '../state.js';
 
 type MoveIn = Extract<MoveCommand, { type: 'message.moveIn' }>;
 

@@ -1,9 +1,9 @@
 import { ChatError, type InviteCommand, type QueueEvent } from '@chat/protocol';
 import type { ActorContext, Decision } from '@chat/runtime';
-import { accountByEmail } from './behavior.js';
-import { toEveryone } from './broadcast.js';
-import { isExpired } from './invite-state.js';
-import type { RealmEvent, RealmState } from './state.js';
+import { accountByEmail } from '../behavior.js';
+import { toEveryone } from '../broadcast.js';
+import { isExpired } from '../invites/state.js';
+import type { RealmEvent, RealmState } from '../state.js';
 
 type Ctx = ActorContext<RealmState>;
 type EmailCommand = Extract<InviteCommand, { type: 'realm.requestEmailChange' | 'realm.confirmEmailChange' }>;

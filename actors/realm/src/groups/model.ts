@@ -12,7 +12,7 @@ import {
   type UserGroup,
   type UserGroupPermission,
 } from '@chat/protocol';
-import type { Account, RealmState } from './state.js';
+import type { Account, RealmState } from '../state.js';
 
 /** A user-defined group as the RealmActor keeps it; members include deactivated users (hidden on read). */
 export interface StoredGroup {

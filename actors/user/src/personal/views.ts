@@ -1,7 +1,7 @@
 import { ChatError, type NavigationView, type NavigationViewCommand, type QueueEvent } from '@chat/protocol';
 import type { ActorContext, Decision } from '@chat/runtime';
-import { toOwnQueues } from './queues.js';
-import type { UserEvent, UserState } from './state.js';
+import { toOwnQueues } from '../queues.js';
+import type { UserEvent, UserState } from '../state.js';
 
 /**
  * The user's left-sidebar navigation views, in the order they were added:

@@ -8,12 +8,12 @@ import {
   type InviteResult,
 } from '@chat/protocol';
 import type { ActorContext, Decision } from '@chat/runtime';
-import { accountByEmail } from './behavior.js';
-import { VALID_EMAIL } from './email-change.js';
-import { checkInviteGroups } from './invite-groups.js';
-import { isExpired, type Invite, type InviteEvent } from './invite-state.js';
-import { invitesChanged } from './people.js';
-import type { RealmEvent, RealmState } from './state.js';
+import { accountByEmail } from '../behavior.js';
+import { VALID_EMAIL } from '../accounts/email-change.js';
+import { checkInviteGroups } from './groups.js';
+import { isExpired, type Invite, type InviteEvent } from './state.js';
+import { invitesChanged } from '../people.js';
+import type { RealmEvent, RealmState } from '../state.js';
 
 type Invitation = Extract<InviteCommand, { type: 'realm.invite' }>;
 

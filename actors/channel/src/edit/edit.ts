@@ -9,11 +9,11 @@ import {
   type StoredMessage,
 } from '@chat/protocol';
 import type { ActorContext, Decision } from '@chat/runtime';
-import { can, canSee, invalidMessage, requireMessageAccess, type Actor } from './access.js';
-import { editEvent } from './edit-event.js';
-import { fanout, receivers } from './events.js';
-import { checkTopic, checkWildcards } from './send.js';
-import { findMessage, type ChannelEvent, type ChannelState } from './state.js';
+import { can, canSee, invalidMessage, requireMessageAccess, type Actor } from '../access.js';
+import { editEvent } from './event.js';
+import { fanout, receivers } from '../events.js';
+import { checkTopic, checkWildcards } from '../send.js';
+import { findMessage, type ChannelEvent, type ChannelState } from '../state.js';
 
 type Edit = Extract<ChannelCommand, { type: 'message.edit' }>;
 const bad = (msg: string) => new ChatError('BAD_REQUEST', msg);

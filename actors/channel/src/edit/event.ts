@@ -1,6 +1,6 @@
 import type { EditFlagFacts, EditPropagation, PreparedContent, QueueEvent, StoredMessage } from '@chat/protocol';
-import { topicParticipants } from './send.js';
-import type { ChannelState } from './state.js';
+import { topicParticipants } from '../send.js';
+import type { ChannelState } from '../state.js';
 
 export interface EditFacts {
   actor_id: number;

@@ -1,7 +1,7 @@
 import { ChatError, isAdministrator, isOwner, type Principal, type RealmCommand } from '@chat/protocol';
 import type { Decision } from '@chat/runtime';
-import { toEveryone } from './broadcast.js';
-import type { RealmState } from './state.js';
+import { toEveryone } from '../broadcast.js';
+import type { RealmState } from '../state.js';
 
 export type ActivityEvent = { type: 'accountActiveSet'; userId: number; active: boolean };
 

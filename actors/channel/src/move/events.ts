@@ -1,9 +1,9 @@
 import { realmOfKey, type Command, type EditFlagFacts, type QueueEvent, type StoredMessage } from '@chat/protocol';
-import { deleteEvent, fanout, receivers } from './events.js';
-import type { MoveOut } from './move-checks.js';
-import type { Fanout } from './move-state.js';
-import { topicParticipants } from './send.js';
-import type { ChannelState } from './state.js';
+import { deleteEvent, fanout, receivers } from '../events.js';
+import type { MoveOut } from './checks.js';
+import type { Fanout } from './state.js';
+import { topicParticipants } from '../send.js';
+import type { ChannelState } from '../state.js';
 
 export interface MoveFacts {
   key: string;

@@ -10,13 +10,13 @@ import {
   type RealmCommand,
 } from '@chat/protocol';
 import type { ActorContext, Decision } from '@chat/runtime';
-import { accountByEmail, newAccount, toCreated } from './behavior.js';
-import { emailChangeCommand } from './email-change.js';
-import { createInvites } from './invite-create.js';
-import { isExpired, type Invite, type InviteEvent } from './invite-state.js';
-import { joinInviteGroups } from './invite-groups.js';
-import { invitesChanged, userAdded } from './people.js';
-import type { RealmEvent, RealmState } from './state.js';
+import { accountByEmail, newAccount, toCreated } from '../behavior.js';
+import { emailChangeCommand } from '../accounts/email-change.js';
+import { createInvites } from './create.js';
+import { isExpired, type Invite, type InviteEvent } from './state.js';
+import { joinInviteGroups } from './groups.js';
+import { invitesChanged, userAdded } from '../people.js';
+import type { RealmEvent, RealmState } from '../state.js';
 
 type Ctx = ActorContext<RealmState>;
 

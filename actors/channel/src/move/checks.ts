@@ -10,10 +10,10 @@ import {
   type MoveCommand,
   type StoredMessage,
 } from '@chat/protocol';
-import { invalidChannel, type Actor } from './access.js';
-import { isResolveOnly } from './edit.js';
-import { checkTopic } from './send.js';
-import type { ChannelState } from './state.js';
+import { invalidChannel, type Actor } from '../access.js';
+import { isResolveOnly } from '../edit/edit.js';
+import { checkTopic } from '../send.js';
+import type { ChannelState } from '../state.js';
 
 /**
  * The original's permission rules for moving messages to another channel,

@@ -1,7 +1,7 @@
 import { ChatError, type Principal } from '@chat/protocol';
-import { groupToChange, saved } from './group-access.js';
-import { userGroupsOf } from './group-model.js';
-import type { Account, RealmEvent, RealmState } from './state.js';
+import { groupToChange, saved } from '../groups/access.js';
+import { userGroupsOf } from '../groups/model.js';
+import type { Account, RealmEvent, RealmState } from '../state.js';
 
 type Fanout = ReturnType<typeof saved>['fanouts'][number];
 

@@ -1,7 +1,7 @@
 import { ChatError, type Draft, type DraftCommand, type DraftInput, type QueueEvent } from '@chat/protocol';
 import type { ActorContext, Decision } from '@chat/runtime';
-import { toOwnQueues } from './queues.js';
-import type { UserEvent, UserState } from './state.js';
+import { toOwnQueues } from '../queues.js';
+import type { UserEvent, UserState } from '../state.js';
 
 /** The user's drafts by id, synchronized between their clients. */
 export interface DraftsState {

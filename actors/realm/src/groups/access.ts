@@ -1,7 +1,7 @@
 import { ChatError, type QueueEvent, type UserGroupPermission } from '@chat/protocol';
-import { toEveryone } from './broadcast.js';
-import { groupExists, holds, isSystemGroup, userGroupsOf, type StoredGroup } from './group-model.js';
-import type { Account, RealmState } from './state.js';
+import { toEveryone } from '../broadcast.js';
+import { groupExists, holds, isSystemGroup, userGroupsOf, type StoredGroup } from './model.js';
+import type { Account, RealmState } from '../state.js';
 
 const bad = (msg: string) => new ChatError('BAD_REQUEST', msg);
 const invalidGroup = () => bad('Invalid user group');

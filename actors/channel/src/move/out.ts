@@ -9,17 +9,17 @@ import {
   type StoredMessage,
 } from '@chat/protocol';
 import type { ActorContext, Decision } from '@chat/runtime';
-import { canSee, invalidMessage, requireMessageAccess } from './access.js';
-import { isResolveOnly } from './edit.js';
+import { canSee, invalidMessage, requireMessageAccess } from '../access.js';
+import { isResolveOnly } from '../edit/edit.js';
 import {
   checkChannelChange,
   checkDestination,
   checkTopicChange,
   checkWholeTopic,
   type MoveOut,
-} from './move-checks.js';
-import { firstMessageUpdate, moveFanouts } from './move-events.js';
-import { findMessage, type ChannelEvent, type ChannelState } from './state.js';
+} from './checks.js';
+import { firstMessageUpdate, moveFanouts } from './events.js';
+import { findMessage, type ChannelEvent, type ChannelState } from '../state.js';
 
 type Ctx = ActorContext<ChannelState>;
 type MoveEnd = Extract<MoveCommand, { type: 'message.moveEnd' }>;

@@ -3,7 +3,7 @@ import type { ActorContext, Decision } from '@chat/runtime';
 import { applyDraftEvent, decideDraft, draftsSection, type DraftEvent } from './drafts.js';
 import { applyPushEvent, decidePush, type PushEvent } from './push.js';
 import { applySnippetEvent, decideSnippet, listSnippets, type SnippetEvent } from './snippets.js';
-import type { UserEvent, UserState } from './state.js';
+import type { UserEvent, UserState } from '../state.js';
 import { applyViewEvent, decideView, listViews, type ViewEvent } from './views.js';
 
 /**

@@ -1,7 +1,7 @@
 import { ChatError, type QueueEvent, type ReactionType, type StatusCommand, type UserStatusJson } from '@chat/protocol';
 import type { ActorContext, Decision } from '@chat/runtime';
-import { toEveryone } from './broadcast.js';
-import type { RealmEvent, RealmState } from './state.js';
+import { toEveryone } from '../broadcast.js';
+import type { RealmEvent, RealmState } from '../state.js';
 
 /** A user's status as kept: empty strings where nothing is set. */
 export interface StoredStatus {

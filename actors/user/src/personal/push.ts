@@ -1,6 +1,6 @@
 import { ChatError, type PushDevice, type PushDeviceCommand, type PushKind } from '@chat/protocol';
 import type { ActorContext, Decision } from '@chat/runtime';
-import type { UserEvent, UserState } from './state.js';
+import type { UserEvent, UserState } from '../state.js';
 
 /**
  * The user's registered mobile devices. Tokens are private: only this

@@ -1,9 +1,9 @@
 import { ChatError, type GroupCommand, type QueueEvent } from '@chat/protocol';
 import type { Decision } from '@chat/runtime';
-import { actorOf, groupToChange, saved } from './group-access.js';
-import type { StoredGroup } from './group-model.js';
-import { activeUsers, usableGroup, wouldCycle } from './group-settings.js';
-import type { Account, RealmEvent, RealmState } from './state.js';
+import { actorOf, groupToChange, saved } from './access.js';
+import type { StoredGroup } from './model.js';
+import { activeUsers, usableGroup, wouldCycle } from './settings.js';
+import type { Account, RealmEvent, RealmState } from '../state.js';
 
 type Change = Extract<GroupCommand, { type: 'realm.changeUserGroupMembers' }>;
 const bad = (msg: string) => new ChatError('BAD_REQUEST', msg);

@@ -6,8 +6,8 @@ import {
   type GroupSetting,
   type UserGroupPermission,
 } from '@chat/protocol';
-import { groupExists, userGroupsOf, withSubgroups, type StoredGroup } from './group-model.js';
-import type { Account, RealmState } from './state.js';
+import { groupExists, userGroupsOf, withSubgroups, type StoredGroup } from './model.js';
+import type { Account, RealmState } from '../state.js';
 
 const bad = (msg: string) => new ChatError('BAD_REQUEST', msg);
 

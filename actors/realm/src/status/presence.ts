@@ -6,8 +6,8 @@ import {
   type StatusCommand,
 } from '@chat/protocol';
 import type { ActorContext, Decision } from '@chat/runtime';
-import { toEveryone } from './broadcast.js';
-import type { Account, RealmEvent, RealmState } from './state.js';
+import { toEveryone } from '../broadcast.js';
+import type { Account, RealmEvent, RealmState } from '../state.js';
 import { isInvisible } from './status.js';
 
 /**

@@ -1,8 +1,8 @@
 import type { RealmCommand, StatusCommand } from '@chat/protocol';
 import type { ActorContext, Decision } from '@chat/runtime';
-import { applyAccountUpdate, decideAccountUpdate, type AccountUpdateEvent } from './account-update.js';
+import { applyAccountUpdate, decideAccountUpdate, type AccountUpdateEvent } from '../accounts/update.js';
 import { applyPresenceEvent, decidePresence, type PresenceEvent, type PresenceRow } from './presence.js';
-import type { RealmEvent, RealmState } from './state.js';
+import type { RealmEvent, RealmState } from '../state.js';
 import { applyStatusEvent, decideStatus, type StatusEvent, type StoredStatus } from './status.js';
 
 /**

@@ -1,7 +1,7 @@
 import { ChatError, type CanCreateUsersGrant, type RealmCommand } from '@chat/protocol';
 import type { Decision } from '@chat/runtime';
-import { accountByEmail } from './behavior.js';
-import type { RealmState } from './state.js';
+import { accountByEmail } from '../behavior.js';
+import type { RealmState } from '../state.js';
 
 /**
  * The original's `can_create_users` permission: with administrator rights
