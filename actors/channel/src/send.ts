@@ -6,13 +6,13 @@ import {
   type RealmSettings,
   type StoredMessage,
 } from '@chat/protocol';
-import type { ActorContext, Decision } from '@chat/runtime';
+import type { ActorContext } from '@chat/runtime';
 import { can, hasContentAccess } from './access.js';
 import { nextMessageId } from './ids.js';
 import { fanout, messageForEvent } from './events.js';
 import { dmParticipants, toUsers } from './members.js';
 import { toPublicListeners } from './public-relay.js';
-import { lastMessageId, type ChannelEvent, type ChannelState } from './state.js';
+import { lastMessageId, type ChannelEvent, type ChannelState, type ChannelDecision } from './state.js';
 
 type Send = Extract<ChannelCommand, { type: 'message.send' }>;
 
@@ -80,7 +80,7 @@ function checkChannelSend(state: ChannelState, cmd: Send): void {
   checkTopic(state, cmd.topic, cmd.settings);
 }
 
-export function decideSend(ctx: ActorContext<ChannelState>, cmd: Send): Decision<ChannelEvent> {
+export function decideSend(ctx: ActorContext<ChannelState>, cmd: Send): ChannelDecision<'message.send'> {
   const state = ctx.state;
   const events: ChannelEvent[] = [];
   if (state.kind === 'none') {

@@ -1,14 +1,6 @@
-import {
-  maySeeAllChannels,
-  maySeePublicChannels,
-  type Command,
-  type QueueEvent,
-  type RealmCommand,
-} from '@chat/protocol';
-import type { Decision } from '@chat/runtime';
+import { maySeeAllChannels, maySeePublicChannels, type QueueEvent, type RealmCommand } from '@chat/protocol';
+import type { Decision, Fanout } from '@chat/runtime';
 import type { Account, RealmEvent, RealmState } from './state.js';
-
-type Fanout = NonNullable<Decision<RealmEvent>['fanouts']>[number];
 
 /**
  * Events every active account of the organization hears (user groups,
@@ -23,15 +15,14 @@ function toAccounts(state: RealmState, events: QueueEvent[], who: (a: Account) =
   const keys = Object.values(state.accounts)
     .filter((a) => a.isActive && who(a))
     .map((a) => `${state.stringId}:${a.id}`);
-  const body: Command = { type: 'user.deliver', events };
-  return { type: 'user', keys, body };
+  return { type: 'user', keys, body: { type: 'user.deliver', events } };
 }
 
 /** A channel's events for those who see the channel without being subscribed (`realm.broadcast`). */
 export function broadcast(
   state: RealmState,
   command: Extract<RealmCommand, { type: 'realm.broadcast' }>,
-): Decision<RealmEvent> {
+): Decision<RealmEvent, null> {
   const except = new Set(command.except);
   const sees = command.to === 'members' ? maySeePublicChannels : maySeeAllChannels;
   const reaches = (a: Account) => !except.has(a.id) && sees(a);

@@ -59,7 +59,7 @@ function personalize(userId: number, state: UserState, event: QueueEvent): Queue
 export const userIdOfKey = (key: string) => Number(key.slice(key.indexOf(':') + 1));
 
 /** Passes events on to each of the user's queues. */
-export function deliver(key: string, state: UserState, events: QueueEvent[]): Decision<UserEvent> {
+export function deliver(key: string, state: UserState, events: QueueEvent[]): Decision<UserEvent, null> {
   const queues = state.queues ?? [];
   if (queues.length === 0) return {};
   const userId = userIdOfKey(key);
@@ -67,7 +67,7 @@ export function deliver(key: string, state: UserState, events: QueueEvent[]): De
   const wanted =
     state.settings?.receives_typing_notifications === false ? events.filter((e) => e.type !== 'typing') : events;
   if (wanted.length === 0) return {};
-  const body = { type: 'queue.push', events: wanted.map((e) => personalize(userId, state, e)) };
+  const body = { type: 'queue.push' as const, events: wanted.map((e) => personalize(userId, state, e)) };
   const realm = realmOfKey(key);
   return { tells: queues.map((queueId) => ({ to: queueAddress(realm, queueId), body })) };
 }

@@ -1,3 +1,4 @@
+import type { ProtocolOf } from './contract.js';
 /** A channel folder as the API shows it. */
 export interface ChannelFolder {
   id: number;
@@ -40,3 +41,5 @@ export type FolderCommand =
       is_archived?: boolean;
     }
   | { type: 'realm.reorderChannelFolders'; actor_id: number; order: number[] };
+
+export type FolderProtocol = ProtocolOf<FolderCommand, FolderReplies>;

@@ -1,3 +1,4 @@
+import type { ProtocolOf } from './contract.js';
 /**
  * Permissions are group-setting values: a group id, or an anonymous group of
  * direct members and subgroups. Every realm has the system groups below, with
@@ -119,3 +120,5 @@ export type GroupCommand =
   | { type: 'realm.userGroupSubgroups'; group_id: number; direct_only: boolean }
   /** Refuses values naming unknown or deactivated groups, or unknown users (for channel permissions). */
   | { type: 'realm.checkGroupSettings'; values: GroupSetting[] };
+
+export type GroupProtocol = ProtocolOf<GroupCommand, GroupReplies>;

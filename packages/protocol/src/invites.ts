@@ -1,4 +1,5 @@
 import type { Principal, Role, CreatedUser } from './realm.js';
+import type { ProtocolOf } from './contract.js';
 
 /**
  * Invitations by e-mail and e-mail address changes: the RealmActor keeps
@@ -99,3 +100,5 @@ export interface InviteResult {
   /** [address, reason, deactivated], as `INVITATION_FAILED` reports them. */
   skipped: Array<[string, string, boolean]>;
 }
+
+export type InviteProtocol = ProtocolOf<InviteCommand, InviteReplies>;

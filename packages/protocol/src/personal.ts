@@ -1,3 +1,4 @@
+import type { ProtocolOf } from './contract.js';
 /**
  * A person's own data kept by their UserActor: drafts, saved snippets,
  * navigation views and push devices. The edge validates what needs the
@@ -104,3 +105,5 @@ export type PersonalCommand =
   | PushDeviceCommand
   /** The register sections named in `sections` (`drafts`, `saved_snippets`, `navigation_views`). */
   | { type: 'user.personalSnapshot'; sections: string[] };
+
+export type PersonalProtocol = ProtocolOf<PersonalCommand, PersonalReplies>;

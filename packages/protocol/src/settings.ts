@@ -4,6 +4,7 @@
  * the user set; everything else reads as its default.
  */
 import type { QueueEvent } from './queue.js';
+import type { ProtocolOf } from './contract.js';
 
 export type SettingValue = boolean | number | string;
 
@@ -143,3 +144,5 @@ export type SettingsCommand =
   | { type: 'user.settings' }
   /** Stores the values that differ from the current ones; replies the names changed. */
   | { type: 'user.updateSettings'; settings: Partial<UserSettings>; email: string; language_name?: string };
+
+export type SettingsProtocol = ProtocolOf<SettingsCommand, SettingsReplies>;

@@ -1,3 +1,4 @@
+import type { ProtocolOf } from './contract.js';
 /**
  * Statuses and presence: the RealmActor keeps both, because clients read
  * every user's at once (register, presence polls).
@@ -83,3 +84,5 @@ export type StatusCommand =
   | ({ type: 'realm.presences' } & PresenceQuery)
   /** One user's presence in the legacy format; by id or e-mail. */
   | { type: 'realm.userPresence'; user: number | string };
+
+export type StatusProtocol = ProtocolOf<StatusCommand, StatusReplies>;

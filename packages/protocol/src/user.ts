@@ -232,3 +232,5 @@ export type AttachmentCommand =
   | { type: 'user.attachments' }
   /** Forgets one of the user's attachments; replies its path so the edge can delete the file. */
   | { type: 'user.deleteAttachment'; attachment_id: number };
+
+export type AttachmentProtocol = ProtocolOf<AttachmentCommand, AttachmentReplies>;
