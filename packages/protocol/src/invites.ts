@@ -77,8 +77,7 @@ export type InviteFacts = { email: string; realm_name: string; referrer_name: st
 
 /** The reply to `realm.requestEmailChange`: false when the address is already the account's. */
 export type EmailChangeStarted =
-  | { started: false }
-  | { started: true; old_email: string; full_name: string; realm_name: string };
+  { started: false } | { started: true; old_email: string; full_name: string; realm_name: string };
 
 /** The reply to `realm.confirmEmailChange`. */
 export type EmailChanged = { user_id: number; old_email: string; new_email: string; realm_name: string };

@@ -106,7 +106,10 @@ export interface ActorBehavior<State, Event extends TypedEvent = TypedEvent, P =
   readonly eventVersion: number;
   initial(key: string): State;
   /** Usually `handlerTable(...)`: one handler per command of the actor's protocol table. */
-  handle(ctx: ActorContext<State>, command: Command): Decision<Event, unknown, P> | Promise<Decision<Event, unknown, P>>;
+  handle(
+    ctx: ActorContext<State>,
+    command: Command,
+  ): Decision<Event, unknown, P> | Promise<Decision<Event, unknown, P>>;
   /** Applies one durable event to the state, in place. */
   apply(state: State, event: Event): void;
   /** Rows an applied event writes to the store (idempotent puts and deletes). */

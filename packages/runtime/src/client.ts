@@ -56,7 +56,11 @@ export interface ActorClient {
     opts?: AskOptions,
   ): Promise<CommandReply<T, K>>;
   /** Fire and forget: delivered at most once (actors' tells that follow a change are not: see `Outbox`). */
-  tell<T extends ActorType, K extends CommandType<T>>(to: ActorAddress<T>, body: CommandBody<T, K>, opts?: TellOptions): void;
+  tell<T extends ActorType, K extends CommandType<T>>(
+    to: ActorAddress<T>,
+    body: CommandBody<T, K>,
+    opts?: TellOptions,
+  ): void;
   /**
    * Tells `body` to every actor of `type` named in `keys`, with one message
    * per shard rather than one per actor (DESIGN.md 3.7). Fire and forget.
@@ -85,23 +89,31 @@ export interface ActorClient {
  * position observer), computed from the address and the command.
  */
 export function withOptions(actors: ActorClient, extra: (to: ActorAddress, body: Command) => AskOptions): ActorClient {
-  const loose = actors as LooseClient;
-  const client: LooseClient = {
+  const loose = actors as UntypedActorClient;
+  return typedClient({
     ask: (to, body, opts) => loose.ask(to, body, { ...extra(to, body), ...opts }),
     tell: (to, body, opts) => loose.tell(to, body, { ...extra(to, body), ...opts }),
     fanout: (type, keys, body, opts) => loose.fanout(type, keys, body, { ...extra({ type, key: '' }, body), ...opts }),
     fanoutAsk: (type, keys, body, opts) =>
       loose.fanoutAsk(type, keys, body, { ...extra({ type, key: '' }, body), ...opts }),
-  };
-  return client as ActorClient;
+  });
 }
 
-/** The client's methods with their types erased: what implementations write. */
-interface LooseClient {
+/**
+ * A client's methods with their types erased: what a wrapper or a fake
+ * writes, handing every message on as it came. `typedClient` gives it the
+ * typed face again.
+ */
+export interface UntypedActorClient {
   ask(to: ActorAddress, body: Command, opts?: AskOptions): Promise<unknown>;
   tell(to: ActorAddress, body: Command, opts?: TellOptions): void;
   fanout(type: ActorType, keys: string[], body: Command, opts?: TellOptions): void;
-  fanoutAsk(type: ActorType, keys: string[], body: Command, opts: AskOptions & { idempotencyKey: string }): Promise<string[]>;
+  fanoutAsk(
+    type: ActorType,
+    keys: string[],
+    body: Command,
+    opts: AskOptions & { idempotencyKey: string },
+  ): Promise<string[]>;
 }
 
 /** The body a host answers a `fanoutAsk` with. */
@@ -134,6 +146,9 @@ export interface TransportClientOptions {
 
 /** The reply of a host asked for a shard it does not serve (any more): the ask may go again. */
 export const NOT_OWNER = 'not_owner';
+
+/** An untyped client (a wrapper, a fake) seen as the typed `ActorClient` it stands for. */
+export const typedClient = (client: UntypedActorClient): ActorClient => client as ActorClient;
 
 /** An `ActorClient` that routes each message to the subject of its shard. */
 export class TransportActorClient implements ActorClient {
@@ -189,7 +204,11 @@ export class TransportActorClient implements ActorClient {
     }
   }
 
-  tell<T extends ActorType, K extends CommandType<T>>(to: ActorAddress<T>, body: CommandBody<T, K>, opts: TellOptions = {}) {
+  tell<T extends ActorType, K extends CommandType<T>>(
+    to: ActorAddress<T>,
+    body: CommandBody<T, K>,
+    opts: TellOptions = {},
+  ) {
     const timeoutMs = opts.timeoutMs ?? this.options.defaultTimeoutMs;
     this.transport.publish(this.subject(to), encode(this.envelope('tell', to, body as Command, timeoutMs, opts)));
   }
@@ -254,4 +273,3 @@ export class TransportActorClient implements ActorClient {
     return envelope;
   }
 }
-

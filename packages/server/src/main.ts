@@ -1,6 +1,6 @@
 #!/usr/bin/env node
 import { parseArgs } from 'node:util';
-import { ChatError, realmAddress, type ApiKeyGrant } from '@chat/protocol';
+import { ChatError, realmAddress } from '@chat/protocol';
 import { ADMIN_COMMANDS, UsageError } from './admin.js';
 import { loadConfig } from './config.js';
 import { readClusterConfig, readRole } from './cluster-config.js';
@@ -39,7 +39,7 @@ async function start(): Promise<void> {
   const where = role === 'edge' ? `cluster '${readClusterConfig().namespace}'` : `data: ${config.dataDir}`;
   console.log(`\nTeam chat server (${role}, ${config.mode} mode) at ${server.url}  ${where}`);
   if (config.mode === 'development') {
-    const iago = await server.node.actors.ask<ApiKeyGrant>(realmAddress(DEV_REALM.stringId), {
+    const iago = await server.node.actors.ask(realmAddress(DEV_REALM.stringId), {
       type: 'realm.devApiKey',
       username: 'iago@zulip.com',
     });

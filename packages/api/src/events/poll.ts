@@ -1,4 +1,4 @@
-import { ChatError, type ActorAddress, type QueueCommand, type QueueReply } from '@chat/protocol';
+import { ChatError, type ActorAddress, type QueueCommand } from '@chat/protocol';
 import type { ActorClient } from '@chat/runtime';
 import type { ApiOptions } from '../options.js';
 
@@ -12,7 +12,7 @@ type Get = Extract<QueueCommand, { type: 'queue.get' }> & { since: number };
  * queue answers the new ask and drops the old one, so nothing is answered
  * twice.
  */
-export async function pollQueue(actors: ActorClient, options: ApiOptions, to: ActorAddress, get: Get) {
+export async function pollQueue(actors: ActorClient, options: ApiOptions, to: ActorAddress<'queue'>, get: Get) {
   // The queue answers a waiting poll by its heartbeat; leave room for that answer.
   const deadline = get.since + options.heartbeatMs + 10_000;
   const slice = options.pollSliceMs;
@@ -20,7 +20,7 @@ export async function pollQueue(actors: ActorClient, options: ApiOptions, to: Ac
     const left = deadline - Date.now();
     const timeoutMs = slice === undefined || get.dont_block ? left : Math.min(left, slice);
     try {
-      return await actors.ask<QueueReply>(to, get, { timeoutMs });
+      return await actors.ask(to, get, { timeoutMs });
     } catch (err) {
       const again = err instanceof ChatError && err.code === 'REQUEST_TIMEOUT' && timeoutMs < left;
       if (!again) throw err;

@@ -39,7 +39,7 @@ async function postMoveNotices(
   newTopic: string,
   notify: { old: boolean; new: boolean },
 ) {
-  const bot = await caller.actors.ask<Principal>(caller.realm, { type: 'realm.notificationBot' });
+  const bot = await caller.actors.ask(caller.realm, { type: 'realm.notificationBot' });
   const botCaller = new CallerContext(caller.actors, bot);
   const who = `@_**${caller.principal.full_name}|${caller.principal.user_id}**`;
   const link = (topic: string) => `#**${channel.name}>${topic}**`;
@@ -159,7 +159,7 @@ export function messageEditRoutes(options: ApiOptions): Route[] {
         }
         const prepared =
           params.content !== undefined ? await prepareContent(caller, checkContent(params.content)) : undefined;
-        const edit = await actors.ask<EditReply>(addressOfKey(key), {
+        const edit = await actors.ask(addressOfKey(key), {
           type: 'message.edit',
           actor: principal,
           message_id: params.message_id,
@@ -238,7 +238,7 @@ export function messageEditRoutes(options: ApiOptions): Route[] {
           own: message.sender_id === principal.user_id,
         }));
         const unread = params.op === 'remove' && flag === 'read';
-        const result = await actors.ask<{ messages: number[] }>(caller.me, {
+        const result = await actors.ask(caller.me, {
           type: 'user.flags',
           op: params.op,
           flag,

@@ -1,6 +1,6 @@
 import { Type } from '@sinclair/typebox';
 import { defineRoute, type Route } from '@chat/edge';
-import { ChatError, type QueueEvent, type UserSettings } from '@chat/protocol';
+import { ChatError, type QueueEvent } from '@chat/protocol';
 import { CallerContext } from '../context.js';
 import { normalizeTopic } from '../limits.js';
 import type { ApiOptions } from '../options.js';
@@ -25,7 +25,7 @@ interface TypingParams {
 async function notification(caller: CallerContext, params: TypingParams): Promise<[number[], QueueEvent]> {
   const me = caller.principal;
   const sender = { user_id: me.user_id, email: me.email };
-  const settings = await caller.actors.ask<UserSettings>(caller.me, { type: 'user.settings' });
+  const settings = await caller.actors.ask(caller.me, { type: 'user.settings' });
   if (params.type === 'direct') {
     if (params.to === undefined) throw bad("Missing 'to' argument");
     if (params.to.length === 0) throw bad("Empty 'to' list");

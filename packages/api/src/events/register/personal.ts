@@ -11,5 +11,5 @@ export async function personalSections(
 ): Promise<PersonalSnapshot> {
   const sections = SECTIONS.filter(wants);
   if (sections.length === 0) return {};
-  return caller.actors.ask<PersonalSnapshot>(caller.me, { type: 'user.personalSnapshot', sections });
+  return caller.actors.ask(caller.me, { type: 'user.personalSnapshot', sections });
 }

@@ -1,10 +1,4 @@
-import {
-  newSubscription,
-  type RealmSettings,
-  type UserSettings,
-  type ChannelEntry,
-  type UserProfile,
-} from '@chat/protocol';
+import { newSubscription, type RealmSettings } from '@chat/protocol';
 import type { CallerContext } from '../../context.js';
 import { subscriptionJson } from '../../channels/json.js';
 import { withGlobalDefaults } from '../../channels/notification-defaults.js';
@@ -114,14 +108,14 @@ export class Snapshot {
       this.types.add('realm');
     }
     if (this.wants('subscription')) {
-      const channels = await caller.actors.ask<ChannelEntry[]>(caller.realm, { type: 'realm.channels' });
+      const channels = await caller.actors.ask(caller.realm, { type: 'realm.channels' });
       const subscribed = new Set(Object.keys(state.subscriptions).map(Number));
       const unsubscribed = new Set(state.unsubscribed);
       const all = await Promise.all([...subscribed, ...unsubscribed].map((id) => caller.channelInfo(id)));
       const infos = all.filter((info) => this.req.archived_channels || !info.is_archived);
       const global = this.req.notification_settings_null
         ? null
-        : await caller.actors.ask<UserSettings>(caller.me, { type: 'user.settings' });
+        : await caller.actors.ask(caller.me, { type: 'user.settings' });
       const json = infos.map((info) => {
         const settings = state.subscriptions[info.stream_id];
         const subscribers =
@@ -146,7 +140,7 @@ export class Snapshot {
       this.types.add('subscription').add('stream');
     }
     if (this.wants('realm_user')) {
-      const users = await caller.actors.ask<UserProfile[]>(caller.realm, { type: 'realm.listUsers' });
+      const users = await caller.actors.ask(caller.realm, { type: 'realm.listUsers' });
       this.body.realm_users = users.filter((u) => u.is_active).map((u) => renderUser(u, this.req.client_gravatar));
       this.body.realm_non_active_users = users
         .filter((u) => !u.is_active)
