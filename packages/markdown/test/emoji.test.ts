@@ -59,10 +59,7 @@ test('Unicode emoji get the same markup under their canonical name', (t) => {
     '<p><span aria-label="hash" class="emoji emoji-0023-20e3" role="img" title="hash">:hash:</span> ' +
       '<span aria-label="up" class="emoji emoji-2b06" role="img" title="up">:up:</span></p>',
   );
-  t.is(
-    html('\u{1F44D}'),
-    '<p><span aria-label="+1" class="emoji emoji-1f44d" role="img" title="+1">:+1:</span></p>',
-  );
+  t.is(html('\u{1F44D}'), '<p><span aria-label="+1" class="emoji emoji-1f44d" role="img" title="+1">:+1:</span></p>');
 });
 
 test('text-style symbols, unknown sequences and skin tones stay as typed', (t) => {
