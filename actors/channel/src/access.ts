@@ -46,7 +46,7 @@ export function canSee(state: ChannelState, who: Actor, message: StoredMessage):
   if (!channel || !channel.invite_only || channel.history_public_to_subscribers) return true;
   // Subscribers from the channel's creation have no join point: they saw everything.
   const joined = state.joinedAfter[who.user_id] ?? (isMember(state, who.user_id) ? 0 : undefined);
-  // Messages moved in name who subscribed then (see move-in.ts).
+  // Messages moved in name who subscribed then (see move/in.ts).
   return joined !== undefined && (message.id > joined || (message.granted_to?.includes(who.user_id) ?? false));
 }
 

@@ -9,12 +9,12 @@ import {
 } from '@chat/protocol';
 import type { ActorBehavior, ActorContext, Decision, StoreWrite } from '@chat/runtime';
 import { hasMetadataAccess, invalidChannel, requireContentAccess } from './access.js';
-import { decideEdit } from './edit.js';
+import { decideEdit } from './edit/edit.js';
 import { channelInfo, fanout, streamCreated, toOnlookers } from './events.js';
 import { decideFetch, decideGet, decideMatch, firstUnread } from './fetch.js';
 import { decideDelete, decideReaction, decideTopicDelete, decideTopics } from './messages.js';
-import { decideMoveIn } from './move-in.js';
-import { decideMoveEnd, decideMoveOut, decideMovesTimer, resumeMoves } from './move-out.js';
+import { decideMoveIn } from './move/in.js';
+import { decideMoveEnd, decideMoveOut, decideMovesTimer, resumeMoves } from './move/out.js';
 import { toUsers } from './members.js';
 import { decideSend } from './send.js';
 import { applyEvent, initialState, upcast, type ChannelEvent, type ChannelState } from './state.js';
@@ -79,7 +79,7 @@ export const channelBehavior: ActorBehavior<ChannelState, ChannelEvent> = {
   apply: applyEvent,
   upcast,
   rows: (_state, event, address) => locationRows(address.key, event),
-  // Only moves between channels keep timers: see move-out.ts.
+  // Only moves between channels keep timers: see move/out.ts.
   onActivate: resumeMoves,
   onTimer: (ctx, name) => (name === 'moves' ? decideMovesTimer(ctx) : {}),
 };

@@ -1,6 +1,6 @@
 import { defaultChannelPermissions } from '@chat/protocol';
 import type { ChannelChanges, ChannelSettings, MessageEdit, Reaction, StoredMessage } from '@chat/protocol';
-import { applyMoveEvent, type MoveEvent, type PendingMove } from './move-state.js';
+import { applyMoveEvent, type MoveEvent, type PendingMove } from './move/state.js';
 
 /**
  * One conversation: a channel with its subscribers, or a direct-message

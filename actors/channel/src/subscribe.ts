@@ -13,7 +13,7 @@ function mayJoin(state: ChannelState, who: Actor): boolean {
   return can(state, 'can_subscribe_group', who) || canAdminister(state, who);
 }
 
-/** The same rule the edge applies to invitations' channels (packages/api/src/invite-checks.ts). */
+/** The same rule the edge applies to invitations' channels (packages/api/src/invitations/checks.ts). */
 const mayAddOthers = (state: ChannelState, who: Actor, cmd: Subscribe) =>
   mayAddSubscribers(who, state.channel!, isMember(state, who.user_id), cmd.settings.can_add_subscribers_group);
 

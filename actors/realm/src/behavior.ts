@@ -13,17 +13,17 @@ import {
 import type { ActorBehavior, ActorContext, Decision } from '@chat/runtime';
 import { toPrincipal, toProfile } from './profile.js';
 import { directoryCommand } from './directory.js';
-import { inviteCommand, isInviteCommand, spentInvites } from './invites.js';
+import { inviteCommand, isInviteCommand, spentInvites } from './invites/invites.js';
 import { userAdded } from './people.js';
 import { folderCommand, isFolderCommand } from './folders.js';
-import { groupCommand, isGroupCommand } from './groups.js';
+import { groupCommand, isGroupCommand } from './groups/groups.js';
 import { broadcast } from './broadcast.js';
 import { decidePublicListener, listeners, relayPublicMessage } from './public-listeners.js';
-import { createUsers } from './bulk-accounts.js';
-import { decideSetActive } from './deactivation.js';
-import { decideCanCreateUsers } from './create-users-permission.js';
+import { createUsers } from './accounts/bulk.js';
+import { decideSetActive } from './accounts/deactivation.js';
+import { decideCanCreateUsers } from './accounts/create-users-permission.js';
 import { decideMessageId, resumeMessageIds } from './message-ids.js';
-import { isStatusCommand, statusCommand } from './status-commands.js';
+import { isStatusCommand, statusCommand } from './status/commands.js';
 import {
   applyEvent,
   initialState,

@@ -1,6 +1,6 @@
 import { ChatError, type ChannelEntry, type RealmCommand, type Resolved, type UserRef } from '@chat/protocol';
 import type { ActorContext, Decision } from '@chat/runtime';
-import { groupsByName } from './group-model.js';
+import { groupsByName } from './groups/model.js';
 import { toPrincipal } from './profile.js';
 import type { Account, RealmEvent, RealmState } from './state.js';
 

@@ -1,5 +1,5 @@
 import type { Principal, UserProfile } from '@chat/protocol';
-import { groupsContaining } from './group-model.js';
+import { groupsContaining } from './groups/model.js';
 import type { Account, RealmState } from './state.js';
 
 export function toProfile(account: Account): UserProfile {

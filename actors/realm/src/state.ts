@@ -1,12 +1,12 @@
 import { ROLES, SYSTEM_GROUPS, type BotType, type ChannelEntry, type RealmSettings, type Role } from '@chat/protocol';
 import type { ChannelFolder } from '@chat/protocol';
-import type { StoredGroup } from './group-model.js';
-import { applyInviteEvent, type EmailChange, type Invite, type InviteEvent } from './invite-state.js';
-import { applyActivity, type ActivityEvent } from './deactivation.js';
-import { applyPeopleEvent, isPeopleEvent, type PeopleEvent, type PeopleState } from './status-commands.js';
+import type { StoredGroup } from './groups/model.js';
+import { applyInviteEvent, type EmailChange, type Invite, type InviteEvent } from './invites/state.js';
+import { applyActivity, type ActivityEvent } from './accounts/deactivation.js';
+import { applyPeopleEvent, isPeopleEvent, type PeopleEvent, type PeopleState } from './status/commands.js';
 import { applyMessageIdEvent, type MessageIdEvent, type MessageIds } from './message-ids.js';
 import { applyPublicListener, type PublicListenerEvent, type PublicListeners } from './public-listeners.js';
-import { applyCanCreateUsers, type CanCreateUsersEvent } from './create-users-permission.js';
+import { applyCanCreateUsers, type CanCreateUsersEvent } from './accounts/create-users-permission.js';
 
 /** One account of the realm, as the RealmActor keeps it. */
 export interface Account {
@@ -23,7 +23,7 @@ export interface Account {
   botOwnerId: number | null;
   timezone: string;
   avatarVersion: number;
-  /** The `can_create_users` permission (create-users-permission.ts); absent means not held. */
+  /** The `can_create_users` permission (accounts/create-users-permission.ts); absent means not held. */
   canCreateUsers?: boolean;
 }
 
@@ -58,7 +58,7 @@ export interface RealmState {
   nextInviteId?: number;
   /** Pending address changes by the hash of their confirmation key. */
   emailChanges?: Record<string, EmailChange>;
-  /** Statuses, presence and invisible users: see status-commands.ts. */
+  /** Statuses, presence and invisible users: see status/commands.ts. */
   statuses?: PeopleState['statuses'];
   invisible?: PeopleState['invisible'];
   presence?: PeopleState['presence'];

@@ -16,7 +16,7 @@ import { deliver, flagsEvent, subscriptionAdded, subscriptionUpdates, toOwnQueue
 import { attachmentRows, decideAttachment } from './attachments.js';
 import { decideAddQueue, deliverPublic, listenerTells } from './all-public.js';
 import { decideMoved } from './moved.js';
-import { decidePersonal, isPersonalCommand } from './personal.js';
+import { decidePersonal, isPersonalCommand } from './personal/personal.js';
 import { decideSettings, isSettingsCommand } from './settings.js';
 import { applyEvent, initialState, topicKey, type UserEvent, type UserState } from './state.js';
 

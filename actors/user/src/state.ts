@@ -9,11 +9,11 @@ import {
 import type { SubscriptionProperty, SubscriptionSettings, UserTopic } from '@chat/protocol';
 import { applyAttachmentEvent, type AttachmentEvent, type StoredAttachment } from './attachments.js';
 import { applyPublicQueues } from './all-public.js';
-import type { DraftsState } from './drafts.js';
-import { applyPersonalEvent, isPersonalEvent, type PersonalEvent } from './personal.js';
-import type { PushState } from './push.js';
-import type { SnippetsState } from './snippets.js';
-import type { ViewsState } from './views.js';
+import type { DraftsState } from './personal/drafts.js';
+import { applyPersonalEvent, isPersonalEvent, type PersonalEvent } from './personal/personal.js';
+import type { PushState } from './personal/push.js';
+import type { SnippetsState } from './personal/snippets.js';
+import type { ViewsState } from './personal/views.js';
 import { applySettingsEvent, isSettingsEvent, type SettingsEvent, type StoredSettings } from './settings.js';
 
 export interface UserState {
@@ -38,7 +38,7 @@ export interface UserState {
   /** The user's uploads by path (absent in snapshots older than uploads). */
   attachments?: Record<string, StoredAttachment>;
   lastAttachmentId?: number;
-  /** The user's own data (absent in snapshots older than each feature): see personal.ts. */
+  /** The user's own data (absent in snapshots older than each feature): see personal/personal.ts. */
   drafts?: DraftsState;
   snippets?: SnippetsState;
   navigationViews?: ViewsState;

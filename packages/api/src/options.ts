@@ -1,7 +1,7 @@
 import type { RequestInfo } from '@chat/edge';
 import type { FileStore } from '@chat/runtime';
-import type { PushBouncer } from './push-bouncer.js';
-import type { Mailer } from './mailer.js';
+import type { PushBouncer } from './ports/push-bouncer.js';
+import type { Mailer } from './ports/mailer.js';
 
 /** What the operations need to know about the server they run in. */
 export interface ApiOptions {

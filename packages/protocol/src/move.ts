@@ -4,7 +4,7 @@
  * a message: the source records the move (`message.moveOut`), the target
  * imports the messages with their ids (`message.moveIn`, idempotent), and
  * only then does the source let them go (`message.moveEnd`). A source that
- * holds an unfinished move completes it itself (see actors/channel/src/move-out.ts).
+ * holds an unfinished move completes it itself (see actors/channel/src/move/out.ts).
  */
 import type { ChannelInfo, EditPropagation, StoredMessage } from './channel.js';
 import type { Principal, RealmSettings } from './realm.js';

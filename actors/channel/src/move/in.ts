@@ -1,0 +1,65 @@
+import { ChatError, type MoveCommand, type MoveImported, type StoredMessage } from '@chat/protocol';
+import type { ActorContext, Decision } from '@chat/runtime';
+import { can, canSee, hasContentAccess, invalidChannel } from '../access.js';
+import { firstMessageUpdate } from './events.js';
+import { findMessage, type ChannelEvent, type ChannelState } from '../state.js';
+
+type MoveIn = Extract<MoveCommand, { type: 'message.moveIn' }>;
+
+/** Checked again here, against this channel's own state: it may have changed since the mover looked. */
+function refusal(state: ChannelState, cmd: MoveIn): ChatError | undefined {
+  const actor = cmd.move.actor;
+  if (state.kind !== 'channel' || state.channel!.is_archived || !hasContentAccess(state, actor)) {
+    return invalidChannel();
+  }
+  if (!can(state, 'can_send_message_group', actor)) {
+    return new ChatError('BAD_REQUEST', 'You do not have permission to post in this channel.');
+  }
+  return undefined;
+}
+
+/**
+ * With protected history a subscriber sees only what came after joining;
+ * moved messages keep their (older) ids, so today's subscribers are named
+ * on them, as the original gives every current subscriber the messages.
+ */
+function granted(state: ChannelState, m: StoredMessage): StoredMessage {
+  const channel = state.channel!;
+  return channel.invite_only && !channel.history_public_to_subscribers ? { ...m, granted_to: state.members } : m;
+}
+
+/**
+ * Step two of a move: the messages arrive with their ids, content,
+ * reactions and history. Idempotent: a message already here is not
+ * imported again, so a retried move completes instead of duplicating.
+ */
+export function decideMoveIn(ctx: ActorContext<ChannelState>, cmd: MoveIn): Decision<ChannelEvent> {
+  const state = ctx.state;
+  const { move } = cmd;
+  const source = { type: 'channel' as const, key: move.from };
+  const refused = refusal(state, cmd);
+  if (refused) {
+    if (!cmd.notify_source) throw refused;
+    return { tells: [{ to: source, body: { type: 'message.moveEnd', move_id: move.id, done: false } }] };
+  }
+  const ids = new Set(move.messages.map((m) => m.id));
+  const fresh = move.messages.filter((m) => !findMessage(state, m.id)).map((m) => granted(state, m));
+  const topic = move.messages[0]?.topic.toLowerCase();
+  const reply: MoveImported = {
+    preexisting: state.messages.some(
+      (m) => !ids.has(m.id) && m.topic.toLowerCase() === topic && canSee(state, move.actor, m),
+    ),
+  };
+  const tells = cmd.notify_source
+    ? [{ to: source, body: { type: 'message.moveEnd' as const, move_id: move.id, done: true } }]
+    : [];
+  if (fresh.length === 0) return { tells, reply };
+  const before = state.messages[0]?.id;
+  const first = Math.min(before ?? Infinity, ...fresh.map((m) => m.id));
+  return {
+    events: [{ type: 'messagesImported', messages: fresh }],
+    fanouts: firstMessageUpdate(state, ctx.address.key, before, first),
+    tells,
+    reply,
+  };
+}

@@ -1,0 +1,36 @@
+import { ChatError, MAX_USERS_PER_BATCH, type NewUser, type QueueEvent } from '@chat/protocol';
+import type { Decision } from '@chat/runtime';
+import { newAccount, toCreated } from '../behavior.js';
+import { spentInvites } from '../invites/invites.js';
+import { toEveryone } from '../broadcast.js';
+import { personOf } from '../people.js';
+import type { Account, RealmEvent, RealmState } from '../state.js';
+
+/**
+ * `realm.createUsers`: what `realm.createUser` does for each account (the
+ * same checks, the same events, the same `realm_user` add for everyone who
+ * was there before), decided once for the whole batch. One journal record
+ * and one fan-out instead of one per account is what makes a realm of
+ * thousands quick to build; all or none, so a retry never half-applies.
+ */
+export function createUsers(state: RealmState, users: NewUser[], now: number): Decision<RealmEvent> {
+  if (users.length === 0) throw new ChatError('BAD_REQUEST', 'No users to create');
+  if (users.length > MAX_USERS_PER_BATCH) {
+    throw new ChatError('BAD_REQUEST', `At most ${MAX_USERS_PER_BATCH} users at a time`);
+  }
+  // Checked against the realm and against the batch's own earlier addresses.
+  const scratch: RealmState = { ...state, accounts: { ...state.accounts }, byEmail: { ...state.byEmail } };
+  const accounts: Account[] = users.map((user, i) => {
+    const account = newAccount(scratch, user, state.nextUserId + i, now);
+    scratch.accounts[account.id] = account;
+    scratch.byEmail[account.email.toLowerCase()] = account.id;
+    return account;
+  });
+  const events: RealmEvent[] = accounts.flatMap((account) => [
+    { type: 'accountCreated' as const, account },
+    ...spentInvites(state, account.email),
+  ]);
+  const added: QueueEvent[] = accounts.map((account) => ({ type: 'realm_user', op: 'add', person: personOf(account) }));
+  // To the accounts that existed before the batch, as for one account: the new ones have no queue yet.
+  return { events, reply: accounts.map(toCreated), fanouts: [toEveryone(state, added)] };
+}

@@ -1,0 +1,39 @@
+import { ChatError, isAdministrator, isOwner, type Principal, type RealmCommand } from '@chat/protocol';
+import type { Decision } from '@chat/runtime';
+import { toEveryone } from '../broadcast.js';
+import type { RealmState } from '../state.js';
+
+export type ActivityEvent = { type: 'accountActiveSet'; userId: number; active: boolean };
+
+type SetActive = Extract<RealmCommand, { type: 'realm.setActive' }>;
+
+const bad = (msg: string) => new ChatError('BAD_REQUEST', msg);
+
+/**
+ * Deactivating or reactivating an account (administrators; owners only by
+ * owners). A deactivated account cannot log in, leaves every group's member
+ * list and shows as inactive; nothing it wrote is removed.
+ */
+export function decideSetActive(state: RealmState, command: SetActive): Decision<ActivityEvent> {
+  const actor: Principal = command.actor;
+  // The original's words (access_user_by_id for an administrator's action).
+  if (!isAdministrator(actor)) throw bad('Insufficient permission');
+  const target = state.accounts[command.user_id];
+  if (!target || target.botType !== null) throw bad('No such user');
+  if (target.isActive === command.active) throw bad(command.active ? 'User is already active' : 'No such user');
+  if (isOwner(target) && !isOwner(actor)) throw bad('Must be an organization owner');
+  if (!command.active && isOwner(target)) {
+    const owners = Object.values(state.accounts).filter((a) => a.isActive && isOwner(a));
+    if (owners.length === 1) throw bad('Cannot deactivate the only organization owner');
+  }
+  const person = { user_id: target.id, is_active: command.active };
+  return {
+    events: [{ type: 'accountActiveSet', userId: target.id, active: command.active }],
+    fanouts: [toEveryone(state, [{ type: 'realm_user', op: 'update', person }])],
+    reply: null,
+  };
+}
+
+export function applyActivity(state: RealmState, event: ActivityEvent): void {
+  state.accounts[event.userId]!.isActive = event.active;
+}

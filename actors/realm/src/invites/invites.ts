@@ -1,0 +1,152 @@
+import {
+  ChatError,
+  mayManageAllInvites,
+  mayManageInviteAs,
+  secretsEqual,
+  type AcceptedInvite,
+  type InviteCommand,
+  type InviteJson,
+  type Principal,
+  type RealmCommand,
+} from '@chat/protocol';
+import type { ActorContext, Decision } from '@chat/runtime';
+import { accountByEmail, newAccount, toCreated } from '../behavior.js';
+import { emailChangeCommand } from '../accounts/email-change.js';
+import { createInvites } from './create.js';
+import { isExpired, type Invite, type InviteEvent } from './state.js';
+import { joinInviteGroups } from './groups.js';
+import { invitesChanged, userAdded } from '../people.js';
+import type { RealmEvent, RealmState } from '../state.js';
+
+type Ctx = ActorContext<RealmState>;
+
+const bad = (msg: string) => new ChatError('BAD_REQUEST', msg);
+const noSuchInvite = () => bad('No such invitation');
+export const expiredLink = () => bad('Whoops. The confirmation link has expired or been deactivated.');
+
+const INVITE_COMMANDS = new Set<string>([
+  'realm.invite',
+  'realm.invites',
+  'realm.revokeInvite',
+  'realm.resendInvite',
+  'realm.inviteByKey',
+  'realm.acceptInvite',
+  'realm.requestEmailChange',
+  'realm.confirmEmailChange',
+]);
+export const isInviteCommand = (command: RealmCommand): command is InviteCommand => INVITE_COMMANDS.has(command.type);
+
+/** A new account spends every invitation to its address, as in the original. */
+export function spentInvites(state: RealmState, email: string): InviteEvent[] {
+  return Object.values(state.invites ?? {})
+    .filter((i) => i.email.toLowerCase() === email.toLowerCase())
+    .map((i) => ({ type: 'inviteRemoved', inviteId: i.id }));
+}
+
+export function inviteJson(invite: Invite): InviteJson {
+  return {
+    id: invite.id,
+    invited_by_user_id: invite.invitedBy,
+    invited: invite.invitedAt,
+    expiry_date: invite.expiresAt,
+    invited_as: invite.role,
+    email: invite.email,
+    notify_referrer_on_join: invite.notifyReferrer,
+    is_multiuse: false,
+  };
+}
+
+/** An unexpired invitation the actor may manage, as the original's `access_invite_by_id`. */
+function manageable(state: RealmState, actor: Principal, id: number, now: number): Invite {
+  const invite = state.invites?.[id];
+  if (!invite || isExpired(invite.expiresAt, now)) throw noSuchInvite();
+  if (invite.invitedBy !== actor.user_id && !mayManageAllInvites(actor))
+    throw bad('Must be an organization administrator');
+  if (!mayManageInviteAs(actor, invite.role)) throw bad('Must be an organization owner');
+  return invite;
+}
+
+function byKey(state: RealmState, keyHash: string, now: number): Invite {
+  // Only hashes are compared, but in constant time all the same, as every secret.
+  const invite = Object.values(state.invites ?? {}).find((i) => secretsEqual(i.keyHash, keyHash));
+  if (!invite || isExpired(invite.expiresAt, now)) throw expiredLink();
+  return invite;
+}
+
+function accept(ctx: Ctx, cmd: Extract<InviteCommand, { type: 'realm.acceptInvite' }>): Decision<RealmEvent> {
+  const state = ctx.state;
+  const invite = byKey(state, cmd.key_hash, ctx.now);
+  if (accountByEmail(state, invite.email)) throw bad('Already has an account.');
+  const user = { email: invite.email, full_name: cmd.full_name, role: invite.role, password_hash: cmd.password_hash };
+  const account = newAccount(state, user, state.nextUserId, ctx.now);
+  const defaults = invite.includeDefaults
+    ? Object.values(state.channels)
+        .filter((c) => c.is_default && !c.is_archived)
+        .map((c) => c.channel_id)
+    : [];
+  const groups = joinInviteGroups(state, account, invite.groupIds);
+  const reply: AcceptedInvite = {
+    user: toCreated(account),
+    referrer_id: invite.invitedBy,
+    notify_referrer_on_join: invite.notifyReferrer,
+    stream_ids: [...new Set([...invite.streamIds, ...defaults])],
+    group_ids: groups.joined,
+    welcome_message_custom_text: invite.welcomeText,
+  };
+  return {
+    events: [{ type: 'accountCreated', account }, ...spentInvites(state, invite.email), ...groups.events],
+    reply,
+    // The new account first, so that clients know the user the group changes name.
+    fanouts: [userAdded(state, account), ...groups.fanouts, invitesChanged(state, invite.invitedBy)],
+  };
+}
+
+export function inviteCommand(ctx: Ctx, command: InviteCommand): Decision<RealmEvent> {
+  const state = ctx.state;
+  switch (command.type) {
+    case 'realm.invite':
+      return createInvites(ctx, command);
+    case 'realm.invites': {
+      const mine = (i: Invite) => mayManageAllInvites(command.viewer) || i.invitedBy === command.viewer.user_id;
+      const list = Object.values(state.invites ?? {}).filter((i) => mine(i) && !isExpired(i.expiresAt, ctx.now));
+      return { reply: list.sort((a, b) => a.id - b.id).map(inviteJson) };
+    }
+    case 'realm.revokeInvite': {
+      const invite = manageable(state, command.actor, command.invite_id, ctx.now);
+      const events: RealmEvent[] = [{ type: 'inviteRemoved', inviteId: invite.id }];
+      return { events, reply: null, fanouts: [invitesChanged(state, invite.invitedBy)] };
+    }
+    case 'realm.resendInvite': {
+      const invite = manageable(state, command.actor, command.invite_id, ctx.now);
+      const now = Math.floor(ctx.now / 1000);
+      const expiresAt = invite.validMinutes === null ? null : now + invite.validMinutes * 60;
+      const renewed = {
+        type: 'inviteRenewed' as const,
+        inviteId: invite.id,
+        keyHash: command.key_hash,
+        invitedAt: now,
+        expiresAt,
+      };
+      const reply = {
+        email: invite.email,
+        referrer_name: state.accounts[invite.invitedBy]?.fullName ?? '',
+        expiry_date: expiresAt,
+      };
+      return { events: [renewed], reply, fanouts: [invitesChanged(state, invite.invitedBy)] };
+    }
+    case 'realm.inviteByKey': {
+      const invite = byKey(state, command.key_hash, ctx.now);
+      return {
+        reply: {
+          email: invite.email,
+          realm_name: state.name,
+          referrer_name: state.accounts[invite.invitedBy]?.fullName ?? '',
+        },
+      };
+    }
+    case 'realm.acceptInvite':
+      return accept(ctx, command);
+    default:
+      return emailChangeCommand(ctx, command);
+  }
+}

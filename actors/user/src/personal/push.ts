@@ -1,0 +1,47 @@
+import { ChatError, type PushDevice, type PushDeviceCommand, type PushKind } from '@chat/protocol';
+import type { ActorContext, Decision } from '@chat/runtime';
+import type { UserEvent, UserState } from '../state.js';
+
+/**
+ * The user's registered mobile devices. Tokens are private: only this
+ * user's own requests read them, and they raise no events (as in the
+ * original, where registrations are not synchronized to other clients).
+ */
+export type PushState = PushDevice[];
+
+export type PushEvent =
+  { type: 'pushDeviceAdded'; device: PushDevice } | { type: 'pushDeviceRemoved'; kind: PushKind; token: string };
+
+const same = (d: PushDevice, kind: PushKind, token: string) => d.kind === kind && d.token === token;
+
+export function applyPushEvent(state: UserState, event: PushEvent): void {
+  const devices = state.pushDevices ?? [];
+  switch (event.type) {
+    case 'pushDeviceAdded':
+      // Registering a token again replaces it (a new app id, say), keeping one entry per token.
+      state.pushDevices = [...devices.filter((d) => !same(d, event.device.kind, event.device.token)), event.device];
+      return;
+    case 'pushDeviceRemoved':
+      state.pushDevices = devices.filter((d) => !same(d, event.kind, event.token));
+      return;
+  }
+}
+
+export function decidePush(ctx: ActorContext<UserState>, command: PushDeviceCommand): Decision<UserEvent> {
+  const devices = ctx.state.pushDevices ?? [];
+  switch (command.type) {
+    case 'user.addPushDevice':
+      return { events: [{ type: 'pushDeviceAdded', device: command.device }], reply: null };
+    case 'user.removePushDevice': {
+      const { kind, token } = command;
+      if (!devices.some((d) => same(d, kind, token))) throw new ChatError('BAD_REQUEST', 'Token does not exist');
+      return { events: [{ type: 'pushDeviceRemoved', kind, token }], reply: null };
+    }
+    case 'user.pushDevices': {
+      if (command.token === undefined) return { reply: devices };
+      const found = devices.filter((d) => d.token === command.token);
+      if (found.length === 0) throw new ChatError('INVALID_PUSH_DEVICE_TOKEN', 'Device not recognized');
+      return { reply: found };
+    }
+  }
+}

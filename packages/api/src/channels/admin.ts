@@ -1,0 +1,183 @@
+import { Type, type Static } from '@sinclair/typebox';
+import { defineRoute, type Route } from '@chat/edge';
+import { ChatError, channelAddress, CHANNEL_PERMISSIONS, type ChannelChanges, type ChannelInfo } from '@chat/protocol';
+import { CallerContext } from '../context.js';
+import { checkDescription, LIMITS, normalizeTopic } from '../limits.js';
+import { renderDescription } from '../markdown.js';
+import type { ApiOptions } from '../options.js';
+
+const GroupSetting = Type.Union([
+  Type.Integer(),
+  Type.Object({ direct_members: Type.Array(Type.Integer()), direct_subgroups: Type.Array(Type.Integer()) }),
+]);
+const GroupSettingUpdate = Type.Optional(Type.Object({ new: GroupSetting, old: Type.Optional(GroupSetting) }));
+const permissionParams = Object.fromEntries(CHANNEL_PERMISSIONS.map((name) => [name, GroupSettingUpdate])) as Record<
+  (typeof CHANNEL_PERMISSIONS)[number],
+  typeof GroupSettingUpdate
+>;
+
+const UpdateParams = Type.Object({
+  stream_id: Type.Integer(),
+  description: Type.Optional(Type.String()),
+  new_name: Type.Optional(Type.String()),
+  is_private: Type.Optional(Type.Boolean()),
+  is_web_public: Type.Optional(Type.Boolean()),
+  history_public_to_subscribers: Type.Optional(Type.Boolean()),
+  is_default_stream: Type.Optional(Type.Boolean()),
+  message_retention_days: Type.Optional(Type.Union([Type.Integer(), Type.String()])),
+  is_archived: Type.Optional(Type.Boolean()),
+  folder_id: Type.Optional(Type.Union([Type.Integer(), Type.Null()])),
+  topics_policy: Type.Optional(
+    Type.Union(['inherit', 'allow_empty_topic', 'disable_empty_topic', 'empty_topic_only'].map((v) => Type.Literal(v))),
+  ),
+  ...permissionParams,
+});
+
+function retentionOf(raw: number | string): number | null {
+  if (raw === 'realm_default') return null;
+  if (raw === 'unlimited') return -1;
+  const days = typeof raw === 'number' ? raw : /^\d+$/.test(raw) ? Number(raw) : NaN;
+  if (!Number.isSafeInteger(days) || days < 1)
+    throw new ChatError('BAD_REQUEST', "Bad value for 'message_retention_days': " + raw);
+  return days;
+}
+
+function changesOf(params: Static<typeof UpdateParams>): ChannelChanges {
+  const changes: ChannelChanges = {};
+  if (params.new_name !== undefined) changes.name = params.new_name.trim();
+  if (params.description !== undefined) {
+    changes.description = checkDescription(params.description);
+    changes.rendered_description = renderDescription(params.description);
+  }
+  if (params.is_private !== undefined) changes.invite_only = params.is_private;
+  if (params.is_web_public !== undefined) changes.is_web_public = params.is_web_public;
+  if (params.history_public_to_subscribers !== undefined) {
+    changes.history_public_to_subscribers = params.history_public_to_subscribers;
+  }
+  if (params.message_retention_days !== undefined)
+    changes.message_retention_days = retentionOf(params.message_retention_days);
+  if (params.is_archived !== undefined) changes.is_archived = params.is_archived;
+  if (params.folder_id !== undefined) changes.folder_id = params.folder_id;
+  if (params.topics_policy !== undefined)
+    changes.topics_policy = params.topics_policy as ChannelChanges['topics_policy'];
+  const permissions = Object.fromEntries(CHANNEL_PERMISSIONS.filter((n) => params[n]).map((n) => [n, params[n]!]));
+  if (Object.keys(permissions).length > 0) changes.permissions = permissions;
+  return changes;
+}
+
+export function channelAdminRoutes(options: ApiOptions): Route[] {
+  return [
+    defineRoute({
+      method: 'PATCH',
+      path: '/streams/{stream_id}',
+      auth: 'required',
+      params: UpdateParams,
+      summary: 'Update a channel',
+      description: "Changes a channel's name, description, privacy, topics policy or permissions.",
+      tags: ['channels'],
+      async handler({ params, principal, actors }) {
+        const caller = new CallerContext(actors, principal);
+        const settings = await caller.settings();
+        const changes = changesOf(params);
+        // The realm refuses an unknown folder, and groups that do not exist or are deactivated.
+        if (typeof changes.folder_id === 'number') {
+          await actors.ask(caller.realm, { type: 'realm.findChannelFolder', folder_id: changes.folder_id });
+        }
+        const groupValues = Object.values(changes.permissions ?? {}).map((change) => change.new);
+        if (groupValues.length > 0) {
+          await actors.ask(caller.realm, { type: 'realm.checkGroupSettings', values: groupValues });
+        }
+        if (changes.name !== undefined) {
+          if (changes.name === '' || [...changes.name].length > LIMITS.max_stream_name_length) {
+            throw new ChatError('BAD_REQUEST', `Invalid channel name '${changes.name}'`);
+          }
+        }
+        const address = channelAddress(principal.realm, params.stream_id);
+        const update = { type: 'channel.update', actor: principal, changes, settings } as const;
+        await actors.ask(address, { ...update, dry_run: true });
+        if (changes.name !== undefined) {
+          await actors.ask(caller.realm, {
+            type: 'realm.renameChannel',
+            channel_id: params.stream_id,
+            name: changes.name,
+          });
+        }
+        await actors.ask(address, { ...update, dry_run: false });
+        return {};
+      },
+    }),
+    defineRoute({
+      method: 'DELETE',
+      path: '/streams/{stream_id}',
+      auth: 'required',
+      params: Type.Object({ stream_id: Type.Integer() }),
+      summary: 'Archive a channel',
+      description: 'Archives a channel: it keeps its messages but takes no new ones. Channel administrators only.',
+      tags: ['channels'],
+      async handler({ params, principal, actors }) {
+        const settings = await new CallerContext(actors, principal).settings();
+        const changes: ChannelChanges = { is_archived: true };
+        await actors.ask(channelAddress(principal.realm, params.stream_id), {
+          type: 'channel.update',
+          actor: principal,
+          changes,
+          settings,
+          dry_run: false,
+          archive: true,
+        });
+        return {};
+      },
+    }),
+    defineRoute({
+      method: 'POST',
+      path: '/streams/{stream_id}/delete_topic',
+      auth: 'required',
+      params: Type.Object({ stream_id: Type.Integer(), topic_name: Type.String() }),
+      summary: 'Delete a topic',
+      description: "Deletes a topic's messages, newest first, in batches; `complete` is false when time ran out.",
+      tags: ['channels'],
+      response: Type.Object({ complete: Type.Boolean() }),
+      async handler({ params, principal, actors }) {
+        const settings = await new CallerContext(actors, principal).settings();
+        const topic = normalizeTopic(params.topic_name, settings);
+        const address = channelAddress(principal.realm, params.stream_id);
+        const deadline = Date.now() + options.topicDeleteBudgetMs;
+        for (;;) {
+          const { complete } = await actors.ask<{ complete: boolean }>(address, {
+            type: 'topic.delete',
+            actor: principal,
+            topic,
+            batch: 100,
+          });
+          if (complete) return { complete: true };
+          if (Date.now() >= deadline) return { complete: false };
+        }
+      },
+    }),
+    defineRoute({
+      method: 'POST',
+      path: '/user_topics',
+      auth: 'required',
+      params: Type.Object({
+        stream_id: Type.Integer(),
+        topic: Type.String(),
+        visibility_policy: Type.Union([0, 1, 2, 3].map((v) => Type.Literal(v))),
+      }),
+      summary: 'Update personal preferences for a topic',
+      description: 'Mutes, unmutes or follows a topic for the caller.',
+      tags: ['channels'],
+      async handler({ params, principal, actors }) {
+        const caller = new CallerContext(actors, principal);
+        const topic = normalizeTopic(params.topic, await caller.settings());
+        const info: ChannelInfo = await caller.channelInfo(params.stream_id);
+        await actors.ask(caller.me, {
+          type: 'user.setTopic',
+          channel_id: info.stream_id,
+          topic,
+          visibility_policy: params.visibility_policy,
+        });
+        return {};
+      },
+    }),
+  ];
+}

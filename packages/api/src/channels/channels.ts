@@ -1,0 +1,350 @@
+import { Type } from '@sinclair/typebox';
+import { defineRoute, type Route } from '@chat/edge';
+import {
+  ChatError,
+  channelAddress,
+  inGroupSetting,
+  mayManageDefaultChannels,
+  maySeeAllChannels,
+  maySeePublicChannels,
+  type ChannelEntry,
+  type ChannelInfo,
+  type Principal,
+  type RealmSettings,
+  type TopicsPolicy,
+  type UserRef,
+} from '@chat/protocol';
+import { channelAdminRoutes } from './admin.js';
+import { createChannel, type NewChannelSpec } from './create.js';
+import { channelJson, subscriptionJson } from './json.js';
+import { CallerContext } from '../context.js';
+import { checkDescription, LIMITS } from '../limits.js';
+import type { ApiOptions } from '../options.js';
+
+const Principals = Type.Union([Type.Array(Type.Integer()), Type.Array(Type.String())], {
+  description: 'User ids (preferred) or e-mail addresses; the caller when omitted.',
+});
+
+function checkChannelName(name: string): string {
+  const trimmed = name.trim();
+  if (trimmed === '') throw new ChatError('BAD_REQUEST', "Channel name can't be empty.");
+  if ([...trimmed].length > LIMITS.max_stream_name_length) {
+    throw new ChatError('BAD_REQUEST', `Channel name too long (limit: ${LIMITS.max_stream_name_length} characters).`);
+  }
+  if (/[\0-\x1f]/.test(trimmed)) throw new ChatError('BAD_REQUEST', 'Invalid character in channel name');
+  return trimmed;
+}
+
+/** The users named by `principals`, or the caller; unknown and deactivated ones are refused. */
+async function principalsOf(caller: CallerContext, principals: number[] | string[] | undefined): Promise<UserRef[]> {
+  if (principals === undefined) {
+    const me = (await caller.users([caller.principal.user_id])).get(caller.principal.user_id)!;
+    return [me];
+  }
+  const ids = principals.filter((p): p is number => typeof p === 'number');
+  const emails = principals.filter((p): p is string => typeof p === 'string');
+  const { users } = await caller.resolve({ user_ids: ids, emails });
+  if (users.length !== principals.length || users.some((u) => !u.is_active)) {
+    throw new ChatError('BAD_REQUEST', 'No such user');
+  }
+  return users;
+}
+
+interface ChannelOptions {
+  name: string;
+  description?: string | undefined;
+  invite_only?: boolean | undefined;
+  is_web_public?: boolean | undefined;
+  is_default_stream?: boolean | undefined;
+  history_public_to_subscribers?: boolean | undefined;
+  topics_policy?: string | undefined;
+}
+
+/** A new channel as the caller asked for it, once the realm's creation permissions allow it. */
+function newChannelSpec(principal: Principal, settings: RealmSettings, options: ChannelOptions): NewChannelSpec {
+  const group = options.invite_only
+    ? settings.can_create_private_channel_group
+    : settings.can_create_public_channel_group;
+  const webPublicDenied =
+    options.is_web_public && !inGroupSetting(settings.can_create_web_public_channel_group, principal);
+  if (!inGroupSetting(group, principal) || webPublicDenied)
+    throw new ChatError('BAD_REQUEST', 'Insufficient permission');
+  return {
+    name: checkChannelName(options.name),
+    description: checkDescription(options.description ?? ''),
+    invite_only: options.invite_only ?? false,
+    is_web_public: options.is_web_public ?? false,
+    is_default: (options.is_default_stream ?? false) && mayManageDefaultChannels(principal),
+    ...(options.history_public_to_subscribers !== undefined
+      ? { history_public_to_subscribers: options.history_public_to_subscribers }
+      : {}),
+    ...(options.topics_policy ? { topics_policy: options.topics_policy as TopicsPolicy } : {}),
+  };
+}
+
+async function channelsOf(caller: CallerContext): Promise<ChannelEntry[]> {
+  return caller.actors.ask<ChannelEntry[]>(caller.realm, { type: 'realm.channels' });
+}
+
+export function channelRoutes(options: ApiOptions): Route[] {
+  return [
+    defineRoute({
+      method: 'GET',
+      path: '/users/me/subscriptions',
+      auth: 'required',
+      params: Type.Object({ include_subscribers: Type.Optional(Type.Boolean({ default: false })) }),
+      summary: 'Get subscribed channels',
+      description: 'The channels the caller is subscribed to, with personal settings.',
+      tags: ['channels'],
+      async handler({ params, principal, actors }) {
+        const caller = new CallerContext(actors, principal);
+        const state = await caller.state();
+        const subscriptions = await Promise.all(
+          Object.entries(state.subscriptions).map(async ([id, settings]) =>
+            subscriptionJson(await caller.channelInfo(Number(id)), settings, params.include_subscribers ?? false),
+          ),
+        );
+        return { subscriptions: subscriptions.sort((a, b) => a.name.localeCompare(b.name)) };
+      },
+    }),
+    defineRoute({
+      method: 'POST',
+      path: '/users/me/subscriptions',
+      auth: 'required',
+      params: Type.Object({
+        subscriptions: Type.Array(Type.Object({ name: Type.String(), description: Type.Optional(Type.String()) })),
+        principals: Type.Optional(Principals),
+        authorization_errors_fatal: Type.Optional(Type.Boolean({ default: true })),
+        announce: Type.Optional(Type.Boolean({ default: false })),
+        invite_only: Type.Optional(Type.Boolean({ default: false })),
+        is_web_public: Type.Optional(Type.Boolean({ default: false })),
+        is_default_stream: Type.Optional(Type.Boolean({ default: false })),
+        history_public_to_subscribers: Type.Optional(Type.Boolean()),
+        message_retention_days: Type.Optional(Type.Union([Type.String(), Type.Integer()])),
+        topics_policy: Type.Optional(
+          Type.Union(
+            ['inherit', 'allow_empty_topic', 'disable_empty_topic', 'empty_topic_only'].map((v) => Type.Literal(v)),
+          ),
+        ),
+      }),
+      summary: 'Subscribe to channels',
+      description: 'Subscribes the caller (or the principals) to channels, creating the ones that do not exist.',
+      tags: ['channels'],
+      async handler({ params, principal, actors }) {
+        const caller = new CallerContext(actors, principal);
+        const settings = await caller.settings();
+        const users = await principalsOf(caller, params.principals);
+        const subscribed: Record<string, string[]> = {};
+        const already: Record<string, string[]> = {};
+        const unauthorized: string[] = [];
+        for (const sub of params.subscriptions) {
+          const name = checkChannelName(sub.name);
+          const found = await caller.channelByName(name).catch((err: unknown) => {
+            if (err instanceof ChatError && err.code === 'STREAM_DOES_NOT_EXIST') return undefined;
+            throw err;
+          });
+          if (!found) {
+            const spec = newChannelSpec(principal, settings, { ...params, name, description: sub.description });
+            await createChannel(
+              actors,
+              principal.realm,
+              spec,
+              principal.user_id,
+              users.map((u) => u.user_id),
+            );
+            for (const u of users) (subscribed[u.user_id] ??= []).push(name);
+            continue;
+          }
+          const result = await actors
+            .ask<{ added: number[]; already: number[] }>(channelAddress(principal.realm, found.channel_id), {
+              type: 'channel.subscribe',
+              actor: principal,
+              users,
+              settings,
+            })
+            .catch((err: unknown) => {
+              if (params.authorization_errors_fatal === false && err instanceof ChatError) return undefined;
+              throw err;
+            });
+          if (!result) {
+            unauthorized.push(found.name);
+            continue;
+          }
+          for (const id of result.added) (subscribed[id] ??= []).push(found.name);
+          for (const id of result.already) (already[id] ??= []).push(found.name);
+        }
+        return {
+          subscribed,
+          already_subscribed: already,
+          ...(params.authorization_errors_fatal === false ? { unauthorized } : {}),
+        };
+      },
+    }),
+    defineRoute({
+      method: 'DELETE',
+      path: '/users/me/subscriptions',
+      auth: 'required',
+      params: Type.Object({ subscriptions: Type.Array(Type.String()), principals: Type.Optional(Principals) }),
+      summary: 'Unsubscribe from channels',
+      description: 'Removes the caller (or, with permission, other users) from channels.',
+      tags: ['channels'],
+      async handler({ params, principal, actors }) {
+        const caller = new CallerContext(actors, principal);
+        const users = await principalsOf(caller, params.principals);
+        const removed: string[] = [];
+        const notRemoved: string[] = [];
+        for (const name of params.subscriptions) {
+          const entry = await caller.channelByName(name);
+          const result = await actors.ask<{ removed: number[] }>(channelAddress(principal.realm, entry.channel_id), {
+            type: 'channel.unsubscribe',
+            actor: principal,
+            users,
+          });
+          (result.removed.length > 0 ? removed : notRemoved).push(entry.name);
+        }
+        return { removed, not_removed: notRemoved };
+      },
+    }),
+    defineRoute({
+      method: 'POST',
+      path: '/channels/create',
+      auth: 'required',
+      params: Type.Object({
+        name: Type.String(),
+        subscribers: Type.Array(Type.Integer()),
+        description: Type.Optional(Type.String()),
+        invite_only: Type.Optional(Type.Boolean({ default: false })),
+        is_web_public: Type.Optional(Type.Boolean({ default: false })),
+        is_default_stream: Type.Optional(Type.Boolean({ default: false })),
+        history_public_to_subscribers: Type.Optional(Type.Boolean()),
+      }),
+      summary: 'Create a channel',
+      description: 'Creates a channel with its first subscribers.',
+      tags: ['channels'],
+      response: Type.Object({ id: Type.Integer() }),
+      async handler({ params, principal, actors }) {
+        const caller = new CallerContext(actors, principal);
+        const settings = await caller.settings();
+        const spec = newChannelSpec(principal, settings, params);
+        const users = await principalsOf(caller, params.subscribers);
+        const id = await createChannel(
+          actors,
+          principal.realm,
+          spec,
+          principal.user_id,
+          users.map((u) => u.user_id),
+        );
+        return { id };
+      },
+    }),
+    defineRoute({
+      method: 'GET',
+      path: '/streams',
+      auth: 'required',
+      params: Type.Object({
+        include_public: Type.Optional(Type.Boolean({ default: true })),
+        include_web_public: Type.Optional(Type.Boolean({ default: false })),
+        include_subscribed: Type.Optional(Type.Boolean({ default: true })),
+        exclude_archived: Type.Optional(Type.Boolean({ default: true })),
+        include_all: Type.Optional(Type.Boolean({ default: false })),
+        include_default: Type.Optional(Type.Boolean({ default: false })),
+        include_owner_subscribed: Type.Optional(Type.Boolean({ default: false })),
+      }),
+      aliases: { include_all: ['include_all_active'] },
+      summary: 'Get all channels',
+      description: 'The channels the caller may see, by the filters given.',
+      tags: ['channels'],
+      async handler({ params, principal, actors }) {
+        const caller = new CallerContext(actors, principal);
+        const [entries, state] = await Promise.all([channelsOf(caller), caller.state()]);
+        const seesPublic = maySeePublicChannels(principal);
+        const all = (params.include_all ?? false) && maySeeAllChannels(principal);
+        const wanted = entries.filter((e) => {
+          if (e.is_archived && (params.exclude_archived ?? true)) return false;
+          if (all) return true;
+          if ((params.include_subscribed ?? true) && state.subscriptions[e.channel_id]) return true;
+          if ((params.include_web_public ?? false) && e.is_web_public) return true;
+          return (params.include_public ?? true) && seesPublic && !e.invite_only;
+        });
+        const infos = await Promise.all(wanted.map((e) => caller.channelInfo(e.channel_id).catch(() => undefined)));
+        const streams = infos
+          .filter((info): info is ChannelInfo => info !== undefined)
+          .map((info) => channelJson(info, entries.find((e) => e.channel_id === info.stream_id)?.is_default ?? false));
+        return { streams: params.include_default ? streams : streams.map(({ is_default: _d, ...s }) => s) };
+      },
+    }),
+    defineRoute({
+      method: 'GET',
+      path: '/streams/{stream_id}',
+      auth: 'required',
+      params: Type.Object({ stream_id: Type.Integer() }),
+      summary: 'Get a channel by ID',
+      description: 'One channel the caller may see.',
+      tags: ['channels'],
+      async handler({ params, principal, actors }) {
+        const caller = new CallerContext(actors, principal);
+        const info = await caller.channelInfo(params.stream_id);
+        return { stream: channelJson(info) };
+      },
+    }),
+    defineRoute({
+      method: 'GET',
+      path: '/get_stream_id',
+      auth: 'required',
+      params: Type.Object({ stream: Type.String({ description: 'The name of the channel.' }) }),
+      summary: 'Get channel ID',
+      description: 'The id of a channel, by name.',
+      tags: ['channels'],
+      response: Type.Object({ stream_id: Type.Integer() }),
+      async handler({ params, principal, actors }) {
+        const caller = new CallerContext(actors, principal);
+        // The original's access_stream_by_name: one answer for "no such channel" and "not yours to see",
+        // as the reference's get-stream-id 400 shows it; a guest sees only channels they are in.
+        const invalid = (err: unknown): never => {
+          const refusal = err instanceof ChatError && ['STREAM_DOES_NOT_EXIST', 'BAD_REQUEST'].includes(err.code);
+          throw refusal ? new ChatError('BAD_REQUEST', `Invalid channel name '${params.stream}'`) : err;
+        };
+        const entry = await caller.channelByName(params.stream).catch(invalid);
+        if (entry.invite_only || !maySeePublicChannels(principal))
+          await caller.channelInfo(entry.channel_id).catch(invalid);
+        return { stream_id: entry.channel_id };
+      },
+    }),
+    defineRoute({
+      method: 'GET',
+      path: '/streams/{stream_id}/members',
+      auth: 'required',
+      params: Type.Object({ stream_id: Type.Integer() }),
+      summary: 'Get the subscribers of a channel',
+      description: "The user ids of a channel's subscribers.",
+      tags: ['channels'],
+      async handler({ params, principal, actors }) {
+        const info = await new CallerContext(actors, principal).channelInfo(params.stream_id);
+        return { subscribers: info.subscribers };
+      },
+    }),
+    defineRoute({
+      method: 'GET',
+      path: '/users/me/{stream_id}/topics',
+      auth: 'required',
+      params: Type.Object({
+        stream_id: Type.Integer(),
+        allow_empty_topic_name: Type.Optional(Type.Boolean({ default: false })),
+      }),
+      summary: 'Get topics in a channel',
+      description: 'The topics of a channel with their newest message id, newest first.',
+      tags: ['channels'],
+      async handler({ params, principal, actors }) {
+        const caller = new CallerContext(actors, principal);
+        const settings = await caller.settings();
+        const topics = await actors.ask<Array<{ name: string; max_id: number }>>(
+          channelAddress(principal.realm, params.stream_id),
+          { type: 'topic.list', viewer: principal },
+        );
+        const display = params.allow_empty_topic_name ? null : settings.empty_topic_display_name;
+        return { topics: topics.map((t) => ({ ...t, name: t.name === '' && display !== null ? display : t.name })) };
+      },
+    }),
+    ...channelAdminRoutes(options),
+  ];
+}

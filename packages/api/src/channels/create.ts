@@ -1,0 +1,65 @@
+import type { ActorClient } from '@chat/runtime';
+import {
+  channelAddress,
+  defaultChannelPermissions,
+  realmAddress,
+  type ChannelEntry,
+  type ChannelPermissions,
+  type ChannelSettings,
+  type TopicsPolicy,
+} from '@chat/protocol';
+import { renderDescription } from '../markdown.js';
+
+export interface NewChannelSpec {
+  name: string;
+  description: string;
+  invite_only: boolean;
+  is_web_public: boolean;
+  history_public_to_subscribers?: boolean;
+  is_default?: boolean;
+  message_retention_days?: number | null;
+  topics_policy?: TopicsPolicy;
+  folder_id?: number | null;
+  permissions?: Partial<ChannelPermissions>;
+}
+
+/** Reserves the name in the realm's directory, then creates the ChannelActor with its first subscribers. */
+export async function createChannel(
+  actors: ActorClient,
+  realm: string,
+  spec: NewChannelSpec,
+  creatorId: number | null,
+  subscribers: number[],
+  now = Date.now(),
+): Promise<number> {
+  const entry = await actors.ask<ChannelEntry>(realmAddress(realm), {
+    type: 'realm.registerChannel',
+    entry: {
+      name: spec.name,
+      invite_only: spec.invite_only,
+      is_web_public: spec.is_web_public,
+      is_archived: false,
+      is_default: spec.is_default ?? false,
+      folder_id: spec.folder_id ?? null,
+    },
+  });
+  const channel: ChannelSettings = {
+    ...defaultChannelPermissions(creatorId),
+    ...spec.permissions,
+    stream_id: entry.channel_id,
+    name: entry.name,
+    description: spec.description,
+    rendered_description: renderDescription(spec.description),
+    date_created: Math.floor(now / 1000),
+    creator_id: creatorId,
+    invite_only: spec.invite_only,
+    is_web_public: spec.is_web_public,
+    history_public_to_subscribers: spec.invite_only ? (spec.history_public_to_subscribers ?? false) : true,
+    message_retention_days: spec.message_retention_days ?? null,
+    is_archived: false,
+    folder_id: spec.folder_id ?? null,
+    topics_policy: spec.topics_policy ?? 'inherit',
+  };
+  await actors.ask(channelAddress(realm, entry.channel_id), { type: 'channel.create', channel, subscribers });
+  return entry.channel_id;
+}

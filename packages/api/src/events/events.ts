@@ -1,0 +1,156 @@
+import { Type } from '@sinclair/typebox';
+import { defineRoute, type Route } from '@chat/edge';
+import {
+  isMessageEvent,
+  queueAddress,
+  type ChannelInfo,
+  type NumberedEvent,
+  type QueueSpec,
+  type SubscriptionAddEvent,
+  type SubscriptionSettings,
+  type UserSettings,
+  type UserRef,
+} from '@chat/protocol';
+import { channelJson, subscriptionJson } from '../channels/json.js';
+import { globalValue, isNotificationProperty, withGlobalDefaults } from '../channels/notification-defaults.js';
+import { CallerContext } from '../context.js';
+import { presentGroupEvent } from '../groups/event-json.js';
+import { presentPresence } from '../users/presence.js';
+import { presentNewUser } from '../users/event-json.js';
+import { messageJson } from '../messages/json.js';
+import type { ApiOptions } from '../options.js';
+import { checkedQueueId } from './queue-id.js';
+import { pollQueue } from './poll.js';
+
+type Body = Record<string, unknown>;
+
+/** Topic fields of plain events that clients without `empty_topic_name` see as the display name. */
+const TOPIC_FIELDS: Record<string, string[]> = {
+  delete_message: ['topic'],
+  update_message: ['orig_subject', 'subject'],
+  user_topic: ['topic_name'],
+  typing: ['topic'],
+};
+
+/** A plain event as this client sees it: zero, one or several events (same id). */
+function presentPlain(
+  event: NumberedEvent,
+  spec: QueueSpec,
+  emptyTopicName: string | null,
+  global: UserSettings | null,
+): Body[] {
+  if (event.type === 'user_group') return presentGroupEvent(event, spec);
+  if (event.type === 'presence') return [presentPresence(event, spec)];
+  if (event.type === 'realm_user' && event.op === 'add') return [presentNewUser(event, spec)];
+  let shaped: Body = { ...event };
+  for (const field of TOPIC_FIELDS[event.type] ?? []) {
+    if (emptyTopicName !== null && shaped[field] === '') shaped[field] = emptyTopicName;
+  }
+  if (event.type === 'subscription' && event.op === 'add' && 'added' in event) {
+    const { added, ...rest } = event as unknown as SubscriptionAddEvent & { id: number };
+    const settings = (s: SubscriptionSettings) => (global ? withGlobalDefaults(s, global) : s);
+    shaped = { ...rest, subscriptions: added.map((a) => subscriptionJson(a.channel, settings(a.settings), true)) };
+  }
+  if (global && event.type === 'subscription' && event.op === 'update' && isNotificationProperty(event.property)) {
+    shaped.value ??= globalValue(event.property, global);
+  }
+  if (event.type === 'stream' && event.op === 'create' && 'channels' in event) {
+    const { channels, ...rest } = event as unknown as { channels: ChannelInfo[] } & Body;
+    shaped = { ...rest, streams: channels.map((c) => channelJson(c)) };
+  }
+  // Archiving shows as a property change only to clients that know archived channels; to others the channel is gone.
+  if (event.type === 'stream' && event.property === 'is_archived' && !spec.capabilities.archived_channels) {
+    if (event.value !== true) return [];
+    const streamId = event.stream_id as number;
+    return [{ id: event.id, type: 'stream', op: 'delete', streams: [{ stream_id: streamId }], stream_ids: [streamId] }];
+  }
+  if (event.type === 'delete_message' && !spec.capabilities.bulk_message_deletion) {
+    const { message_ids: ids, ...rest } = shaped;
+    return (ids as number[]).map((id) => ({ ...rest, message_id: id }));
+  }
+  return [shaped];
+}
+
+/** Whether an event names a channel's empty topic (clients without `empty_topic_name` see a display name). */
+function namesEmptyTopic(event: NumberedEvent): boolean {
+  if (isMessageEvent(event)) return event.message.channel_id !== null && event.message.topic === '';
+  return (TOPIC_FIELDS[event.type] ?? []).some((field) => (event as unknown as Body)[field] === '');
+}
+
+/** Events as one client asked to see them: messages rendered with the queue's format. */
+export async function present(caller: CallerContext, events: NumberedEvent[], spec: QueueSpec) {
+  // Only an event naming the empty topic needs the realm's display name: asking the realm on every
+  // poll would pile thousands of asks onto its one mailbox when a message reaches everyone.
+  const needsTopicName = !spec.capabilities.empty_topic_name && events.some(namesEmptyTopic);
+  const emptyTopicName = needsTopicName ? (await caller.settings()).empty_topic_display_name : null;
+  const needsGlobal = !spec.capabilities.notification_settings_null && events.some((e) => e.type === 'subscription');
+  const global = needsGlobal ? await caller.actors.ask<UserSettings>(caller.me, { type: 'user.settings' }) : null;
+  return events.flatMap((event): Body[] => {
+    if (!isMessageEvent(event)) return presentPlain(event, spec, emptyTopicName, global);
+    const users = new Map<number, UserRef>(event.people.map((u) => [u.user_id, u]));
+    const format = {
+      apply_markdown: spec.apply_markdown,
+      client_gravatar: spec.client_gravatar,
+      empty_topic_name: emptyTopicName,
+      realm: caller.principal.realm,
+    };
+    const { flags, ...message } = messageJson(event.message, users, format);
+    return [
+      {
+        id: event.id,
+        type: 'message',
+        message,
+        flags,
+        // What the original's clients read to replace their local echo.
+        ...(event.local ? { local_message_id: event.local.local_id } : {}),
+      },
+    ];
+  });
+}
+
+export function eventRoutes(options: ApiOptions): Route[] {
+  return [
+    defineRoute({
+      method: 'GET',
+      path: '/events',
+      auth: 'required',
+      params: Type.Object({
+        queue_id: Type.String({ description: 'The queue to read, from `POST /register`.' }),
+        last_event_id: Type.Optional(Type.Integer({ description: 'The newest event the client has handled.' })),
+        dont_block: Type.Optional(Type.Boolean({ description: 'Answer at once, even with no events.' })),
+      }),
+      summary: 'Get events from an event queue',
+      description: 'Long-polls a queue: answers as soon as it has events, or with a heartbeat.',
+      tags: ['real_time_events'],
+      response: Type.Object({ events: Type.Array(Type.Unknown()), queue_id: Type.String() }),
+      async handler({ params, principal, actors }) {
+        const caller = new CallerContext(actors, principal);
+        const got = await pollQueue(actors, options, queueAddress(principal.realm, checkedQueueId(params.queue_id)), {
+          type: 'queue.get',
+          user_id: principal.user_id,
+          last_event_id: params.last_event_id ?? null,
+          dont_block: params.dont_block ?? false,
+          since: Date.now(),
+        });
+        return { events: await present(caller, got.events, got.spec), queue_id: params.queue_id };
+      },
+    }),
+    defineRoute({
+      method: 'DELETE',
+      path: '/events',
+      auth: 'required',
+      params: Type.Object({ queue_id: Type.String({ description: 'The queue to delete.' }) }),
+      summary: 'Delete an event queue',
+      description: 'Deletes a queue at once, rather than letting it expire.',
+      tags: ['real_time_events'],
+      response: Type.Object({}),
+      async handler({ params, principal, actors }) {
+        await actors.ask(queueAddress(principal.realm, checkedQueueId(params.queue_id)), {
+          type: 'queue.delete',
+          user_id: principal.user_id,
+        });
+        return {};
+      },
+    }),
+  ];
+}

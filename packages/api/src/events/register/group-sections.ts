@@ -1,0 +1,29 @@
+import type { ChannelFolder, UserGroup } from '@chat/protocol';
+import type { CallerContext } from '../../context.js';
+
+/**
+ * The organization's user groups (`realm_user_groups`, asked as
+ * `realm_user_groups` or by its event type `user_group`) and channel folders
+ * (`channel_folders`). Deactivated groups only for clients that know them;
+ * archived folders always, since channels may still name them.
+ */
+export async function groupSections(
+  caller: CallerContext,
+  wants: (section: string) => boolean,
+  includeDeactivated: boolean,
+): Promise<Record<string, unknown>> {
+  const body: Record<string, unknown> = {};
+  if (wants('realm_user_groups') || wants('user_group')) {
+    body.realm_user_groups = await caller.actors.ask<UserGroup[]>(caller.realm, {
+      type: 'realm.userGroups',
+      include_deactivated: includeDeactivated,
+    });
+  }
+  if (wants('channel_folders') || wants('channel_folder')) {
+    body.channel_folders = await caller.actors.ask<ChannelFolder[]>(caller.realm, {
+      type: 'realm.channelFolders',
+      include_archived: true,
+    });
+  }
+  return body;
+}

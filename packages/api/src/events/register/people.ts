@@ -1,0 +1,80 @@
+import {
+  LEGACY_DISPLAY_SETTINGS,
+  LEGACY_NOTIFICATION_SETTINGS,
+  type PresenceReply,
+  type UserProfile,
+  type UserSettings,
+  type UserStatusJson,
+} from '@chat/protocol';
+import type { CallerContext } from '../../context.js';
+import { PRESENCE_TIMING } from '../../users/presence.js';
+import { EMOJISET_CHOICES, NOTIFICATION_SOUNDS } from '../../users/settings-values.js';
+
+/** How often clients send typing notifications and how long they show them, as the original's defaults. */
+const TYPING_TIMING = {
+  server_typing_started_expiry_period_milliseconds: 15000,
+  server_typing_stopped_wait_period_milliseconds: 5000,
+  server_typing_started_wait_period_milliseconds: 10000,
+};
+
+export interface PeopleRequest {
+  slim_presence: boolean;
+  presence_history_limit_days?: number;
+  /** Clients without it also get the settings as top-level fields. */
+  user_settings_object: boolean;
+}
+
+const pick = (from: Record<string, unknown>, names: readonly string[]) =>
+  Object.fromEntries(names.map((name) => [name, from[name]]));
+
+/**
+ * The register sections of settings, statuses and presence, added to `body`
+ * as `wants` (the snapshot's `fetch_event_types`) asks.
+ */
+export async function addPeopleSections(
+  caller: CallerContext,
+  req: PeopleRequest,
+  wants: (section: string) => boolean,
+  body: Record<string, unknown>,
+): Promise<void> {
+  if (wants('realm')) Object.assign(body, PRESENCE_TIMING, TYPING_TIMING);
+  const legacy = !req.user_settings_object;
+  const display = legacy && wants('update_display_settings');
+  const notifications = legacy && wants('update_global_notifications');
+  if (wants('user_settings') || display || notifications) {
+    const [settings, me] = await Promise.all([
+      caller.actors.ask<UserSettings>(caller.me, { type: 'user.settings' }),
+      caller.actors.ask<UserProfile>(caller.realm, { type: 'realm.getUser', user_id: caller.principal.user_id }),
+    ]);
+    const sounds = [...NOTIFICATION_SOUNDS];
+    const emojisets = EMOJISET_CHOICES.map((c) => ({ ...c }));
+    if (wants('user_settings')) {
+      body.user_settings = {
+        ...settings,
+        timezone: me.timezone,
+        available_notification_sounds: sounds,
+        emojiset_choices: emojisets,
+      };
+    }
+    if (display)
+      Object.assign(body, pick(settings, LEGACY_DISPLAY_SETTINGS), {
+        timezone: me.timezone,
+        emojiset_choices: emojisets,
+      });
+    if (notifications)
+      Object.assign(body, pick(settings, LEGACY_NOTIFICATION_SETTINGS), { available_notification_sounds: sounds });
+  }
+  if (wants('user_status')) {
+    body.user_status = await caller.actors.ask<Record<string, UserStatusJson>>(caller.realm, {
+      type: 'realm.statuses',
+    });
+  }
+  if (wants('presence')) {
+    const reply = await caller.actors.ask<PresenceReply>(caller.realm, {
+      type: 'realm.presences',
+      slim: req.slim_presence,
+      ...(req.presence_history_limit_days !== undefined ? { history_limit_days: req.presence_history_limit_days } : {}),
+    });
+    Object.assign(body, reply);
+  }
+}

@@ -1,0 +1,15 @@
+import type { PersonalSnapshot } from '@chat/protocol';
+import type { CallerContext } from '../../context.js';
+
+/** The register sections the caller's own UserActor keeps. */
+const SECTIONS = ['drafts', 'saved_snippets', 'navigation_views'];
+
+/** The wanted ones among them, read in one ask: `{drafts, saved_snippets, navigation_views}`. */
+export async function personalSections(
+  caller: CallerContext,
+  wants: (section: string) => boolean,
+): Promise<PersonalSnapshot> {
+  const sections = SECTIONS.filter(wants);
+  if (sections.length === 0) return {};
+  return caller.actors.ask<PersonalSnapshot>(caller.me, { type: 'user.personalSnapshot', sections });
+}

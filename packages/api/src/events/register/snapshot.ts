@@ -1,0 +1,217 @@
+import {
+  newSubscription,
+  type RealmSettings,
+  type UserSettings,
+  type ChannelEntry,
+  type UserProfile,
+} from '@chat/protocol';
+import type { CallerContext } from '../../context.js';
+import { subscriptionJson } from '../../channels/json.js';
+import { withGlobalDefaults } from '../../channels/notification-defaults.js';
+import { unreadMessages } from '../../messages/fetch.js';
+import { LIMITS } from '../../limits.js';
+import type { ApiOptions } from '../../options.js';
+import { FEATURE_LEVEL, ZULIP_VERSION } from '../../options.js';
+import { renderUser } from '../../users/json.js';
+import { UnreadIndex } from './unread.js';
+import { personalSections } from './personal.js';
+import { groupSections } from './group-sections.js';
+import { addPeopleSections, type PeopleRequest } from './people.js';
+
+/** Sections built from one actor's reads, and the event type that changes each. */
+const SECTION_EVENTS: Array<[string, string]> = [
+  ['drafts', 'drafts'],
+  ['saved_snippets', 'saved_snippets'],
+  ['navigation_views', 'navigation_view'],
+  ['realm_user_groups', 'user_group'],
+  ['channel_folders', 'channel_folder'],
+  ['user_settings', 'user_settings'],
+  ['user_status', 'user_status'],
+  ['presences', 'presence'],
+];
+
+/** The original covers the conversations of this many of the newest unread messages. */
+const MAX_UNREAD = 50_000;
+/** Full subscriber lists are always sent for channels smaller than this. */
+const SMALL_CHANNEL = 250;
+
+/** What an unsubscribed channel shows for personal settings it no longer has. */
+const FORMER_SUBSCRIPTION = newSubscription('#c2c2c2');
+
+/** The organization's settings and limits (`realm` in `fetch_event_types`). */
+export function realmSection(settings: RealmSettings, options: ApiOptions): Record<string, unknown> {
+  return {
+    max_message_length: LIMITS.max_message_length,
+    max_topic_length: LIMITS.max_topic_length,
+    max_stream_name_length: LIMITS.max_stream_name_length,
+    max_stream_description_length: LIMITS.max_stream_description_length,
+    max_file_upload_size_mib: options.maxFileUploadSizeMib,
+    realm_allow_message_editing: settings.allow_message_editing,
+    realm_message_content_edit_limit_seconds: settings.message_content_edit_limit_seconds,
+    realm_move_messages_within_stream_limit_seconds: settings.move_messages_within_stream_limit_seconds,
+    realm_move_messages_between_streams_limit_seconds: settings.move_messages_between_streams_limit_seconds,
+    realm_topics_policy: settings.topics_policy,
+    realm_empty_topic_display_name: settings.empty_topic_display_name,
+    realm_message_retention_days: settings.message_retention_days,
+    realm_enable_spectator_access: settings.enable_spectator_access,
+    realm_can_create_groups: settings.can_create_groups,
+    realm_can_manage_all_groups: settings.can_manage_all_groups,
+    realm_can_invite_users_group: settings.can_invite_users_group,
+  };
+}
+
+export interface SnapshotRequest {
+  user_id: number;
+  /** null: every section. */
+  fetch: Set<string> | null;
+  client_gravatar: boolean;
+  include_subscribers: boolean | 'partial';
+  /** Without the `archived_channels` capability, archived channels are left out. */
+  archived_channels: boolean;
+  /** Without the `notification_settings_null` capability, null notification settings read as the global ones. */
+  notification_settings_null: boolean;
+  /** The client capability: deactivated user groups are listed too. */
+  include_deactivated_groups?: boolean;
+  /** Presence format and history, and whether the client reads settings as an object. */
+  people?: PeopleRequest;
+}
+
+/**
+ * The state a client starts from, section by section as `fetch_event_types`
+ * asks. Fields that later events change live in mutable structures until
+ * `finish`, so that events that raced the snapshot can be folded in.
+ */
+export class Snapshot {
+  readonly body: Record<string, unknown> = {};
+  unread: UnreadIndex | undefined;
+  maxMessageId = -1;
+  recent = new Map<string, { user_ids: number[]; max_message_id: number }>();
+  /**
+   * The event types whose state the snapshot holds: of those, the queue
+   * drops events of changes the snapshot's reads already saw. The state of
+   * each comes from the actor its events come from (see `ReadPositions`).
+   */
+  readonly types = new Set<string>();
+
+  private readonly me: number;
+
+  constructor(private readonly req: SnapshotRequest) {
+    this.me = req.user_id;
+  }
+
+  wants(section: string): boolean {
+    return this.req.fetch === null || this.req.fetch.has(section);
+  }
+
+  async build(caller: CallerContext, options: ApiOptions): Promise<void> {
+    const state = await caller.state();
+    const settings = await caller.settings();
+    this.body.zulip_version = ZULIP_VERSION;
+    this.body.zulip_feature_level = FEATURE_LEVEL;
+    this.body.zulip_merge_base = ZULIP_VERSION;
+    if (this.wants('realm')) {
+      Object.assign(this.body, realmSection(settings, options));
+      this.types.add('realm');
+    }
+    if (this.wants('subscription')) {
+      const channels = await caller.actors.ask<ChannelEntry[]>(caller.realm, { type: 'realm.channels' });
+      const subscribed = new Set(Object.keys(state.subscriptions).map(Number));
+      const unsubscribed = new Set(state.unsubscribed);
+      const all = await Promise.all([...subscribed, ...unsubscribed].map((id) => caller.channelInfo(id)));
+      const infos = all.filter((info) => this.req.archived_channels || !info.is_archived);
+      const global = this.req.notification_settings_null
+        ? null
+        : await caller.actors.ask<UserSettings>(caller.me, { type: 'user.settings' });
+      const json = infos.map((info) => {
+        const settings = state.subscriptions[info.stream_id];
+        const subscribers =
+          this.req.include_subscribers === true ||
+          (this.req.include_subscribers === 'partial' && info.subscribers.length < SMALL_CHANNEL);
+        const own = settings ?? FORMER_SUBSCRIPTION;
+        const sub = subscriptionJson(info, global ? withGlobalDefaults(own, global) : own, subscribers);
+        return { id: info.stream_id, sub };
+      });
+      this.body.subscriptions = json.filter((j) => subscribed.has(j.id)).map((j) => j.sub);
+      this.body.unsubscribed = json.filter((j) => !subscribed.has(j.id)).map((j) => j.sub);
+      this.body.never_subscribed = channels
+        .filter((c) => !subscribed.has(c.channel_id) && !unsubscribed.has(c.channel_id) && !c.invite_only)
+        .filter((c) => this.req.archived_channels || !c.is_archived)
+        .map((c) => ({
+          stream_id: c.channel_id,
+          name: c.name,
+          invite_only: c.invite_only,
+          is_web_public: c.is_web_public,
+        }));
+      // `subscription remove` comes from the UserActor, like the list; the rest from the channels read.
+      this.types.add('subscription').add('stream');
+    }
+    if (this.wants('realm_user')) {
+      const users = await caller.actors.ask<UserProfile[]>(caller.realm, { type: 'realm.listUsers' });
+      this.body.realm_users = users.filter((u) => u.is_active).map((u) => renderUser(u, this.req.client_gravatar));
+      this.body.realm_non_active_users = users
+        .filter((u) => !u.is_active)
+        .map((u) => renderUser(u, this.req.client_gravatar));
+      this.types.add('realm_user');
+    }
+    if (this.wants('user_topic')) {
+      this.body.user_topics = state.user_topics;
+      this.types.add('user_topic');
+    }
+    // No linkifiers can be configured yet, so clients with or without `linkifier_url_template` read none.
+    if (this.wants('realm_linkifiers')) this.body.realm_linkifiers = [];
+    Object.assign(this.body, await personalSections(caller, (section) => this.wants(section)));
+    const groups = await groupSections(caller, (s) => this.wants(s), this.req.include_deactivated_groups ?? false);
+    Object.assign(this.body, groups);
+    const people = this.req.people ?? { slim_presence: false, user_settings_object: false };
+    await addPeopleSections(caller, people, (s) => this.wants(s), this.body);
+    for (const [section, type] of SECTION_EVENTS) if (section in this.body) this.types.add(type);
+    if (this.wants('recent_private_conversations')) {
+      for (const c of state.conversations)
+        this.recent.set(c.key, { user_ids: c.user_ids, max_message_id: c.max_message_id });
+    }
+    if (this.wants('message') && !this.wants('update_message_flags')) {
+      // Without unread messages to read, each conversation is asked only for its newest id.
+      this.maxMessageId = Math.max(this.maxMessageId, await caller.newestMessageId());
+      this.types.add('message');
+    }
+    if (this.wants('message') && this.wants('update_message_flags')) {
+      const muted = Object.entries(state.subscriptions)
+        .filter(([, s]) => s.is_muted)
+        .map(([id]) => Number(id));
+      this.unread = new UnreadIndex(this.me, muted);
+      const { messages, newest } = await unreadMessages(caller, MAX_UNREAD);
+      for (const m of messages) this.unread.add(m);
+      for (const [key, id] of newest) this.foldNewest(key, id);
+      this.types.add('message').add('update_message_flags').add('delete_message').add('update_message');
+    }
+  }
+
+  /**
+   * A conversation's newest message, as its actor answered: the user's own
+   * list of direct conversations may not have heard of it yet, and the
+   * queue drops its event.
+   */
+  foldNewest(key: string, id: number): void {
+    this.maxMessageId = Math.max(this.maxMessageId, id);
+    const users = /:dm:([\d,]+)$/.exec(key)?.[1];
+    if (!users || !this.wants('recent_private_conversations')) return;
+    const known = this.recent.get(key);
+    if (known && known.max_message_id >= id) return;
+    const others = users
+      .split(',')
+      .map(Number)
+      .filter((u) => u !== this.me);
+    this.recent.set(key, { user_ids: others, max_message_id: id });
+  }
+
+  finish(emptyTopicName: string | null): Record<string, unknown> {
+    if (this.wants('message')) this.body.max_message_id = this.maxMessageId;
+    if (this.unread) this.body.unread_msgs = this.unread.toJSON(emptyTopicName);
+    if (this.wants('recent_private_conversations')) {
+      this.body.recent_private_conversations = [...this.recent.values()]
+        .sort((a, b) => b.max_message_id - a.max_message_id)
+        .map((c) => ({ user_ids: c.user_ids.filter((id) => id !== this.me), max_message_id: c.max_message_id }));
+    }
+    return this.body;
+  }
+}

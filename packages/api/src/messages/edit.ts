@@ -1,0 +1,321 @@
+import { Type } from '@sinclair/typebox';
+import { defineRoute, type Route } from '@chat/edge';
+import { emojiCode, isEmojiName } from '@chat/markdown';
+import { RESOLVED_TOPIC_PREFIX } from '@chat/narrow';
+import { ChatError, type MessageDetail, type Principal, type ViewedMessage } from '@chat/protocol';
+import { prepareContent } from './content.js';
+import { addressOfKey, CallerContext } from '../context.js';
+import { getMessages, type Located } from './fetch.js';
+import { checkContent, normalizeTopic } from '../limits.js';
+import { moveToChannel } from './move-channel.js';
+import type { ApiOptions } from '../options.js';
+import { sendMessage } from './send.js';
+import { claimUploads } from '../uploads/uploads.js';
+
+interface EditReply {
+  moved_ids: number[];
+  old_topic: string;
+  resolved: boolean;
+  detached_upload_paths: string[];
+}
+
+const EDITABLE_FLAGS = ['read', 'starred'] as const;
+const FIXED_FLAGS = [
+  'mentioned',
+  'wildcard_mentioned',
+  'stream_wildcard_mentioned',
+  'topic_wildcard_mentioned',
+  'has_alert_word',
+  'historical',
+  'collapsed',
+];
+
+/** The automated notices of a topic move, posted by the realm's notification bot. */
+async function postMoveNotices(
+  caller: CallerContext,
+  options: ApiOptions,
+  channel: { id: number; name: string },
+  edit: EditReply,
+  newTopic: string,
+  notify: { old: boolean; new: boolean },
+) {
+  const bot = await caller.actors.ask<Principal>(caller.realm, { type: 'realm.notificationBot' });
+  const botCaller = new CallerContext(caller.actors, bot);
+  const who = `@_**${caller.principal.full_name}|${caller.principal.user_id}**`;
+  const link = (topic: string) => `#**${channel.name}>${topic}**`;
+  const count = edit.moved_ids.length === 1 ? 'A message was' : `${edit.moved_ids.length} messages were`;
+  const post = (topic: string, content: string) =>
+    sendMessage(botCaller, { type: 'stream', to: channel.id, topic, content }, options, 'Internal', true);
+  if (edit.resolved) {
+    if (notify.new) {
+      const action = newTopic.startsWith(RESOLVED_TOPIC_PREFIX) ? 'resolved' : 'unresolved';
+      await post(newTopic, `${who} has marked this topic as ${action}.`);
+    }
+    return;
+  }
+  if (notify.new) await post(newTopic, `This topic was moved here from ${link(edit.old_topic)} by ${who}.`);
+  if (notify.old) await post(edit.old_topic, `${count} moved from this topic to ${link(newTopic)} by ${who}.`);
+}
+
+/** The message and its conversation, or `Invalid message(s)` if the caller may not see it. */
+async function messageOf(caller: CallerContext, id: number): Promise<Located> {
+  return ((await getMessages(caller, [id])) as [Located])[0];
+}
+
+/** The conversation of a message; its actor decides whether the caller may act on it. */
+async function keyOf(caller: CallerContext, id: number): Promise<string> {
+  return (await caller.locate([id])).get(id)!;
+}
+
+function reactionOf(principal: Principal, params: { emoji_name: string; emoji_code?: string; reaction_type?: string }) {
+  const code = emojiCode(params.emoji_name);
+  if (!isEmojiName(params.emoji_name) || code === undefined) {
+    throw new ChatError('BAD_REQUEST', `Emoji '${params.emoji_name}' does not exist`);
+  }
+  if (params.emoji_code !== undefined && params.emoji_code !== code)
+    throw new ChatError('BAD_REQUEST', 'Invalid emoji code.');
+  return {
+    emoji_name: params.emoji_name,
+    emoji_code: code,
+    reaction_type: 'unicode_emoji' as const,
+    user_id: principal.user_id,
+  };
+}
+
+export function messageEditRoutes(options: ApiOptions): Route[] {
+  const Reaction = {
+    message_id: Type.Integer(),
+    emoji_name: Type.String(),
+    emoji_code: Type.Optional(Type.String()),
+    reaction_type: Type.Optional(Type.String()),
+  };
+  const reactionRoute = (method: 'POST' | 'DELETE') =>
+    defineRoute({
+      method,
+      path: '/messages/{message_id}/reactions',
+      auth: 'required',
+      params: Type.Object(Reaction),
+      summary: method === 'POST' ? 'Add an emoji reaction' : 'Remove an emoji reaction',
+      description: "Adds or removes the caller's emoji reaction on a message.",
+      tags: ['messages'],
+      async handler({ params, principal, actors }) {
+        const caller = new CallerContext(actors, principal);
+        const key = await keyOf(caller, params.message_id);
+        await actors.ask(addressOfKey(key), {
+          type: method === 'POST' ? 'reaction.add' : 'reaction.remove',
+          actor: principal,
+          message_id: params.message_id,
+          reaction: reactionOf(principal, params),
+        });
+        return {};
+      },
+    });
+
+  return [
+    defineRoute({
+      method: 'PATCH',
+      path: '/messages/{message_id}',
+      auth: 'required',
+      params: Type.Object({
+        message_id: Type.Integer(),
+        topic: Type.Optional(Type.String()),
+        propagate_mode: Type.Optional(
+          Type.Union([Type.Literal('change_one'), Type.Literal('change_later'), Type.Literal('change_all')], {
+            default: 'change_one',
+          }),
+        ),
+        send_notification_to_old_thread: Type.Optional(Type.Boolean({ default: false })),
+        send_notification_to_new_thread: Type.Optional(Type.Boolean({ default: true })),
+        content: Type.Optional(Type.String()),
+        prev_content_sha256: Type.Optional(Type.String()),
+        stream_id: Type.Optional(Type.Integer()),
+      }),
+      aliases: { topic: ['subject'] },
+      summary: 'Edit a message',
+      description: "Changes a message's content, or moves it (and optionally its topic) to another topic.",
+      tags: ['messages'],
+      async handler({ params, principal, actors }) {
+        if (params.content !== undefined && params.stream_id !== undefined) {
+          throw new ChatError('BAD_REQUEST', 'Cannot change message content while changing channel');
+        }
+        if (params.content === undefined && params.topic === undefined && params.stream_id === undefined) {
+          throw new ChatError('BAD_REQUEST', 'Nothing to change');
+        }
+        const caller = new CallerContext(actors, principal);
+        const settings = await caller.settings();
+        const located = await messageOf(caller, params.message_id);
+        const { key, message } = located;
+        const topic = params.topic !== undefined ? normalizeTopic(params.topic, settings) : undefined;
+        // The same channel as stream_id is a move within it, handled below.
+        if (params.stream_id !== undefined && params.stream_id !== message.channel_id) {
+          await moveToChannel(caller, options, located, {
+            stream_id: params.stream_id,
+            ...(topic !== undefined ? { topic } : {}),
+            propagate_mode: params.propagate_mode ?? 'change_one',
+            notify_old: params.send_notification_to_old_thread ?? false,
+            notify_new: params.send_notification_to_new_thread ?? true,
+          });
+          return { detached_uploads: [] };
+        }
+        const prepared =
+          params.content !== undefined ? await prepareContent(caller, checkContent(params.content)) : undefined;
+        const edit = await actors.ask<EditReply>(addressOfKey(key), {
+          type: 'message.edit',
+          actor: principal,
+          message_id: params.message_id,
+          ...(prepared ? { prepared } : {}),
+          ...(topic !== undefined ? { topic } : {}),
+          propagate_mode: params.propagate_mode ?? 'change_one',
+          ...(params.prev_content_sha256 !== undefined ? { prev_content_sha256: params.prev_content_sha256 } : {}),
+          notify_old: params.send_notification_to_old_thread ?? false,
+          notify_new: params.send_notification_to_new_thread ?? true,
+          settings,
+          wildcard_threshold: options.wildcardThreshold,
+        });
+        if (topic !== undefined && edit.moved_ids.length > 0 && message.channel_id !== null) {
+          await postMoveNotices(caller, options, { id: message.channel_id, name: message.channel_name! }, edit, topic, {
+            old: params.send_notification_to_old_thread ?? false,
+            new: params.send_notification_to_new_thread ?? true,
+          });
+        }
+        // Content edits are the sender's own, so the sender's uploads are the ones to relink.
+        const detached = prepared
+          ? await claimUploads(caller, {
+              message_id: params.message_id,
+              key,
+              date_sent: message.timestamp * 1000,
+              paths: prepared.upload_paths,
+              unlinked: edit.detached_upload_paths,
+            })
+          : [];
+        return { detached_uploads: detached };
+      },
+    }),
+    defineRoute({
+      method: 'DELETE',
+      path: '/messages/{message_id}',
+      auth: 'required',
+      params: Type.Object({ message_id: Type.Integer() }),
+      summary: 'Delete a message',
+      description: 'Deletes a message the caller may delete.',
+      tags: ['messages'],
+      async handler({ params, principal, actors }) {
+        const caller = new CallerContext(actors, principal);
+        const key = await keyOf(caller, params.message_id);
+        await actors.ask(addressOfKey(key), {
+          type: 'message.delete',
+          actor: principal,
+          message_id: params.message_id,
+          settings: await caller.settings(),
+        });
+        return {};
+      },
+    }),
+    reactionRoute('POST'),
+    reactionRoute('DELETE'),
+    defineRoute({
+      method: 'POST',
+      path: '/messages/flags',
+      auth: 'required',
+      params: Type.Object({
+        messages: Type.Array(Type.Integer()),
+        op: Type.Union([Type.Literal('add'), Type.Literal('remove')]),
+        flag: Type.String(),
+      }),
+      summary: 'Update personal message flags',
+      description: 'Marks messages read or unread, starred or unstarred, for the caller.',
+      tags: ['messages'],
+      async handler({ params, principal, actors }) {
+        if (FIXED_FLAGS.includes(params.flag))
+          throw new ChatError('BAD_REQUEST', `Flag not editable: '${params.flag}'`);
+        const flag = EDITABLE_FLAGS.find((f) => f === params.flag);
+        if (!flag) throw new ChatError('BAD_REQUEST', `Invalid flag: '${params.flag}'`);
+        const caller = new CallerContext(actors, principal);
+        const messages = await getMessages(caller, params.messages);
+        const targets = messages.map(({ key, message }) => ({
+          id: message.id,
+          key,
+          own: message.sender_id === principal.user_id,
+        }));
+        const unread = params.op === 'remove' && flag === 'read';
+        const result = await actors.ask<{ messages: number[] }>(caller.me, {
+          type: 'user.flags',
+          op: params.op,
+          flag,
+          messages: targets,
+          ...(unread
+            ? {
+                details: detailsOf(
+                  messages.map((m) => m.message),
+                  principal.user_id,
+                ),
+              }
+            : {}),
+        });
+        return { messages: result.messages };
+      },
+    }),
+    defineRoute({
+      method: 'GET',
+      path: '/messages/{message_id}/history',
+      auth: 'required',
+      params: Type.Object({
+        message_id: Type.Integer(),
+        allow_empty_topic_name: Type.Optional(Type.Boolean({ default: false })),
+      }),
+      summary: "Get a message's edit history",
+      description: 'Every version of a message, oldest first.',
+      tags: ['messages'],
+      async handler({ params, principal, actors }) {
+        const caller = new CallerContext(actors, principal);
+        const { message } = await messageOf(caller, params.message_id);
+        return { message_history: historyOf(message) };
+      },
+    }),
+  ];
+}
+
+/** What an unread event tells clients about each message, so they can count it unread. */
+function detailsOf(messages: ViewedMessage[], me: number): Record<string, MessageDetail> {
+  const mentions = ['mentioned', 'stream_wildcard_mentioned', 'topic_wildcard_mentioned'];
+  return Object.fromEntries(
+    messages.map((m) => {
+      const mentioned = m.flags.some((f) => mentions.includes(f)) ? { mentioned: true } : {};
+      const where: MessageDetail =
+        m.channel_id !== null
+          ? { type: 'stream', stream_id: m.channel_id, topic: m.topic }
+          : { type: 'private', user_ids: m.dm_user_ids.filter((id) => id !== me) };
+      return [m.id, { ...where, ...mentioned }];
+    }),
+  );
+}
+
+/** Rebuilds each version of a message from its edits, walking back from the current one. */
+function historyOf(m: ViewedMessage) {
+  let content = m.content;
+  let rendered = m.rendered;
+  let topic = m.topic;
+  const versions = [];
+  for (const edit of [...m.edits].reverse()) {
+    const entry: Record<string, unknown> = {
+      topic,
+      content,
+      rendered_content: rendered,
+      timestamp: edit.timestamp,
+      user_id: edit.user_id,
+    };
+    if (edit.prev_content !== undefined) {
+      Object.assign(entry, { prev_content: edit.prev_content, prev_rendered_content: edit.prev_rendered_content });
+      content = edit.prev_content;
+      rendered = edit.prev_rendered_content ?? rendered;
+    }
+    if (edit.prev_topic !== undefined) {
+      entry.prev_topic = edit.prev_topic;
+      topic = edit.prev_topic;
+    }
+    if (edit.prev_stream !== undefined) Object.assign(entry, { prev_stream: edit.prev_stream, stream: edit.stream });
+    versions.push(entry);
+  }
+  versions.push({ topic, content, rendered_content: rendered, timestamp: m.timestamp, user_id: m.sender_id });
+  return versions.reverse();
+}

@@ -1,0 +1,63 @@
+import type { UserRef, ViewedMessage } from '@chat/protocol';
+import { gravatarUrl } from '../users/json.js';
+
+export interface MessageFormat {
+  apply_markdown: boolean;
+  client_gravatar: boolean;
+  /** Clients that do not understand the empty topic get this name instead. */
+  empty_topic_name: string | null;
+  realm: string;
+}
+
+/** Zulip's recipient ids are their own namespace; a stable hash of the conversation stands in for one. */
+function recipientId(m: ViewedMessage): number {
+  if (m.channel_id !== null) return m.channel_id;
+  let hash = 0x811c9dc5;
+  for (const id of m.dm_user_ids) hash = Math.imul(hash ^ id, 0x01000193);
+  return (hash >>> 0) % 0x7fffffff;
+}
+
+const person = (id: number, users: Map<number, UserRef>) => {
+  const user = users.get(id);
+  return { id, email: user?.email ?? '', full_name: user?.full_name ?? 'Unknown user', is_mirror_dummy: false };
+};
+
+/** Every user a list of messages refers to (senders and participants). */
+export function referencedUsers(messages: ViewedMessage[]): number[] {
+  const ids = new Set<number>();
+  for (const m of messages) {
+    ids.add(m.sender_id);
+    for (const id of m.dm_user_ids) ids.add(id);
+  }
+  return [...ids];
+}
+
+/** A message in the shape of the reference's message object. */
+export function messageJson(m: ViewedMessage, users: Map<number, UserRef>, format: MessageFormat) {
+  const sender = users.get(m.sender_id);
+  const topic =
+    m.topic === '' && format.empty_topic_name !== null && m.channel_id !== null ? format.empty_topic_name : m.topic;
+  return {
+    id: m.id,
+    sender_id: m.sender_id,
+    sender_email: sender?.email ?? '',
+    sender_full_name: sender?.full_name ?? 'Unknown user',
+    sender_realm_str: format.realm,
+    avatar_url: format.client_gravatar || !sender ? null : gravatarUrl(sender.email, 1),
+    client: m.client,
+    content: format.apply_markdown ? m.rendered : m.content,
+    content_type: format.apply_markdown ? 'text/html' : 'text/x-markdown',
+    flags: m.flags,
+    is_me_message: false,
+    reactions: m.reactions,
+    recipient_id: recipientId(m),
+    submessages: [],
+    timestamp: m.timestamp,
+    topic_links: [],
+    ...(m.last_edit_timestamp !== null ? { last_edit_timestamp: m.last_edit_timestamp } : {}),
+    ...(m.last_moved_timestamp !== null ? { last_moved_timestamp: m.last_moved_timestamp } : {}),
+    ...(m.channel_id !== null
+      ? { type: 'stream', stream_id: m.channel_id, display_recipient: m.channel_name ?? '', subject: topic }
+      : { type: 'private', display_recipient: m.dm_user_ids.map((id) => person(id, users)), subject: '' }),
+  };
+}

@@ -1,0 +1,190 @@
+import { Type } from '@sinclair/typebox';
+import { defineRoute, type Route } from '@chat/edge';
+import {
+  ChatError,
+  channelAddress,
+  conversationAddress,
+  type ChannelCommand,
+  type Principal,
+  type RealmSettings,
+  type UserRef,
+} from '@chat/protocol';
+import { prepareContent } from './content.js';
+import { CallerContext } from '../context.js';
+import { checkContent, normalizeTopic } from '../limits.js';
+import { claimUploads } from '../uploads/uploads.js';
+import type { ApiOptions } from '../options.js';
+
+const To = Type.Union([Type.Integer(), Type.String(), Type.Array(Type.Integer()), Type.Array(Type.String())], {
+  description: 'A channel name or id, or the user ids or e-mail addresses of a direct message.',
+});
+
+/** The channel id a message goes to; an unknown id is refused by the ChannelActor itself. */
+async function channelIdOf(caller: CallerContext, to: number | string | number[] | string[]): Promise<number> {
+  const target = Array.isArray(to) ? (to.length === 1 ? to[0]! : undefined) : to;
+  if (target === undefined) {
+    throw new ChatError('BAD_REQUEST', 'Invalid recipient: a channel message needs one channel');
+  }
+  return typeof target === 'string' ? (await caller.channelByName(target)).channel_id : target;
+}
+
+/** The participants of a direct message, the sender included; refuses unknown and deactivated users. */
+async function participantsOf(caller: CallerContext, to: number | string | number[] | string[]): Promise<UserRef[]> {
+  const list = Array.isArray(to) ? to : typeof to === 'string' ? to.split(',').map((s) => s.trim()) : [to];
+  if (list.length === 0) throw new ChatError('BAD_REQUEST', 'Message must have recipients');
+  const ids = list.filter((x): x is number => typeof x === 'number');
+  const emails = list.filter((x): x is string => typeof x === 'string');
+  const { users } = await caller.resolve({ user_ids: ids, emails });
+  for (const id of ids) {
+    if (!users.some((u) => u.user_id === id)) throw new ChatError('BAD_REQUEST', `Invalid user ID ${id}`);
+  }
+  for (const email of emails) {
+    if (!users.some((u) => u.email.toLowerCase() === email.toLowerCase())) {
+      throw new ChatError('BAD_REQUEST', `Invalid email '${email}'`);
+    }
+  }
+  const gone = users.find((u) => !u.is_active);
+  if (gone) throw new ChatError('BAD_REQUEST', `'${gone.email}' is no longer using Zulip.`);
+  return users;
+}
+
+const asRef = (p: Principal): UserRef => ({
+  user_id: p.user_id,
+  email: p.email,
+  full_name: p.full_name,
+  role: p.role,
+  is_bot: p.is_bot,
+  is_active: true,
+  bot_owner_id: null,
+});
+
+export interface SendRequest {
+  type: string;
+  to: number | string | number[] | string[];
+  content: string;
+  topic?: string;
+  read_by_sender?: boolean;
+  /** The sender's event queue, which gets `local_id` back in the message event. */
+  queue_id?: string;
+  local_id?: string;
+}
+
+/** Sends one message as `sender`; shared by the API and the automated notices (`internal`: the notification bot's). */
+export async function sendMessage(
+  caller: CallerContext,
+  req: SendRequest,
+  options: ApiOptions,
+  client: string,
+  internal = false,
+) {
+  const sender: Principal = caller.principal;
+  const settings: RealmSettings = await caller.settings();
+  const content = checkContent(req.content);
+  const direct = req.type === 'direct' || req.type === 'private';
+  let address;
+  let topic = '';
+  let channelId: number | undefined;
+  const people = [asRef(sender)];
+  if (direct) {
+    const others = (await participantsOf(caller, req.to)).filter((u) => u.user_id !== sender.user_id);
+    people.push(...others);
+    address = conversationAddress(sender.realm, [sender.user_id, ...others.map((u) => u.user_id)]);
+  } else {
+    channelId = await channelIdOf(caller, req.to);
+    if (req.topic === undefined) throw new ChatError('BAD_REQUEST', 'Missing topic');
+    topic = normalizeTopic(req.topic, settings);
+    address = channelAddress(sender.realm, channelId);
+  }
+  const prepared = await prepareContent(caller, content);
+  const read = req.read_by_sender ?? !sender.is_bot;
+  // A retry with the same queue and local id is the same message.
+  const local =
+    req.queue_id !== undefined && req.local_id !== undefined
+      ? { queue_id: req.queue_id, local_id: req.local_id }
+      : undefined;
+  const command: ChannelCommand = {
+    type: 'message.send',
+    sender,
+    topic,
+    prepared,
+    settings,
+    wildcard_threshold: options.wildcardThreshold,
+    client,
+    people,
+    read_by_sender: read,
+    ...(local ? { local } : {}),
+    ...(internal ? { internal } : {}),
+  };
+  const sent = await caller.actors.ask<{ id: number; new_topic: boolean }>(
+    address,
+    command,
+    local ? { idempotencyKey: `send:${sender.user_id}:${local.queue_id}:${local.local_id}` } : {},
+  );
+  const after = await caller.actors.ask<{ automatic_new_visibility_policy?: number }>(caller.me, {
+    type: 'user.sent',
+    key: address.key,
+    message_id: sent.id,
+    read,
+    ...(channelId !== undefined ? { topic: { channel_id: channelId, topic, new_topic: sent.new_topic } } : {}),
+  });
+  // Asked, not told: once the send answers, readers of the message can open its uploads.
+  await claimUploads(caller, {
+    message_id: sent.id,
+    key: address.key,
+    date_sent: Date.now(),
+    paths: prepared.upload_paths,
+  });
+  return { id: sent.id, ...after };
+}
+
+export function sendRoutes(options: ApiOptions): Route[] {
+  return [
+    defineRoute({
+      method: 'POST',
+      path: '/messages',
+      auth: 'required',
+      params: Type.Object({
+        type: Type.Union([
+          Type.Literal('direct'),
+          Type.Literal('channel'),
+          Type.Literal('stream'),
+          Type.Literal('private'),
+        ]),
+        to: To,
+        content: Type.String({ description: 'The Markdown content of the message.' }),
+        topic: Type.Optional(Type.String({ description: 'The topic of a channel message.' })),
+        queue_id: Type.Optional(Type.String()),
+        local_id: Type.Optional(Type.String()),
+        read_by_sender: Type.Optional(Type.Boolean()),
+      }),
+      aliases: { topic: ['subject'] },
+      summary: 'Send a message',
+      description: 'Sends a channel message or a direct message.',
+      tags: ['messages'],
+      response: Type.Object({ id: Type.Integer(), automatic_new_visibility_policy: Type.Optional(Type.Integer()) }),
+      async handler({ params, principal, actors, request }) {
+        return sendMessage(new CallerContext(actors, principal), params, options, clientName(request.userAgent));
+      },
+    }),
+    defineRoute({
+      method: 'POST',
+      path: '/messages/render',
+      auth: 'required',
+      params: Type.Object({ content: Type.String({ description: 'The Markdown to render.' }) }),
+      summary: 'Render a message',
+      description: 'Renders Markdown the way a sent message would be rendered.',
+      tags: ['messages'],
+      response: Type.Object({ rendered: Type.String() }),
+      async handler({ params, principal, actors }) {
+        const prepared = await prepareContent(new CallerContext(actors, principal), checkContent(params.content));
+        return { rendered: prepared.rendered };
+      },
+    }),
+  ];
+}
+
+/** The original names the client by its User-Agent's first word (e.g. "ZulipMobile"). */
+export function clientName(userAgent: string | undefined): string {
+  const first = userAgent?.split(/[\s/]/)[0] ?? '';
+  return first === '' ? 'API' : first.slice(0, 30);
+}

@@ -1,0 +1,121 @@
+import { Type } from '@sinclair/typebox';
+import { defineRoute, type Route } from '@chat/edge';
+import { ChatError, type Principal, type PushDevice, type PushKind, type RealmInfo } from '@chat/protocol';
+import { CallerContext } from '../context.js';
+import type { ApiOptions } from '../options.js';
+import type { PushNotification } from '../ports/push-bouncer.js';
+
+const MAX_TOKEN_LENGTH = 4096;
+
+/** The original's checks: a token of sane length; APNs tokens are hex (the bytes Apple gave the app). */
+function checkToken(token: string, kind: PushKind): string {
+  if (token === '' || token.length > MAX_TOKEN_LENGTH)
+    throw new ChatError('BAD_REQUEST', 'Empty or invalid length token');
+  if (kind === 'apns' && !/^(?:[0-9a-fA-F]{2})+$/.test(token)) throw new ChatError('BAD_REQUEST', 'Invalid APNS token');
+  return token;
+}
+
+/** Registrations belong to people's phones; bots have none. */
+function humansOnly(principal: Principal): void {
+  if (principal.is_bot) throw new ChatError('BAD_REQUEST', 'This endpoint does not accept bot requests.');
+}
+
+/** The routes registering and removing one kind of device token. */
+function tokenRoutes(kind: PushKind, path: string, label: string): Route[] {
+  const register = defineRoute({
+    method: 'POST',
+    path,
+    auth: 'required',
+    params:
+      kind === 'apns'
+        ? Type.Object({ token: Type.String(), appid: Type.String({ description: "The iOS app's bundle id." }) })
+        : Type.Object({ token: Type.String() }),
+    summary: `Add ${label}`,
+    description: `Registers one of the caller's devices for push notifications (the legacy, unencrypted kind).`,
+    tags: ['users'],
+    async handler({ params, principal, actors }) {
+      humansOnly(principal);
+      const device: PushDevice = { kind, token: checkToken(params.token, kind) };
+      if ('appid' in params) {
+        if (params.appid.trim() === '') throw new ChatError('BAD_REQUEST', 'appid cannot be blank');
+        device.appid = params.appid;
+      }
+      await actors.ask(new CallerContext(actors, principal).me, { type: 'user.addPushDevice', device });
+      return {};
+    },
+  });
+  const remove = defineRoute({
+    method: 'DELETE',
+    path,
+    auth: 'required',
+    params: Type.Object({ token: Type.String() }),
+    summary: `Remove ${label}`,
+    description: "Forgets one of the caller's registered devices.",
+    tags: ['users'],
+    async handler({ params, principal, actors }) {
+      humansOnly(principal);
+      const token = checkToken(params.token, kind);
+      await actors.ask(new CallerContext(actors, principal).me, { type: 'user.removePushDevice', kind, token });
+      return {};
+    },
+  });
+  return [register, remove];
+}
+
+export function pushRoutes(options: ApiOptions): Route[] {
+  return [
+    ...tokenRoutes('apns', '/users/me/apns_device_token', 'an APNs device token'),
+    ...tokenRoutes('fcm', '/users/me/android_gcm_reg_id', 'an FCM registration token'),
+    defineRoute({
+      method: 'POST',
+      path: '/mobile_push/test_notification',
+      auth: 'required',
+      params: Type.Object({
+        token: Type.Optional(Type.String({ description: "One device's token; all the caller's devices without it." })),
+      }),
+      summary: 'Send a test notification to mobile devices',
+      description: 'Sends a push notification with `event: test` through the push bouncer.',
+      tags: ['mobile'],
+      async handler({ params, principal, actors, log }) {
+        humansOnly(principal);
+        const caller = new CallerContext(actors, principal);
+        const devices = await actors.ask<PushDevice[]>(caller.me, { type: 'user.pushDevices', token: params.token });
+        const bouncer = options.pushBouncer;
+        if (!bouncer) {
+          throw new ChatError(
+            'PUSH_SERVICE_NOT_CONFIGURED',
+            'Server is not configured to use push notification service.',
+          );
+        }
+        const realm = await actors.ask<RealmInfo>(caller.realm, { type: 'realm.info' });
+        const payload = {
+          event: 'test',
+          server: new URL(options.externalUrl).host,
+          realm_id: realm.id,
+          realm_name: realm.name,
+          realm_url: options.externalUrl,
+          user_id: principal.user_id,
+        };
+        for (const device of devices) {
+          const notification: PushNotification = {
+            realm: principal.realm,
+            user_id: principal.user_id,
+            device,
+            payload: { ...payload, time: Math.floor(Date.now() / 1000) },
+          };
+          let outcome;
+          try {
+            outcome = await bouncer.send(notification);
+          } catch (err) {
+            log.warn({ err }, 'push bouncer failed');
+            throw new ChatError('BAD_REQUEST', 'Network error while connecting to the push notification service.');
+          }
+          if (outcome === 'unknown_token') {
+            throw new ChatError('INVALID_REMOTE_PUSH_DEVICE_TOKEN', 'Device not recognized by the push bouncer');
+          }
+        }
+        return {};
+      },
+    }),
+  ];
+}

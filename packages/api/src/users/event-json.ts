@@ -1,0 +1,16 @@
+import type { NumberedEvent, QueueSpec } from '@chat/protocol';
+import { gravatarUrl } from './json.js';
+
+type Body = Record<string, unknown>;
+
+/**
+ * `realm_user` op `add` as one queue sees it: the RealmActor leaves the
+ * avatar to the client (null); queues registered without `client_gravatar`
+ * get the URL, as `GET /users` gives them.
+ */
+export function presentNewUser(event: NumberedEvent, spec: QueueSpec): Body {
+  const person = (event as Body).person as Body;
+  if (spec.client_gravatar || person.avatar_url !== null) return { ...event };
+  const avatar_url = gravatarUrl(String(person.email), Number(person.avatar_version));
+  return { ...event, person: { ...person, avatar_url } };
+}

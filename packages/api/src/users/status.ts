@@ -1,0 +1,122 @@
+import { Type } from '@sinclair/typebox';
+import { defineRoute, type Route } from '@chat/edge';
+import { emojiCharacters, emojiCode } from '@chat/markdown';
+import { ChatError, type ReactionType, type StatusEmoji, type UserStatusJson } from '@chat/protocol';
+import { CallerContext } from '../context.js';
+import type { ApiOptions } from '../options.js';
+import { changeSettings } from './settings.js';
+
+const MAX_STATUS_TEXT_LENGTH = 60;
+/** The emoji the original ships besides Unicode's, named by their code. */
+const EXTRA_EMOJI = ['zulip'];
+
+const bad = (msg: string) => new ChatError('BAD_REQUEST', msg);
+
+/** An emoji chosen by name alone: custom emoji first (none exist yet), then Unicode, then the extra ones. */
+function emojiByName(name: string): { code: string; type: ReactionType } {
+  const code = emojiCode(name);
+  if (code !== undefined) return { code, type: 'unicode_emoji' };
+  if (EXTRA_EMOJI.includes(name)) return { code: name, type: 'zulip_extra_emoji' };
+  throw bad(`Emoji '${name}' does not exist`);
+}
+
+/** The original's check that a name, code and type denote one emoji, in its words. */
+function checkEmoji(name: string, code: string, type: string): StatusEmoji {
+  switch (type) {
+    case 'realm_emoji':
+      // Custom emoji cannot be uploaded yet, so no id names one.
+      throw bad('Invalid custom emoji.');
+    case 'zulip_extra_emoji':
+      if (!EXTRA_EMOJI.includes(code)) throw bad('Invalid emoji code.');
+      if (name !== code) throw bad('Invalid emoji name.');
+      return { emoji_name: name, emoji_code: code, reaction_type: type };
+    case 'unicode_emoji':
+      if (emojiCharacters(code) === undefined) throw bad('Invalid emoji code.');
+      if (emojiCode(name) !== code) throw bad('Invalid emoji name.');
+      return { emoji_name: name, emoji_code: code, reaction_type: type };
+    default:
+      throw bad('Invalid emoji type.');
+  }
+}
+
+interface StatusParams {
+  status_text?: string;
+  away?: boolean;
+  emoji_name?: string;
+  emoji_code?: string;
+  reaction_type?: string;
+}
+
+/** What the request changes, checked in the original's order. */
+function statusChange(params: StatusParams): { status_text?: string; emoji?: StatusEmoji; away?: boolean } {
+  const raw = params.status_text;
+  if (raw !== undefined && [...raw].length > MAX_STATUS_TEXT_LENGTH) {
+    throw bad(`status_text is too long (limit: ${MAX_STATUS_TEXT_LENGTH} characters)`);
+  }
+  const text = raw?.trim();
+  const { away, emoji_name: name, emoji_code: code, reaction_type: type } = params;
+  if (away === undefined && text === undefined && name === undefined) {
+    throw bad('Client did not pass any new values.');
+  }
+  if (name === undefined && (code !== undefined || type !== undefined)) {
+    throw bad('Client must pass emoji_name if they pass either emoji_code or reaction_type.');
+  }
+  let emoji: StatusEmoji | undefined;
+  // An empty name clears the emoji.
+  if (name === '') emoji = { emoji_name: '', emoji_code: '', reaction_type: 'unicode_emoji' };
+  else if (name !== undefined) {
+    const chosen = code === undefined || type === undefined ? emojiByName(name) : { code, type };
+    emoji = checkEmoji(name, chosen.code, chosen.type);
+  }
+  return {
+    ...(text !== undefined ? { status_text: text } : {}),
+    ...(emoji ? { emoji } : {}),
+    ...(away !== undefined ? { away } : {}),
+  };
+}
+
+export function statusRoutes(_options: ApiOptions): Route[] {
+  return [
+    defineRoute({
+      method: 'POST',
+      path: '/users/me/status',
+      auth: 'required',
+      params: Type.Object({
+        status_text: Type.Optional(Type.String({ description: 'At most 60 characters; empty clears the text.' })),
+        away: Type.Optional(Type.Boolean({ description: 'Deprecated: the inverse of `presence_enabled`.' })),
+        emoji_name: Type.Optional(Type.String({ description: 'Empty clears the emoji.' })),
+        emoji_code: Type.Optional(Type.String()),
+        reaction_type: Type.Optional(Type.String()),
+      }),
+      summary: 'Update your status',
+      description: "Changes only the parts of the caller's status that are passed.",
+      tags: ['users'],
+      response: Type.Object({}),
+      async handler({ params, principal, actors }) {
+        const change = statusChange(params);
+        const caller = new CallerContext(actors, principal);
+        // `away` is a legacy spelling of the presence_enabled setting.
+        if (change.away !== undefined) await changeSettings(caller, { presence_enabled: !change.away });
+        await actors.ask(caller.realm, { type: 'realm.setStatus', user_id: principal.user_id, ...change });
+        return {};
+      },
+    }),
+    defineRoute({
+      method: 'GET',
+      path: '/users/{user_id}/status',
+      auth: 'required',
+      params: Type.Object({ user_id: Type.Integer({ description: "The target user's ID." }) }),
+      summary: "Get a user's status",
+      description: 'The status a user of the organization set; empty if none.',
+      tags: ['users'],
+      async handler({ params, principal, actors }) {
+        const caller = new CallerContext(actors, principal);
+        const status = await actors.ask<UserStatusJson>(caller.realm, {
+          type: 'realm.userStatus',
+          user_id: params.user_id,
+        });
+        return { status };
+      },
+    }),
+  ];
+}
