@@ -15,7 +15,8 @@ import { LIMITS } from '../limits.js';
 import { messageJson, referencedUsers, type MessageFormat } from './json.js';
 import type { ApiOptions } from '../options.js';
 
-export const LATEST = Number.MAX_SAFE_INTEGER;
+/** The original's LARGER_THAN_MAX_MESSAGE_ID: the anchor of "newest", and of "first_unread" with nothing unread. */
+export const LATEST = 10_000_000_000_000_000;
 
 const Format = {
   apply_markdown: Type.Optional(Type.Boolean({ default: true })),
