@@ -1,6 +1,6 @@
 import {
   newSubscription,
-  type RealmSettings,
+  type Organization,
   type UserSettings,
   type ChannelEntry,
   type UserProfile,
@@ -38,25 +38,19 @@ const SMALL_CHANNEL = 250;
 /** What an unsubscribed channel shows for personal settings it no longer has. */
 const FORMER_SUBSCRIPTION = newSubscription('#c2c2c2');
 
-/** The organization's settings and limits (`realm` in `fetch_event_types`). */
-export function realmSection(settings: RealmSettings, options: ApiOptions): Record<string, unknown> {
+/** The organization's settings and limits (`realm` in `fetch_event_types`): each setting as `realm_<name>`. */
+export function realmSection(org: Organization, options: ApiOptions): Record<string, unknown> {
+  const settings = Object.entries(org.settings).map(([name, value]) => [`realm_${name}`, value]);
   return {
     max_message_length: LIMITS.max_message_length,
     max_topic_length: LIMITS.max_topic_length,
     max_stream_name_length: LIMITS.max_stream_name_length,
     max_stream_description_length: LIMITS.max_stream_description_length,
     max_file_upload_size_mib: options.maxFileUploadSizeMib,
-    realm_allow_message_editing: settings.allow_message_editing,
-    realm_message_content_edit_limit_seconds: settings.message_content_edit_limit_seconds,
-    realm_move_messages_within_stream_limit_seconds: settings.move_messages_within_stream_limit_seconds,
-    realm_move_messages_between_streams_limit_seconds: settings.move_messages_between_streams_limit_seconds,
-    realm_topics_policy: settings.topics_policy,
-    realm_empty_topic_display_name: settings.empty_topic_display_name,
-    realm_message_retention_days: settings.message_retention_days,
-    realm_enable_spectator_access: settings.enable_spectator_access,
-    realm_can_create_groups: settings.can_create_groups,
-    realm_can_manage_all_groups: settings.can_manage_all_groups,
-    realm_can_invite_users_group: settings.can_invite_users_group,
+    realm_name: org.name,
+    realm_description: org.description,
+    ...Object.fromEntries(settings),
+    realm_mandatory_topics: org.settings.topics_policy === 'disable_empty_topic',
   };
 }
 
@@ -105,12 +99,12 @@ export class Snapshot {
 
   async build(caller: CallerContext, options: ApiOptions): Promise<void> {
     const state = await caller.state();
-    const settings = await caller.settings();
     this.body.zulip_version = ZULIP_VERSION;
     this.body.zulip_feature_level = FEATURE_LEVEL;
     this.body.zulip_merge_base = ZULIP_VERSION;
     if (this.wants('realm')) {
-      Object.assign(this.body, realmSection(settings, options));
+      const org = await caller.actors.ask<Organization>(caller.realm, { type: 'realm.organization' });
+      Object.assign(this.body, realmSection(org, options));
       this.types.add('realm');
     }
     if (this.wants('subscription')) {
