@@ -5,6 +5,7 @@ import {
   systemGroupsOf,
   type ChannelCommand,
   type ChannelSettings,
+  type Command,
   type PreparedContent,
   type Principal,
   type RealmSettings,
@@ -67,9 +68,19 @@ export const created = (id: number, subscribers: number[], changes: Partial<Chan
   subscribers,
 });
 
+/** The realm's message ids, as `realm.nextMessageId` hands them out: the next one above the asker's newest. */
+function messageIds() {
+  let next = 1;
+  return (_to: unknown, body: Command) => {
+    if (body.type !== 'realm.nextMessageId') throw new Error(`unexpected ask ${body.type}`);
+    next = Math.max(next, Number(body.floor) + 1);
+    return next++;
+  };
+}
+
 /** A conversation actor whose journal holds `given`. */
 export const conversation = (key: string, ...given: ChannelEvent[]) =>
-  new BehaviorTestKit(channelBehavior, { key }).given(given);
+  new BehaviorTestKit(channelBehavior, { key, answer: messageIds() }).given(given);
 
 /** A channel actor (key `zulip:<id>`) whose journal holds `given`. */
 export const channel = (id: number, ...given: ChannelEvent[]) => conversation(`${REALM}:${id}`, ...given);
