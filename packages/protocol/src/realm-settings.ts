@@ -76,7 +76,8 @@ export const REALM_OPTION_DEFAULTS = {
   emails_restricted_to_domains: false,
   enable_guest_user_dm_warning: true,
   enable_guest_user_indicator: true,
-  giphy_rating: 2,
+  // GIPHY and video calls start switched off: this server has no GIPHY key, and calls are the organization's choice.
+  giphy_rating: 0,
   inline_image_preview: true,
   inline_url_embed_preview: false,
   invite_required: true,
@@ -91,7 +92,7 @@ export const REALM_OPTION_DEFAULTS = {
   require_unique_names: false,
   send_welcome_emails: true,
   signup_announcements_stream_id: -1,
-  video_chat_provider: 1,
+  video_chat_provider: 0,
   waiting_period_threshold: 0,
   want_advertise_in_communities_directory: false,
   welcome_message_custom_text: '',

@@ -1,6 +1,10 @@
 import {
+  isAdministrator,
   newSubscription,
   type Organization,
+  VISIBILITY,
+  type RealmInfo,
+  type UserTopic,
   type UserSettings,
   type ChannelEntry,
   type UserProfile,
@@ -9,7 +13,6 @@ import type { CallerContext } from '../../context.js';
 import { subscriptionJson } from '../../channels/json.js';
 import { withGlobalDefaults } from '../../channels/notification-defaults.js';
 import { unreadMessages } from '../../messages/fetch.js';
-import { LIMITS } from '../../limits.js';
 import type { ApiOptions } from '../../options.js';
 import { FEATURE_LEVEL, ZULIP_VERSION } from '../../options.js';
 import { renderUser } from '../../users/json.js';
@@ -17,6 +20,10 @@ import { UnreadIndex } from './unread.js';
 import { personalSections } from './personal.js';
 import { groupSections } from './group-sections.js';
 import { addPeopleSections, type PeopleRequest } from './people.js';
+import { realmSection } from './realm-section.js';
+import { emptySections } from './empty-sections.js';
+import { ownAccountSection } from './own-account.js';
+import { visibleChannels } from '../../channels/channels.js';
 
 /** Sections built from one actor's reads, and the event type that changes each. */
 const SECTION_EVENTS: Array<[string, string]> = [
@@ -37,22 +44,6 @@ const SMALL_CHANNEL = 250;
 
 /** What an unsubscribed channel shows for personal settings it no longer has. */
 const FORMER_SUBSCRIPTION = newSubscription('#c2c2c2');
-
-/** The organization's settings and limits (`realm` in `fetch_event_types`): each setting as `realm_<name>`. */
-export function realmSection(org: Organization, options: ApiOptions): Record<string, unknown> {
-  const settings = Object.entries(org.settings).map(([name, value]) => [`realm_${name}`, value]);
-  return {
-    max_message_length: LIMITS.max_message_length,
-    max_topic_length: LIMITS.max_topic_length,
-    max_stream_name_length: LIMITS.max_stream_name_length,
-    max_stream_description_length: LIMITS.max_stream_description_length,
-    max_file_upload_size_mib: options.maxFileUploadSizeMib,
-    realm_name: org.name,
-    realm_description: org.description,
-    ...Object.fromEntries(settings),
-    realm_mandatory_topics: org.settings.topics_policy === 'disable_empty_topic',
-  };
-}
 
 export interface SnapshotRequest {
   user_id: number;
@@ -75,6 +66,16 @@ export interface SnapshotRequest {
  * asks. Fields that later events change live in mutable structures until
  * `finish`, so that events that raced the snapshot can be folded in.
  */
+/** The legacy `muted_topics`: [channel name, topic, when muted] for each muted topic. */
+async function mutedTopics(caller: CallerContext, topics: UserTopic[]): Promise<Array<[string, string, number]>> {
+  const muted = topics.filter((t) => t.visibility_policy === VISIBILITY.muted);
+  const names = new Map<number, string>();
+  for (const t of muted) {
+    if (!names.has(t.stream_id)) names.set(t.stream_id, (await caller.channelInfo(t.stream_id)).name);
+  }
+  return muted.map((t) => [names.get(t.stream_id)!, t.topic_name, t.last_updated]);
+}
+
 export class Snapshot {
   readonly body: Record<string, unknown> = {};
   unread: UnreadIndex | undefined;
@@ -99,14 +100,22 @@ export class Snapshot {
 
   async build(caller: CallerContext, options: ApiOptions): Promise<void> {
     const state = await caller.state();
+    const settings = await caller.settings();
     this.body.zulip_version = ZULIP_VERSION;
     this.body.zulip_feature_level = FEATURE_LEVEL;
     this.body.zulip_merge_base = ZULIP_VERSION;
+    this.body.max_reminder_note_length = 1000;
+    this.body.max_bulk_new_subscription_messages = 100;
     if (this.wants('realm')) {
+      const info = await caller.actors.ask<RealmInfo>(caller.realm, { type: 'realm.info' });
       const org = await caller.actors.ask<Organization>(caller.realm, { type: 'realm.organization' });
-      Object.assign(this.body, realmSection(org, options));
+      Object.assign(this.body, realmSection(org, info, options));
       this.types.add('realm');
     }
+    Object.assign(
+      this.body,
+      emptySections((section) => this.wants(section)),
+    );
     if (this.wants('subscription')) {
       const channels = await caller.actors.ask<ChannelEntry[]>(caller.realm, { type: 'realm.channels' });
       const subscribed = new Set(Object.keys(state.subscriptions).map(Number));
@@ -145,11 +154,31 @@ export class Snapshot {
       this.body.realm_non_active_users = users
         .filter((u) => !u.is_active)
         .map((u) => renderUser(u, this.req.client_gravatar));
+      const me = users.find((u) => u.user_id === this.me)!;
+      Object.assign(this.body, ownAccountSection(caller.principal, me, settings));
       this.types.add('realm_user');
     }
     if (this.wants('user_topic')) {
       this.body.user_topics = state.user_topics;
       this.types.add('user_topic');
+    }
+    if (this.wants('muted_topics')) this.body.muted_topics = await mutedTopics(caller, state.user_topics);
+    if (this.wants('starred_messages')) this.body.starred_messages = [...state.starred].sort((a, b) => a - b);
+    if (this.wants('stream') || this.wants('default_streams')) {
+      const visible = {
+        include_public: true,
+        include_web_public: true,
+        include_subscribed: true,
+        exclude_archived: true,
+      };
+      const strip = <T extends { is_default?: boolean }>({ is_default: _default, ...stream }: T) => stream;
+      const admin = isAdministrator(caller.principal);
+      if (this.wants('stream'))
+        this.body.streams = (await visibleChannels(caller, { ...visible, include_all: admin })).map(strip);
+      if (this.wants('default_streams')) {
+        const all = await visibleChannels(caller, { ...visible, include_all: true });
+        this.body.realm_default_streams = all.filter((s) => s.is_default).map(strip);
+      }
     }
     // No linkifiers can be configured yet, so clients with or without `linkifier_url_template` read none.
     if (this.wants('realm_linkifiers')) this.body.realm_linkifiers = [];
