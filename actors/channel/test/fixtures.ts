@@ -4,7 +4,9 @@ import {
   SYSTEM_GROUPS,
   systemGroupsOf,
   type ChannelCommand,
+  type ChannelInfo,
   type ChannelSettings,
+  type Command,
   type PreparedContent,
   type Principal,
   type RealmSettings,
@@ -35,8 +37,14 @@ export function realmSettings(changes: Partial<RealmSettings> = {}): RealmSettin
     can_mention_many_users_group: SYSTEM_GROUPS['role:administrators'],
     can_move_messages_between_channels_group: SYSTEM_GROUPS['role:members'],
     can_move_messages_between_topics_group: SYSTEM_GROUPS['role:everyone'],
+    can_resolve_topics_group: SYSTEM_GROUPS['role:everyone'],
     move_messages_within_stream_limit_seconds: null,
     move_messages_between_streams_limit_seconds: null,
+    allow_message_editing: true,
+    message_content_edit_limit_seconds: 600,
+    can_delete_own_message_group: SYSTEM_GROUPS['role:everyone'],
+    can_delete_any_message_group: SYSTEM_GROUPS['role:administrators'],
+    can_add_subscribers_group: SYSTEM_GROUPS['role:members'],
     ...changes,
   } as RealmSettings;
 }
@@ -61,15 +69,33 @@ export function channelSettings(id: number, changes: Partial<ChannelSettings> = 
   };
 }
 
+/** A channel as `channel.info` shows it (the destination of a move). */
+export const info = (id: number, subscribers: number[], changes: Partial<ChannelSettings> = {}): ChannelInfo => ({
+  ...channelSettings(id, changes),
+  subscribers,
+  first_message_id: null,
+  last_message_id: null,
+});
+
 export const created = (id: number, subscribers: number[], changes: Partial<ChannelSettings> = {}): ChannelEvent => ({
   type: 'channelCreated',
   channel: channelSettings(id, changes),
   subscribers,
 });
 
+/** The realm's message ids, as `realm.nextMessageId` hands them out: the next one above the asker's newest. */
+function messageIds() {
+  let next = 1;
+  return (_to: unknown, body: Command) => {
+    if (body.type !== 'realm.nextMessageId') throw new Error(`unexpected ask ${body.type}`);
+    next = Math.max(next, Number(body.floor) + 1);
+    return next++;
+  };
+}
+
 /** A conversation actor whose journal holds `given`. */
 export const conversation = (key: string, ...given: ChannelEvent[]) =>
-  new BehaviorTestKit(channelBehavior, { key }).given(given);
+  new BehaviorTestKit(channelBehavior, { key, answer: messageIds() }).given(given);
 
 /** A channel actor (key `zulip:<id>`) whose journal holds `given`. */
 export const channel = (id: number, ...given: ChannelEvent[]) => conversation(`${REALM}:${id}`, ...given);

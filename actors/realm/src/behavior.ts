@@ -16,12 +16,14 @@ import { inviteHandlers, spentInvites } from './invites/invites.js';
 import { emailChangeHandlers } from './accounts/email-change.js';
 import { userAdded } from './people.js';
 import { folderHandlers } from './folders.js';
+import { settingsHandlers as organizationHandlers } from './settings.js';
 import { groupHandlers } from './groups/groups.js';
 import { broadcast } from './broadcast.js';
 import { decidePublicListener, listeners, relayPublicMessage } from './public-listeners.js';
 import { createUsers } from './accounts/bulk.js';
 import { decideSetActive } from './accounts/deactivation.js';
 import { decideCanCreateUsers } from './accounts/create-users-permission.js';
+import { decideMessageId, resumeMessageIds } from './message-ids.js';
 import { statusHandlers } from './status/commands.js';
 import {
   applyEvent,
@@ -105,6 +107,7 @@ const handlers: RealmHandlers<RealmProtocol> = {
   ...emailChangeHandlers,
   ...statusHandlers,
   ...directoryHandlers,
+  ...organizationHandlers,
   'realm.create': (ctx, command) => {
     const state = ctx.state;
     if (state.exists) throw new ChatError('BAD_REQUEST', `Realm '${state.stringId}' already exists`);
@@ -205,6 +208,7 @@ const handlers: RealmHandlers<RealmProtocol> = {
   'realm.publicMessage': ({ state }, command) => {
     return relayPublicMessage(state, command);
   },
+  'realm.nextMessageId': ({ state }, command) => decideMessageId(state, command.floor),
   'realm.publicListeners': ({ state }) => {
     return { reply: listeners(state) };
   },
@@ -230,5 +234,8 @@ export const realmBehavior: ActorBehavior<RealmState, RealmEvent> = {
     if (command.type !== 'realm.create' && !ctx.state.exists) throw noRealm();
   }),
   apply: applyEvent,
-  onActivate: (ctx) => migrate(ctx.state as RealmState),
+  onActivate: (ctx) => {
+    migrate(ctx.state as RealmState);
+    resumeMessageIds(ctx.state as RealmState);
+  },
 };

@@ -5,8 +5,11 @@ import type { StoredGroup } from './groups/model.js';
 import { applyInviteEvent, type EmailChange, type Invite, type InviteEvent } from './invites/state.js';
 import { applyActivity, type ActivityEvent } from './accounts/deactivation.js';
 import { applyPeopleEvent, isPeopleEvent, type PeopleEvent, type PeopleState } from './status/commands.js';
+import { applyMessageIdEvent, type MessageIdEvent, type MessageIds } from './message-ids.js';
 import { applyPublicListener, type PublicListenerEvent, type PublicListeners } from './public-listeners.js';
 import { applyCanCreateUsers, type CanCreateUsersEvent } from './accounts/create-users-permission.js';
+import { applySettingsChanged, type SettingsChangedEvent } from './settings.js';
+import type { GroupSetting, RealmValue } from '@chat/protocol';
 
 /** One account of the realm, as the RealmActor keeps it. */
 export interface Account {
@@ -45,6 +48,8 @@ export interface RealmState {
   channels: Record<number, ChannelEntry>;
   nextChannelId: number;
   settings: RealmSettings;
+  /** The organization settings no messaging rule reads, as changed (absent: the default; see settings.ts). */
+  options?: Record<string, RealmValue | GroupSetting>;
   /** Sends the automated notices (topic moves, resolutions). */
   notificationBotId: number | null;
   /** User-defined groups by id (absent in older snapshots); system groups are computed from roles. */
@@ -53,6 +58,8 @@ export interface RealmState {
   channelFolders?: Record<number, ChannelFolder>;
   /** Pending e-mail invitations by id (absent in older snapshots). */
   invites?: Record<number, Invite>;
+  /** The realm's message id sequence (absent until the first message). */
+  messageIds?: MessageIds;
   nextInviteId?: number;
   /** Pending address changes by the hash of their confirmation key. */
   emailChanges?: Record<string, EmailChange>;
@@ -71,12 +78,14 @@ const WEEK = 7 * 24 * 3600;
 export const DEFAULT_SETTINGS: RealmSettings = {
   allow_message_editing: true,
   message_content_edit_limit_seconds: 600,
+  message_content_delete_limit_seconds: 600,
   move_messages_within_stream_limit_seconds: WEEK,
   move_messages_between_streams_limit_seconds: WEEK,
   topics_policy: 'allow_empty_topic',
   empty_topic_display_name: 'general chat',
   message_retention_days: -1,
   enable_spectator_access: false,
+  enable_read_receipts: true,
   can_mention_many_users_group: SYSTEM_GROUPS['role:administrators'],
   can_move_messages_between_channels_group: SYSTEM_GROUPS['role:members'],
   can_move_messages_between_topics_group: SYSTEM_GROUPS['role:everyone'],
@@ -122,7 +131,9 @@ export type RealmEvent =
   | PeopleEvent
   | ActivityEvent
   | PublicListenerEvent
-  | CanCreateUsersEvent;
+  | MessageIdEvent
+  | CanCreateUsersEvent
+  | SettingsChangedEvent;
 
 export function initialState(stringId: string): RealmState {
   return {
@@ -154,6 +165,11 @@ export function applyEvent(state: RealmState, event: RealmEvent): void {
       return applyPublicListener(state, event);
     case 'canCreateUsersSet':
       return applyCanCreateUsers(state, event);
+    case 'realmSettingsChanged':
+      return applySettingsChanged(state, event);
+    case 'messageIdsReserved':
+    case 'messageIdTaken':
+      return applyMessageIdEvent(state, event);
     case 'realmCreated':
       Object.assign(state, {
         exists: true,

@@ -17,6 +17,7 @@ import { decideAddQueue, deliverPublic, listenerTells } from './all-public.js';
 import { decideMoved } from './moved.js';
 import { personalHandlers } from './personal/personal.js';
 import { settingsHandlers } from './settings.js';
+import { mutingHandlers, onArrival } from './muting.js';
 import { applyEvent, initialState, topicKey, type UserEvent, type UserHandlers, type UserState } from './state.js';
 
 type Ctx = ActorContext<UserState>;
@@ -33,6 +34,8 @@ function snapshot(state: UserState): UserSnapshot {
     starred: state.starred,
     unread_own: state.unreadOwn,
     user_topics: Object.values(state.topics),
+    alerted: state.alerted ?? [],
+    muted_user_ids: Object.keys(state.mutedUsers ?? {}).map(Number),
   };
 }
 
@@ -61,6 +64,7 @@ const handlers: UserHandlers<UserProtocol> = {
   ...personalHandlers,
   ...settingsHandlers,
   ...attachmentHandlers,
+  ...mutingHandlers,
   'user.subscribed': (ctx, command) => {
     const state = ctx.state;
     if (state.subscriptions[command.channel_id]) return {};
@@ -167,7 +171,9 @@ const handlers: UserHandlers<UserProtocol> = {
   },
   'user.deliver': (ctx, command) => {
     const state = ctx.state;
-    return deliver(ctx.address.key, state, command.events);
+    const arrival = onArrival(ctx.address.key, state, command.events);
+    const passed = deliver(ctx.address.key, state, command.events, arrival.flags);
+    return arrival.changes.length > 0 ? { ...passed, events: arrival.changes } : passed;
   },
   'user.deliverPublic': (ctx, command) => {
     const state = ctx.state;

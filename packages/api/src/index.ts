@@ -5,12 +5,17 @@ import { deactivationRoutes } from './users/deactivation.js';
 import { channelRoutes } from './channels/channels.js';
 import { fetchRoutes } from './messages/fetch.js';
 import { messageEditRoutes } from './messages/edit.js';
+import { flagRoutes } from './messages/flags.js';
+import { readReceiptRoutes } from './messages/read-receipts.js';
+import { reportRoutes } from './messages/report.js';
+import { mutingRoutes } from './personal/muting.js';
 import { sendRoutes } from './messages/send.js';
 import { eventRoutes } from './events/events.js';
 import { registerRoutes } from './events/register/route.js';
 import { uploadRoutes } from './uploads/uploads.js';
 import { groupRoutes } from './groups/groups.js';
 import { folderRoutes } from './realm/folders.js';
+import { realmSettingsRoutes } from './realm/settings.js';
 import { draftRoutes } from './personal/drafts.js';
 import { snippetRoutes } from './personal/snippets.js';
 import { navigationViewRoutes } from './personal/navigation-views.js';
@@ -34,12 +39,17 @@ export function apiRoutes(options: ApiOptions): Route[] {
     ...sendRoutes(options),
     ...fetchRoutes(options),
     ...messageEditRoutes(options),
+    ...flagRoutes(),
+    ...readReceiptRoutes(),
+    ...reportRoutes(options),
+    ...mutingRoutes(),
     ...channelRoutes(options),
     ...registerRoutes(options),
     ...eventRoutes(options),
     ...uploadRoutes(options),
     ...groupRoutes(),
     ...folderRoutes(),
+    ...realmSettingsRoutes(options),
     ...draftRoutes(options),
     ...snippetRoutes(options),
     ...navigationViewRoutes(options),
@@ -52,6 +62,7 @@ export function apiRoutes(options: ApiOptions): Route[] {
   ];
 }
 export { createChannel, type NewChannelSpec } from './channels/create.js';
+export { emojiData } from './events/register/emoji-data.js';
 export { uploadDownloads, type RawContext, type RawDeps, type RawMiddleware } from './uploads/downloads.js';
 export { tusUploads, type TusUploads } from './uploads/tus.js';
 export type { Mail, Mailer } from './ports/mailer.js';

@@ -1,4 +1,5 @@
 import type { FolderCommand, FolderReplies } from './folders.js';
+import type { RealmSettingsCommand, RealmSettingsReplies } from './realm-settings.js';
 import type { GroupCommand, GroupReplies, GroupSetting } from './groups.js';
 import type { InviteCommand, InviteReplies } from './invites.js';
 import type { StatusCommand, StatusReplies } from './status.js';
@@ -84,6 +85,8 @@ export interface RealmSettings {
   allow_message_editing: boolean;
   /** Seconds; null: no limit. */
   message_content_edit_limit_seconds: number | null;
+  /** How long senders may delete their own messages; null: no limit. */
+  message_content_delete_limit_seconds: number | null;
   move_messages_within_stream_limit_seconds: number | null;
   move_messages_between_streams_limit_seconds: number | null;
   topics_policy: 'allow_empty_topic' | 'disable_empty_topic';
@@ -92,6 +95,8 @@ export interface RealmSettings {
   /** Days; -1 keeps messages forever. */
   message_retention_days: number;
   enable_spectator_access: boolean;
+  /** Whether read receipts are available at all (each user's `send_read_receipts` decides theirs). */
+  enable_read_receipts: boolean;
   can_mention_many_users_group: GroupSetting;
   can_move_messages_between_channels_group: GroupSetting;
   can_move_messages_between_topics_group: GroupSetting;
@@ -226,9 +231,12 @@ export type RealmCommand =
   | { type: 'realm.publicListener'; user_id: number; listening: boolean; seq: number }
   /** From a public channel: its message events, for listeners not among those who heard them (`except`). */
   | { type: 'realm.publicMessage'; events: QueueEvent[]; except: number[] }
+  /** A conversation's next message id, above its newest (`floor`); replies a number (`actors/realm/src/message-ids.ts`). */
+  | { type: 'realm.nextMessageId'; floor: number }
   /** The ids of the users the realm relays public channels' messages to. */
   | { type: 'realm.publicListeners' }
   | GroupCommand
+  | RealmSettingsCommand
   | FolderCommand
   | InviteCommand
   | StatusCommand;
@@ -239,6 +247,7 @@ export interface LoginCandidate extends ApiKeyGrant {
 
 export type RealmReplies = GroupReplies &
   FolderReplies &
+  RealmSettingsReplies &
   InviteReplies &
   StatusReplies & {
     /** The first accounts, in the order given. */
@@ -265,6 +274,8 @@ export type RealmReplies = GroupReplies &
     'realm.channelChanged': null;
     'realm.publicListener': null;
     'realm.publicMessage': null;
+    /** A message id, above `floor`. */
+    'realm.nextMessageId': number;
     /** User ids. */
     'realm.publicListeners': number[];
   };

@@ -2,6 +2,7 @@
 import type { ChannelInfo, IdRanges } from './channel.js';
 import type { QueueEvent } from './queue.js';
 import type { PersonalCommand, PersonalReplies } from './personal.js';
+import type { MutingCommand, MutingReplies } from './muting.js';
 import type { SettingsCommand, SettingsReplies } from './settings.js';
 import type { MovedReadCommand, MovedReadReplies } from './move.js';
 import type { ProtocolOf } from './contract.js';
@@ -66,6 +67,10 @@ export interface UserSnapshot {
   starred: number[];
   unread_own: number[];
   user_topics: UserTopic[];
+  /** Messages that arrived with one of the user's alert words (absent before alert words). */
+  alerted?: number[];
+  /** Ids of the users the user muted (absent before muting). */
+  muted_user_ids?: number[];
 }
 
 export interface FlagTarget {
@@ -130,6 +135,7 @@ export type UserCommand =
   | { type: 'user.deliverPublic'; events: QueueEvent[] }
   | AttachmentCommand
   | PersonalCommand
+  | MutingCommand
   | SettingsCommand
   | MovedReadCommand;
 
@@ -137,6 +143,7 @@ export type UserCommand =
 export type SentReply = { automatic_new_visibility_policy?: number };
 
 export type UserReplies = PersonalReplies &
+  MutingReplies &
   SettingsReplies &
   MovedReadReplies &
   AttachmentReplies & {

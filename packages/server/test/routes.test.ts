@@ -8,6 +8,7 @@ import { peopleLadder } from './people-routes.js';
 import { groupLadder } from './group-routes.js';
 import { inviteLadder } from './invite-routes.js';
 import { accountLadder } from './account-routes.js';
+import { orgLadder } from './org-routes.js';
 
 /**
  * The ladder every route climbs: no credentials, wrong credentials, a
@@ -15,7 +16,7 @@ import { accountLadder } from './account-routes.js';
  * table must name every operation the server documents, so a new route
  * cannot skip it.
  */
-const SECTIONS = [personalLadder, peopleLadder, groupLadder, inviteLadder, accountLadder];
+const SECTIONS = [personalLadder, peopleLadder, groupLadder, inviteLadder, accountLadder, orgLadder];
 
 /** Messages made in `before`, one per case that changes or reads a message. */
 const made: Record<string, number> = {};
@@ -147,6 +148,21 @@ function messagingCases(): Case[] {
       auth: true,
       valid: { subscriptions: '["Scotland"]' },
       bad: { params: { subscriptions: 'Scotland' }, name: 'subscriptions' },
+    },
+    {
+      method: 'POST',
+      path: '/users/me/subscriptions/properties',
+      auth: true,
+      // Verona (3), which iago is subscribed to.
+      valid: { subscription_data: '[{"stream_id": 3, "property": "pin_to_top", "value": true}]' },
+      bad: missing('subscription_data'),
+    },
+    {
+      method: 'PATCH',
+      path: '/users/me/subscriptions',
+      auth: true,
+      valid: { add: '[{"name": "ladder patched"}]' },
+      bad: { params: { delete: 'Scotland' }, name: 'delete' },
     },
     {
       method: 'POST',

@@ -22,6 +22,8 @@ export interface KitOptions {
   shard?: number;
   /** The clock, in ms (default: the time the kit was made); `advance` moves it. */
   now?: number;
+  /** Answers the behavior's asks to other actors (`ctx.actors.ask`); without it they are refused. */
+  answer?: (to: ActorAddress, body: Command) => unknown;
 }
 
 export interface RunOptions {
@@ -70,6 +72,7 @@ export class BehaviorTestKit<State extends object, Event extends TypedEvent> {
   /** Names of the replies held now. */
   readonly held = new Set<string>();
   private readonly idem = new IdempotencyCache(1 << 16);
+  private readonly actors: ActorClient;
 
   constructor(
     readonly behavior: ActorBehavior<State, Event>,
@@ -79,6 +82,10 @@ export class BehaviorTestKit<State extends object, Event extends TypedEvent> {
     this.shard = options.shard ?? 0;
     this.now = options.now ?? Date.now();
     this.state = behavior.initial(this.address.key);
+    const answer = options.answer;
+    this.actors = answer
+      ? { ...noActors, ask: async <R>(to: ActorAddress, body: Command) => copy(answer(to, body)) as R }
+      : noActors;
   }
 
   /**
@@ -145,7 +152,7 @@ export class BehaviorTestKit<State extends object, Event extends TypedEvent> {
       store: this.store,
       timers: this.timers,
       holding: (name) => this.held.has(name),
-      actors: noActors,
+      actors: this.actors,
     };
   }
 

@@ -11,7 +11,7 @@ import { subscriptionJson } from '../../channels/json.js';
 import type { ApiOptions } from '../../options.js';
 import { FEATURE_LEVEL, ZULIP_VERSION } from '../../options.js';
 import { renderUser } from '../../users/json.js';
-import { realmSection } from './snapshot.js';
+import { realmSection } from './realm-section.js';
 
 export interface SpectatorRequest {
   fetch: Set<string> | null;
@@ -32,11 +32,11 @@ export async function spectatorRegister(
   req: SpectatorRequest,
   options: ApiOptions,
 ): Promise<Record<string, unknown>> {
-  const [info, settings] = await Promise.all([
+  const [info, org] = await Promise.all([
     actors.ask(realm, { type: 'realm.info' }),
-    actors.ask(realm, { type: 'realm.settings' }),
+    actors.ask(realm, { type: 'realm.organization' }),
   ]);
-  if (!info.web_public_access_enabled || !settings.enable_spectator_access) {
+  if (!info.web_public_access_enabled || !org.settings.enable_spectator_access) {
     throw new ChatError('UNAUTHORIZED', 'Not logged in: API authentication or user session required');
   }
   if (req.client_gravatar === true) throw anonymous('client_gravatar');
@@ -49,7 +49,7 @@ export async function spectatorRegister(
     zulip_feature_level: FEATURE_LEVEL,
     zulip_merge_base: ZULIP_VERSION,
   };
-  if (wants('realm')) Object.assign(body, realmSection(settings, options));
+  if (wants('realm')) Object.assign(body, realmSection(org, info, options));
   const channels = await webPublicChannels(actors, realm, info.string_id);
   if (wants('subscription')) {
     const settingsOfViewer = newSubscription('#c2c2c2');
