@@ -1,5 +1,7 @@
 import {
   isAdministrator,
+  isGuest,
+  maySeePublicChannels,
   newSubscription,
   type Organization,
   VISIBILITY,
@@ -136,8 +138,11 @@ export class Snapshot {
       });
       this.body.subscriptions = json.filter((j) => subscribed.has(j.id)).map((j) => j.sub);
       this.body.unsubscribed = json.filter((j) => !subscribed.has(j.id)).map((j) => j.sub);
+      // Who cannot see public channels (guests) learns only the web-public ones, as in the original.
+      const seesPublic = maySeePublicChannels(caller.principal);
       this.body.never_subscribed = channels
         .filter((c) => !subscribed.has(c.channel_id) && !unsubscribed.has(c.channel_id) && !c.invite_only)
+        .filter((c) => seesPublic || c.is_web_public)
         .filter((c) => this.req.archived_channels || !c.is_archived)
         .map((c) => ({
           stream_id: c.channel_id,
@@ -177,7 +182,8 @@ export class Snapshot {
         this.body.streams = (await visibleChannels(caller, { ...visible, include_all: admin })).map(strip);
       if (this.wants('default_streams')) {
         const all = await visibleChannels(caller, { ...visible, include_all: true });
-        this.body.realm_default_streams = all.filter((s) => s.is_default).map(strip);
+        // The original pretends to guests that there are no default channels.
+        this.body.realm_default_streams = isGuest(caller.principal) ? [] : all.filter((s) => s.is_default).map(strip);
       }
     }
     // No linkifiers can be configured yet, so clients with or without `linkifier_url_template` read none.
