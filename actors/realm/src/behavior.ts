@@ -23,6 +23,7 @@ import { createUsers } from './accounts/bulk.js';
 import { decideSetActive } from './accounts/deactivation.js';
 import { decideCanCreateUsers } from './accounts/create-users-permission.js';
 import { isStatusCommand, statusCommand } from './status/commands.js';
+import { botCommand, isBotCommand } from './bots/bots.js';
 import {
   applyEvent,
   initialState,
@@ -133,6 +134,7 @@ function decide(ctx: Ctx, command: RealmCommand): Decision<RealmEvent> {
   if (!state.exists) throw noRealm();
   if (isInviteCommand(command)) return inviteCommand(ctx, command);
   if (isStatusCommand(command)) return statusCommand(ctx, command);
+  if (isBotCommand(command)) return botCommand(ctx, command);
   switch (command.type) {
     case 'realm.info':
       return {

@@ -6,6 +6,7 @@ import { applyActivity, type ActivityEvent } from './accounts/deactivation.js';
 import { applyPeopleEvent, isPeopleEvent, type PeopleEvent, type PeopleState } from './status/commands.js';
 import { applyPublicListener, type PublicListenerEvent, type PublicListeners } from './public-listeners.js';
 import { applyCanCreateUsers, type CanCreateUsersEvent } from './accounts/create-users-permission.js';
+import { applyBotEvent, type BotConfig, type BotEvent } from './bots/model.js';
 
 /** One account of the realm, as the RealmActor keeps it. */
 export interface Account {
@@ -24,6 +25,8 @@ export interface Account {
   avatarVersion: number;
   /** The `can_create_users` permission (accounts/create-users-permission.ts); absent means not held. */
   canCreateUsers?: boolean;
+  /** A bot's defaults and services (bots/model.ts); absent for people and older bots. */
+  bot?: BotConfig;
 }
 
 export interface RealmState {
@@ -89,6 +92,8 @@ export const DEFAULT_SETTINGS: RealmSettings = {
   can_create_groups: SYSTEM_GROUPS['role:members'],
   can_manage_all_groups: SYSTEM_GROUPS['role:owners'],
   can_invite_users_group: SYSTEM_GROUPS['role:members'],
+  can_create_bots_group: SYSTEM_GROUPS['role:members'],
+  can_create_write_only_bots_group: SYSTEM_GROUPS['role:members'],
 };
 
 export const NOTIFICATION_BOT = {
@@ -121,7 +126,8 @@ export type RealmEvent =
   | PeopleEvent
   | ActivityEvent
   | PublicListenerEvent
-  | CanCreateUsersEvent;
+  | CanCreateUsersEvent
+  | BotEvent;
 
 export function initialState(stringId: string): RealmState {
   return {
@@ -153,6 +159,8 @@ export function applyEvent(state: RealmState, event: RealmEvent): void {
       return applyPublicListener(state, event);
     case 'canCreateUsersSet':
       return applyCanCreateUsers(state, event);
+    case 'botUpdated':
+      return applyBotEvent(state, event);
     case 'realmCreated':
       Object.assign(state, {
         exists: true,

@@ -20,6 +20,9 @@ import { settingsRoutes } from './users/settings.js';
 import { statusRoutes } from './users/status.js';
 import { presenceRoutes } from './users/presence.js';
 import { typingRoutes } from './messages/typing.js';
+import { botRoutes } from './bots/bots.js';
+import { withIncomingWebhookLimit } from './bots/incoming-webhooks.js';
+import { botStorageRoutes } from './bots/storage.js';
 import type { ApiOptions } from './options.js';
 
 export { authenticateWith } from './authenticate.js';
@@ -27,7 +30,7 @@ export { FEATURE_LEVEL, ZULIP_VERSION, type ApiOptions } from './options.js';
 
 /** Every operation the server serves. */
 export function apiRoutes(options: ApiOptions): Route[] {
-  return [
+  return withIncomingWebhookLimit([
     ...accountRoutes(options),
     ...apiKeyRoutes(),
     ...deactivationRoutes(),
@@ -49,7 +52,9 @@ export function apiRoutes(options: ApiOptions): Route[] {
     ...statusRoutes(options),
     ...presenceRoutes(options),
     ...typingRoutes(options),
-  ];
+    ...botRoutes(options),
+    ...botStorageRoutes(),
+  ]);
 }
 export { createChannel, type NewChannelSpec } from './channels/create.js';
 export { uploadDownloads, type RawContext, type RawDeps, type RawMiddleware } from './uploads/downloads.js';

@@ -16,3 +16,4 @@ export * from './personal.js';
 export * from './queue.js';
 export * from './settings.js';
 export * from './status.js';
+export * from './bots.js';

@@ -11,6 +11,7 @@ const MESSAGES = ['message', 'update_message_flags', 'delete_message', 'update_m
 const BUILDS: Record<string, string[]> = {
   'realm.settings': ['realm'],
   'realm.listUsers': ['realm_user'],
+  'realm.bots': ['realm_bot'],
   'realm.userGroups': ['user_group'],
   'realm.channelFolders': ['channel_folder'],
   'realm.statuses': ['user_status'],

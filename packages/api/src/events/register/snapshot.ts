@@ -4,6 +4,7 @@ import {
   type UserSettings,
   type ChannelEntry,
   type UserProfile,
+  type BotJson,
 } from '@chat/protocol';
 import type { CallerContext } from '../../context.js';
 import { subscriptionJson } from '../../channels/json.js';
@@ -13,6 +14,7 @@ import { LIMITS } from '../../limits.js';
 import type { ApiOptions } from '../../options.js';
 import { FEATURE_LEVEL, ZULIP_VERSION } from '../../options.js';
 import { renderUser } from '../../users/json.js';
+import { presentBot } from '../../bots/json.js';
 import { UnreadIndex } from './unread.js';
 import { personalSections } from './personal.js';
 import { groupSections } from './group-sections.js';
@@ -28,6 +30,7 @@ const SECTION_EVENTS: Array<[string, string]> = [
   ['user_settings', 'user_settings'],
   ['user_status', 'user_status'],
   ['presences', 'presence'],
+  ['realm_bots', 'realm_bot'],
 ];
 
 /** The original covers the conversations of this many of the newest unread messages. */
@@ -57,6 +60,8 @@ export function realmSection(settings: RealmSettings, options: ApiOptions): Reco
     realm_can_create_groups: settings.can_create_groups,
     realm_can_manage_all_groups: settings.can_manage_all_groups,
     realm_can_invite_users_group: settings.can_invite_users_group,
+    realm_can_create_bots_group: settings.can_create_bots_group,
+    realm_can_create_write_only_bots_group: settings.can_create_write_only_bots_group,
   };
 }
 
@@ -152,6 +157,14 @@ export class Snapshot {
         .filter((u) => !u.is_active)
         .map((u) => renderUser(u, this.req.client_gravatar));
       this.types.add('realm_user');
+    }
+    if (this.wants('realm_bot')) {
+      const bots = await caller.actors.ask<BotJson[]>(caller.realm, {
+        type: 'realm.bots',
+        actor: caller.principal,
+        scope: 'administered',
+      });
+      this.body.realm_bots = bots.map(presentBot);
     }
     if (this.wants('user_topic')) {
       this.body.user_topics = state.user_topics;
