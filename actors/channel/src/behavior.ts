@@ -23,7 +23,7 @@ import { decideUpdate } from './update.js';
 
 type Ctx = ActorContext<ChannelState>;
 
-function decide(ctx: Ctx, command: ChannelCommand): Decision<ChannelEvent> {
+function decide(ctx: Ctx, command: ChannelCommand): Decision<ChannelEvent> | Promise<Decision<ChannelEvent>> {
   const state = ctx.state;
   switch (command.type) {
     case 'channel.create':

@@ -1,6 +1,8 @@
 import {
   ChatError,
   inGroupSetting,
+  realmAddress,
+  realmOfKey,
   type ChannelCommand,
   type MessageQueueEvent,
   type RealmSettings,
@@ -8,7 +10,6 @@ import {
 } from '@chat/protocol';
 import type { ActorContext, Decision } from '@chat/runtime';
 import { can, hasContentAccess } from './access.js';
-import { nextMessageId } from './ids.js';
 import { fanout, messageForEvent } from './events.js';
 import { dmParticipants, toUsers } from './members.js';
 import { toPublicListeners } from './public-relay.js';
@@ -80,7 +81,17 @@ function checkChannelSend(state: ChannelState, cmd: Send): void {
   checkTopic(state, cmd.topic, cmd.settings);
 }
 
-export function decideSend(ctx: ActorContext<ChannelState>, cmd: Send): Decision<ChannelEvent> {
+/**
+ * The realm's next message id (`actors/realm/src/message-ids.ts`), asked
+ * once the send is allowed, so a refused send uses none. The conversation
+ * waits for it, so its own ids grow in the order of its messages.
+ */
+function nextMessageId(ctx: ActorContext<ChannelState>): Promise<number> {
+  const realm = realmAddress(realmOfKey(ctx.address.key));
+  return ctx.actors.ask<number>(realm, { type: 'realm.nextMessageId', floor: lastMessageId(ctx.state) });
+}
+
+export async function decideSend(ctx: ActorContext<ChannelState>, cmd: Send): Promise<Decision<ChannelEvent>> {
   const state = ctx.state;
   const events: ChannelEvent[] = [];
   if (state.kind === 'none') {
@@ -95,7 +106,7 @@ export function decideSend(ctx: ActorContext<ChannelState>, cmd: Send): Decision
   const { content, rendered, group_member_ids, ...facts } = cmd.prepared;
   const message: StoredMessage = {
     ...facts,
-    id: nextMessageId(ctx.shard, ctx.now, lastMessageId(state)),
+    id: await nextMessageId(ctx),
     sender_id: cmd.sender.user_id,
     timestamp: Math.floor(ctx.now / 1000),
     topic,

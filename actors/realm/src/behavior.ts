@@ -22,6 +22,7 @@ import { decidePublicListener, listeners, relayPublicMessage } from './public-li
 import { createUsers } from './accounts/bulk.js';
 import { decideSetActive } from './accounts/deactivation.js';
 import { decideCanCreateUsers } from './accounts/create-users-permission.js';
+import { decideMessageId, resumeMessageIds } from './message-ids.js';
 import { isStatusCommand, statusCommand } from './status/commands.js';
 import { botCommand, isBotCommand } from './bots/bots.js';
 import {
@@ -197,6 +198,8 @@ function decide(ctx: Ctx, command: RealmCommand): Decision<RealmEvent> {
       return decidePublicListener(state, command);
     case 'realm.publicMessage':
       return relayPublicMessage(state, command);
+    case 'realm.nextMessageId':
+      return decideMessageId(state, command.floor);
     case 'realm.publicListeners':
       return { reply: listeners(state) };
     case 'realm.setActive':
@@ -222,5 +225,8 @@ export const realmBehavior: ActorBehavior<RealmState, RealmEvent> = {
   initial: initialState,
   handle: (ctx, command: Command) => decide(ctx, command as RealmCommand),
   apply: applyEvent,
-  onActivate: (ctx) => migrate(ctx.state as RealmState),
+  onActivate: (ctx) => {
+    migrate(ctx.state as RealmState);
+    resumeMessageIds(ctx.state as RealmState);
+  },
 };

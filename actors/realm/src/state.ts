@@ -4,6 +4,7 @@ import type { StoredGroup } from './groups/model.js';
 import { applyInviteEvent, type EmailChange, type Invite, type InviteEvent } from './invites/state.js';
 import { applyActivity, type ActivityEvent } from './accounts/deactivation.js';
 import { applyPeopleEvent, isPeopleEvent, type PeopleEvent, type PeopleState } from './status/commands.js';
+import { applyMessageIdEvent, type MessageIdEvent, type MessageIds } from './message-ids.js';
 import { applyPublicListener, type PublicListenerEvent, type PublicListeners } from './public-listeners.js';
 import { applyCanCreateUsers, type CanCreateUsersEvent } from './accounts/create-users-permission.js';
 import { applyBotEvent, type BotConfig, type BotEvent } from './bots/model.js';
@@ -55,6 +56,8 @@ export interface RealmState {
   channelFolders?: Record<number, ChannelFolder>;
   /** Pending e-mail invitations by id (absent in older snapshots). */
   invites?: Record<number, Invite>;
+  /** The realm's message id sequence (absent until the first message). */
+  messageIds?: MessageIds;
   nextInviteId?: number;
   /** Pending address changes by the hash of their confirmation key. */
   emailChanges?: Record<string, EmailChange>;
@@ -126,6 +129,7 @@ export type RealmEvent =
   | PeopleEvent
   | ActivityEvent
   | PublicListenerEvent
+  | MessageIdEvent
   | CanCreateUsersEvent
   | BotEvent;
 
@@ -161,6 +165,9 @@ export function applyEvent(state: RealmState, event: RealmEvent): void {
       return applyCanCreateUsers(state, event);
     case 'botUpdated':
       return applyBotEvent(state, event);
+    case 'messageIdsReserved':
+    case 'messageIdTaken':
+      return applyMessageIdEvent(state, event);
     case 'realmCreated':
       Object.assign(state, {
         exists: true,

@@ -5,6 +5,7 @@ import { deactivationRoutes } from './users/deactivation.js';
 import { channelRoutes } from './channels/channels.js';
 import { fetchRoutes } from './messages/fetch.js';
 import { messageEditRoutes } from './messages/edit.js';
+import { flagRoutes } from './messages/flags.js';
 import { sendRoutes } from './messages/send.js';
 import { eventRoutes } from './events/events.js';
 import { registerRoutes } from './events/register/route.js';
@@ -37,6 +38,7 @@ export function apiRoutes(options: ApiOptions): Route[] {
     ...sendRoutes(options),
     ...fetchRoutes(options),
     ...messageEditRoutes(options),
+    ...flagRoutes(),
     ...channelRoutes(options),
     ...registerRoutes(options),
     ...eventRoutes(options),

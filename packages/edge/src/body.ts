@@ -2,6 +2,7 @@ import { createReadStream } from 'node:fs';
 import { rm } from 'node:fs/promises';
 import type { Context, Middleware } from 'koa';
 import { HttpMethodEnum, koaBody, type ScalarOrArrayFiles } from 'koa-body';
+import { lookup } from 'mime-types';
 import { ChatError, badRequest } from '@chat/protocol';
 import type { UploadedFile } from './route.js';
 
@@ -45,6 +46,16 @@ function parser(limits: BodyLimits, fileBytes: number): Middleware {
       maxFieldsSize: limits.bodyBytes,
       allowEmptyFiles: true,
       minFileSize: 0,
+      // A part is a file when its Content-Disposition names a filename, as Django
+      // reads it, whatever the field is called; python-requests sends such a part
+      // without a Content-Type, which formidable alone would take for a field.
+      // Its type is then guessed from the name, as the original does.
+      onPart: (part, handle) => {
+        if (typeof part.originalFilename === 'string' && !part.mimetype) {
+          part.mimetype = lookup(part.originalFilename) || 'application/octet-stream';
+        }
+        handle(part);
+      },
     },
     patchNode: false,
     onError: (err, ctx) => {

@@ -4,14 +4,14 @@ import { escapeAttr, escapeText } from './escape.js';
 interface EmojiEntry {
   unified: string;
   non_qualified: string | null;
-  short_name: string;
-  short_names: string[];
 }
 
 interface EmojiTables {
-  /** Every short name -> emoji code. */
+  /** Every name and alias -> emoji code. */
   codeByName: Map<string, string>;
-  /** Codepoints without variation selectors -> the entry's primary short name. */
+  /** Emoji code -> its names, the canonical one first. */
+  namesByCode: Record<string, string[]>;
+  /** Codepoints without variation selectors -> the emoji's canonical name. */
   nameBySequence: Map<string, string>;
   /** Emoji code -> the fully qualified character sequence. */
   charsByCode: Map<string, string>;
@@ -19,23 +19,34 @@ interface EmojiTables {
 
 let tables: EmojiTables | undefined;
 
-// The data set is 1.3 MB of JSON; it is read on first use so that importing the
-// package (e.g. for scan() alone) stays cheap.
+/**
+ * The original's names: `data/emoji-names.json` is its emoji name map
+ * (canonical name and aliases per emoji code, built by the original from
+ * `emoji-datasource-google` and CLDR 44 with its own overrides), in the format
+ * of its `server_emoji_data_url`. The characters come from `emoji-datasource`.
+ * Both are read on first use (1.4 MB of JSON), so that importing the package
+ * (e.g. for scan() alone) stays cheap.
+ */
 function load(): EmojiTables {
   if (tables) return tables;
-  const entries = createRequire(import.meta.url)('emoji-datasource/emoji.json') as EmojiEntry[];
+  const require = createRequire(import.meta.url);
+  const namesByCode = (require('../../data/emoji-names.json') as { code_to_names: Record<string, string[]> })
+    .code_to_names;
+  const entries = require('emoji-datasource/emoji.json') as EmojiEntry[];
   const codeByName = new Map<string, string>();
+  for (const [code, names] of Object.entries(namesByCode)) for (const name of names) codeByName.set(name, code);
   const nameBySequence = new Map<string, string>();
   const charsByCode = new Map<string, string>();
   for (const entry of entries) {
     // The original's emoji codes (and so the sprite class names clients style by)
     // drop the FE0F variation selector wherever the data offers a form without it.
     const code = (entry.non_qualified ?? entry.unified).toLowerCase();
-    for (const name of entry.short_names) codeByName.set(name, code);
-    nameBySequence.set(withoutSelectors(entry.unified.toLowerCase()), entry.short_name);
+    const names = namesByCode[code];
+    if (!names) continue;
+    nameBySequence.set(withoutSelectors(entry.unified.toLowerCase()), names[0]!);
     charsByCode.set(code, String.fromCodePoint(...entry.unified.split('-').map((hex) => parseInt(hex, 16))));
   }
-  tables = { codeByName, nameBySequence, charsByCode };
+  tables = { codeByName, namesByCode, nameBySequence, charsByCode };
   return tables;
 }
 
@@ -58,6 +69,11 @@ export function isEmojiName(name: string): boolean {
 /** The characters an emoji code stands for, as the data set writes them. */
 export function emojiCharacters(code: string): string | undefined {
   return load().charsByCode.get(code);
+}
+
+/** Every Unicode emoji the service accepts: code -> names, the canonical name first. */
+export function emojiNamesByCode(): Readonly<Record<string, readonly string[]>> {
+  return load().namesByCode;
 }
 
 /** The original labels an emoji with its name, underscores read as spaces. */

@@ -3,7 +3,7 @@ import { md } from './parser.js';
 import type { MentionQuery, RenderContext, Rendered } from './types.js';
 
 export type { MentionQuery, RenderChannel, RenderContext, RenderGroup, RenderUser, Rendered } from './types.js';
-export { emojiCharacters, emojiCode, isEmojiName } from './emoji.js';
+export { emojiCharacters, emojiCode, emojiNamesByCode, isEmojiName } from './emoji.js';
 export { htmlToText } from './text.js';
 export { topicUrl } from './urls.js';
 

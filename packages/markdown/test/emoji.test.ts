@@ -4,13 +4,18 @@ import { realm } from './fixtures.js';
 
 const html = (content: string) => render(content, realm()).html;
 
-test('emoji names come from the data set, with the variation selector dropped from codes', (t) => {
-  t.is(emojiCode('smile'), '1f604');
+test("emoji names are the original's, with the variation selector dropped from codes", (t) => {
+  t.is(emojiCode('smile'), '1f642');
+  t.is(emojiCode('big_smile'), '1f604');
   t.is(emojiCode('+1'), '1f44d');
-  t.is(emojiCode('thumbsup'), '1f44d');
-  t.is(emojiCode('arrow_up'), '2b06');
+  for (const alias of ['thumbs_up', 'like']) t.is(emojiCode(alias), '1f44d');
+  t.is(emojiCode('working_on_it'), '1f6e0');
+  t.is(emojiCode('check'), '2705');
+  t.is(emojiCode('up'), '2b06');
   t.is(emojiCode('hash'), '0023-20e3');
-  t.is(emojiCode('woman-shrugging'), '1f937-200d-2640');
+  t.is(emojiCode('woman_shrugging'), '1f937-200d-2640');
+  // iamcal's names that the original does not use.
+  for (const name of ['thumbsup', 'arrow_up', 'woman-shrugging']) t.false(isEmojiName(name));
   t.true(isEmojiName('smile'));
   t.false(isEmojiName('fakeemojithisshouldnotrender'));
   t.is(emojiCode('fakeemojithisshouldnotrender'), undefined);
@@ -19,19 +24,19 @@ test('emoji names come from the data set, with the variation selector dropped fr
 test(':name: renders as a labelled span; underscores read as spaces in the label', (t) => {
   t.is(
     html('**:smile:**'),
-    '<p><strong><span aria-label="smile" class="emoji emoji-1f604" role="img" title="smile">:smile:</span></strong></p>',
+    '<p><strong><span aria-label="smile" class="emoji emoji-1f642" role="img" title="smile">:smile:</span></strong></p>',
   );
   t.is(
-    html(':arrow_up:'),
-    '<p><span aria-label="arrow up" class="emoji emoji-2b06" role="img" title="arrow up">:arrow_up:</span></p>',
+    html(':thumbs_up:'),
+    '<p><span aria-label="thumbs up" class="emoji emoji-1f44d" role="img" title="thumbs up">:thumbs_up:</span></p>',
   );
 });
 
 test('emoji need no spaces around them, and unknown names stay text', (t) => {
   t.is(
     html(':cat:hello:dog: :not_an_emoji:'),
-    '<p><span aria-label="cat" class="emoji emoji-1f431" role="img" title="cat">:cat:</span>hello' +
-      '<span aria-label="dog" class="emoji emoji-1f436" role="img" title="dog">:dog:</span> :not_an_emoji:</p>',
+    '<p><span aria-label="cat" class="emoji emoji-1f408" role="img" title="cat">:cat:</span>hello' +
+      '<span aria-label="dog" class="emoji emoji-1f415" role="img" title="dog">:dog:</span> :not_an_emoji:</p>',
   );
 });
 
@@ -44,7 +49,7 @@ test('a realm emoji is an image, and takes precedence', (t) => {
   t.is(render(':smile:', ctx).html, '<p><img alt=":smile:" class="emoji" src="/e/4.png" title="smile"></p>');
 });
 
-test('Unicode emoji get the same markup under their primary name', (t) => {
+test('Unicode emoji get the same markup under their canonical name', (t) => {
   t.is(
     html('Extra\u{1F47D}Terrestrial'),
     '<p>Extra<span aria-label="alien" class="emoji emoji-1f47d" role="img" title="alien">:alien:</span>Terrestrial</p>',
@@ -52,8 +57,9 @@ test('Unicode emoji get the same markup under their primary name', (t) => {
   t.is(
     html('#\uFE0F\u20E3 \u2B06\uFE0F'),
     '<p><span aria-label="hash" class="emoji emoji-0023-20e3" role="img" title="hash">:hash:</span> ' +
-      '<span aria-label="arrow up" class="emoji emoji-2b06" role="img" title="arrow up">:arrow_up:</span></p>',
+      '<span aria-label="up" class="emoji emoji-2b06" role="img" title="up">:up:</span></p>',
   );
+  t.is(html('\u{1F44D}'), '<p><span aria-label="+1" class="emoji emoji-1f44d" role="img" title="+1">:+1:</span></p>');
 });
 
 test('text-style symbols, unknown sequences and skin tones stay as typed', (t) => {

@@ -34,11 +34,12 @@ export const formatAddress = (a: ActorAddress) => `${a.type}/${a.key}`;
 /**
  * Where a message lives: a store row per message naming its conversation's
  * actor key, written by the ChannelActor, so an operation that only has a
- * message id finds the actor to ask. Buckets of 2^32 ids (about 17 minutes
- * of ids) keep partitions bounded.
+ * message id finds the actor to ask. Ids are dense per realm
+ * (`actors/realm/src/message-ids.ts`): buckets of 2^16 ids (65,536 messages)
+ * keep partitions bounded.
  */
 export const messageLocationKey = (realm: string, messageId: number) => ({
   table: 'message_location',
-  partition: `${realm}/${Math.floor(messageId / 2 ** 32)}`,
+  partition: `${realm}/${Math.floor(messageId / 2 ** 16)}`,
   sort: String(messageId).padStart(16, '0'),
 });

@@ -93,6 +93,9 @@ export class ChatError extends Error {
 
 export const isChatError = (err: unknown): err is ChatError => err instanceof ChatError;
 
+/** Whether the same message may be sent again: it was not handled, or not known to be (the table says). */
+export const isRetriable = (err: unknown): boolean => isChatError(err) && err.retriable;
+
 /** Shorthands for the errors raised most often. */
 export const badRequest = (msg: string, extra?: ErrorExtra) => new ChatError('BAD_REQUEST', msg, extra);
 export const missingArgument = (name: string) =>

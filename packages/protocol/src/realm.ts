@@ -232,6 +232,8 @@ export type RealmCommand =
   | { type: 'realm.publicListener'; user_id: number; listening: boolean; seq: number }
   /** From a public channel: its message events, for listeners not among those who heard them (`except`). */
   | { type: 'realm.publicMessage'; events: QueueEvent[]; except: number[] }
+  /** A conversation's next message id, above its newest (`floor`); replies a number (`actors/realm/src/message-ids.ts`). */
+  | { type: 'realm.nextMessageId'; floor: number }
   /** The ids of the users the realm relays public channels' messages to. */
   | { type: 'realm.publicListeners' }
   | GroupCommand

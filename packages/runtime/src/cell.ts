@@ -1,10 +1,21 @@
-import { ChatError, ENVELOPE_VERSION, formatAddress, isChatError } from '@chat/protocol';
-import type { ActorAddress, AskEnvelope, ReplyEnvelope, WireError } from '@chat/protocol';
+import { formatAddress, isChatError } from '@chat/protocol';
+import type { ActorAddress, AskEnvelope, ReplyEnvelope } from '@chat/protocol';
 import type { ActorContext, AnyBehavior, Decision, StoreReader, TypedEvent } from './behavior.js';
 import type { ActorClient } from './client.js';
 import type { Logger } from './logger.js';
 import { Mailbox } from './mailbox.js';
 import { relayKeys, sendOwed, type Outgoing } from './outbox.js';
+import {
+  internal,
+  ok,
+  planDecision,
+  planFailure,
+  planIntake,
+  replyError,
+  unavailable,
+  type Answer,
+  type Change,
+} from './plan.js';
 import type { StoreWrite } from './ports/index.js';
 import { IdempotencyCache, type JournalEntry, type Snapshot } from './records.js';
 import { ActorTimers } from './timers.js';
@@ -27,10 +38,6 @@ export interface CellHost {
   /** The cell's state changed without a journal entry (`Decision.soft`): its next snapshot must save it. */
   changedSoftly(cell: ActorCell): void;
 }
-
-const replyError = (error: WireError): ReplyEnvelope => ({ v: ENVELOPE_VERSION, ok: false, error });
-const ok = (body: unknown, at?: number): ReplyEnvelope =>
-  at === undefined ? { v: ENVELOPE_VERSION, ok: true, body } : { v: ENVELOPE_VERSION, ok: true, body, at };
 
 /**
  * One live actor: its state, its bounded mailbox and its timers. Messages are
@@ -153,33 +160,17 @@ export class ActorCell {
       return;
     }
     const { envelope, respond } = delivery;
-    // The asker has given up: doing the work now could only surprise it. (A fan-out's host still counts the answer.)
-    if (envelope.deadline < Date.now()) {
-      respond?.(
-        replyError(new ChatError('REQUEST_TIMEOUT', 'The deadline passed before the actor took the message').toWire()),
-      );
-      return;
-    }
+    const answer = planIntake(envelope, Date.now(), this.idem);
+    if (answer) return this.answer(answer, respond);
     const key = envelope.idempotencyKey;
-    if (key !== undefined && this.idem.has(key)) {
-      // The original may still be on its way to disk: answer behind it.
-      const body = this.idem.get(key);
-      this.afterPrevious(respond, async () => ({ v: ENVELOPE_VERSION, ok: true, body }));
-      return;
-    }
     await this.run(() => this.behavior.handle(this.context(key), envelope.body), respond, key, envelope.requestId);
   }
 
-  /**
-   * Decides one message. Its events are applied as their append is issued,
-   * so the next message can be decided while they become durable; its reply
-   * (and its tells) wait for that, and for every reply before it, so that no
-   * one ever sees a change that could still be lost.
-   */
+  /** Decides one message, plans what to do about it (`plan.ts`) and does it. */
   private async run(
     decide: () => Decision<TypedEvent> | Promise<Decision<TypedEvent>>,
     respond: ((reply: ReplyEnvelope) => void) | undefined,
-    idemKey?: string,
+    idempotencyKey?: string,
     requestId?: string,
   ): Promise<void> {
     let decision: Decision<TypedEvent>;
@@ -187,63 +178,82 @@ export class ActorCell {
       decision = await decide();
     } catch (err) {
       if (!isChatError(err)) this.log.error({ err, requestId }, 'actor failed to handle a message');
-      const error = isChatError(err) ? err.toWire() : internal();
-      this.afterPrevious(respond, async () => replyError(error));
-      return;
+      return this.answer(planFailure(err), respond);
     }
-    const events = decision.events ?? [];
-    const out: Outgoing[] = [
-      ...(decision.tells ?? []),
-      ...(decision.fanouts ?? []).map(({ type, keys, body }) => ({ type, keys, body })),
-    ];
+    const plan = planDecision(decision, {
+      eventVersion: this.behavior.eventVersion,
+      idempotencyKey,
+      asked: respond !== undefined,
+      holding: (name) => this.holds.has(name),
+      pendingReplies: this.pendingReplies,
+    });
+    await this.execute(plan, respond, idempotencyKey, requestId);
+  }
+
+  private answer(plan: Answer, respond: ((reply: ReplyEnvelope) => void) | undefined): void {
+    if (plan.when === 'now') respond?.(plan.reply);
+    else this.afterPrevious(respond, async () => plan.reply);
+  }
+
+  /**
+   * Carries out a decision. Its events are applied as their append is
+   * issued, so the next message can be decided while they become durable;
+   * its reply (and its tells) wait for that, and for every reply before it,
+   * so that no one ever sees a change that could still be lost.
+   */
+  private async execute(
+    plan: Change,
+    asker: ((reply: ReplyEnvelope) => void) | undefined,
+    idemKey: string | undefined,
+    requestId: string | undefined,
+  ): Promise<void> {
     let durable: Promise<number> | undefined;
-    if (events.length > 0) {
-      const entry: JournalEntry = { rv: 1, ev: this.behavior.eventVersion, events };
-      if (idemKey !== undefined) Object.assign(entry, { idem: idemKey, reply: decision.reply ?? null });
-      // The partition's outbox sends these once the entry is durable, and again until confirmed.
-      if (out.length > 0) entry.out = out;
+    if (plan.entry) {
+      const entry = plan.entry;
       try {
         ({ durable } = await this.host.issue(this, entry, () => this.applyEntry(entry)));
       } catch (err) {
         // Not issued, so not applied: the caller may retry with the same key.
         this.log.error({ err, requestId }, 'journal append refused');
-        this.afterPrevious(respond, async () => replyError(unavailable()));
+        this.afterPrevious(asker, async () => replyError(unavailable()));
         return;
       }
     }
-    if (decision.soft?.length) {
-      for (const event of decision.soft) this.behavior.apply(this.state, event);
+    if (plan.soft.length > 0) {
+      for (const event of plan.soft) this.behavior.apply(this.state, event);
       this.host.changedSoftly(this);
     }
     // The newest change this decision saw: its own, or the last one issued before it.
     const seen = durable ?? this.lastIssued;
     if (durable) this.lastIssued = durable;
     // Held and released replies change hands now, so that the next message
-    // already sees them; they are answered in the chain, in order.
-    const released = (decision.release ?? []).flatMap(({ name, reply, error }) => {
+    // already sees them; they are answered when this plan's answer is due.
+    const released = plan.release.flatMap(({ name, answer }) => {
       const held = this.holds.get(name);
       this.holds.delete(name);
-      return held ? [{ held, answer: error ? replyError(error.toWire()) : ok(reply ?? null) }] : [];
+      return held ? [{ held, answer }] : [];
     });
-    if (decision.hold !== undefined && respond) {
+    if (plan.hold !== undefined && asker) {
       // The behavior should have released it; never leave an asker hanging.
-      this.holds.get(decision.hold)?.(replyError(unavailable()));
-      this.holds.set(decision.hold, respond);
-      respond = undefined;
+      this.holds.get(plan.hold)?.(replyError(unavailable()));
+      this.holds.set(plan.hold, asker);
     }
+    const respond = plan.answer === 'reply' ? asker : undefined;
     // A relay's confirmation waits for what it passes on, outside the chain of replies.
-    let relay: typeof respond;
-    if (!durable && idemKey !== undefined && out.length > 0) [relay, respond] = [respond, undefined];
-    if (!durable && released.length === 0 && this.pendingReplies === 0) {
-      // Nothing to wait for (a read, mostly): answered now, before a later message changes what the reply shows.
-      if (out.length > 0) this.passOn(out, idemKey, requestId, decision.reply ?? null, relay);
-      respond?.(this.stopped ? replyError(unavailable()) : ok(decision.reply ?? null, this.position));
+    const relay = plan.answer === 'relay' ? asker : undefined;
+    const pass = () => {
+      if (plan.pass?.how === 'once') this.tellOnce(plan.pass.out, requestId);
+      else if (plan.pass) this.relay(idemKey!, plan.pass.out, plan.reply, relay);
+    };
+    if (plan.when === 'now') {
+      pass();
+      respond?.(this.stopped ? replyError(unavailable()) : ok(plan.reply, this.position));
       return;
     }
     // A reply may share objects with the state (a read's answer). It waits for
     // earlier replies, so it is copied as it is now: later changes, perhaps not
     // yet durable, must not show in it.
-    const body = frozen(decision.reply);
+    const body = frozen(plan.reply);
     this.afterPrevious(respond, async () => {
       if (durable) {
         try {
@@ -254,23 +264,11 @@ export class ActorCell {
         }
       }
       for (const { held, answer } of released) held(this.stopped ? replyError(unavailable()) : answer);
-      if (!durable && out.length > 0) this.passOn(out, idemKey, requestId, decision.reply ?? null, relay);
+      pass();
       // Every earlier reply has gone, so `seen` is settled (a failed append answered above or stopped the cell).
       const at = seen ? await seen.catch(() => -1) : this.position;
       return ok(body, at);
     });
-  }
-
-  /** Sends what a decision that changed nothing tells others: at most once, or as a relay of what it was owed. */
-  private passOn(
-    out: Outgoing[],
-    idemKey: string | undefined,
-    requestId: string | undefined,
-    reply: unknown,
-    respond?: (reply: ReplyEnvelope) => void,
-  ): void {
-    if (idemKey === undefined) this.tellOnce(out, requestId);
-    else this.relay(idemKey, out, reply, respond);
   }
 
   /** Messages of a decision that changed nothing and was not owed to anyone: at most once. */
@@ -334,7 +332,3 @@ export function applyEntry(
 
 /** A copy of a reply as it would go on the wire. */
 const frozen = (reply: unknown): unknown => (reply === undefined ? null : JSON.parse(JSON.stringify(reply)));
-
-const internal = (): WireError => new ChatError('INTERNAL_SERVER_ERROR', 'Internal server error').toWire();
-const unavailable = (): WireError =>
-  new ChatError('OVERLOADED', 'The change could not be recorded; try again').toWire();

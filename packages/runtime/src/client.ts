@@ -55,11 +55,6 @@ export interface FanoutReply {
   failed: string[];
 }
 
-/** Error codes after which a message may be sent again: it was not handled, or not known to be. */
-export const RETRIABLE_CODES: ReadonlySet<string> = new Set(['OVERLOADED', 'REQUEST_TIMEOUT']);
-
-export const isRetriable = (err: unknown) => err instanceof ChatError && RETRIABLE_CODES.has(err.code);
-
 export interface TransportClientOptions {
   shardCount: number;
   defaultTimeoutMs: number;

@@ -2,7 +2,7 @@ import { ChatError, decode, encode, ENVELOPE_VERSION, formatAddress } from '@cha
 import type { ActorAddress, AskEnvelope, ReplyEnvelope } from '@chat/protocol';
 import type { AnyBehavior } from './behavior.js';
 import { ActorCell, type CellHost } from './cell.js';
-import { NOT_OWNER, RETRIABLE_CODES, type ActorClient } from './client.js';
+import { NOT_OWNER, type ActorClient } from './client.js';
 import { silentLogger, type Logger } from './logger.js';
 import {
   FencedError,
@@ -370,7 +370,7 @@ export class ActorHost implements CellHost {
       let respond: ((r: ReplyEnvelope) => void) | undefined;
       if (reply) {
         const answer = new Promise<ReplyEnvelope>((resolve) => (respond = resolve));
-        answers.push(answer.then((r) => void (!r.ok && RETRIABLE_CODES.has(r.error.code) && failed.push(key))));
+        answers.push(answer.then((r) => void (!r.ok && ChatError.fromWire(r.error).retriable && failed.push(key))));
       }
       const delivery = { kind: 'message' as const, envelope: { ...envelope, kind: 'tell' as const, to }, respond };
       if (cell?.offer(delivery)) continue;

@@ -1,5 +1,5 @@
-import { formatAddress, type ActorAddress, type ActorType, type Command } from '@chat/protocol';
-import { isRetriable, type ActorClient } from './client.js';
+import { formatAddress, isRetriable, type ActorAddress, type ActorType, type Command } from '@chat/protocol';
+import type { ActorClient } from './client.js';
 import type { Logger } from './logger.js';
 
 /** A message an actor owes others because of a change it recorded: a tell, or a fan-out. */

@@ -7,6 +7,7 @@ import { readClusterConfig, readRole } from './cluster-config.js';
 import { connectEdgeBackend } from './cluster-node.js';
 import { startActorHostService } from './actor-host-service.js';
 import { DEV_REALM } from './dev-realm.js';
+import { DataFormatError } from './data-format.js';
 import { startEmbeddedNode } from './node.js';
 import { startServer } from './server.js';
 import { OUTBOX_USAGE, outboxCommand } from './outbox.js';
@@ -101,7 +102,7 @@ if (!run) {
   console.log(HELP);
 } else {
   run.catch((err: unknown) => {
-    if (err instanceof UsageError || err instanceof ChatError) console.error(`error: ${err.message}`);
+    if (err instanceof UsageError || err instanceof ChatError || err instanceof DataFormatError) console.error(`error: ${err.message}`);
     else console.error(err);
     process.exit(1);
   });

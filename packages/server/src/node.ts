@@ -3,6 +3,7 @@ import { join } from 'node:path';
 import { FileJournal, InProcessTransport, LevelStore, LocalFileStore } from '@chat/embedded';
 import { ActorHost, TransportActorClient, type ActorClient, type Logger, type Ports } from '@chat/runtime';
 import { hostSettings } from './behaviors.js';
+import { checkDataFormat } from './data-format.js';
 import type { Config } from './config.js';
 import { registerNodeMetrics } from './metrics.js';
 import type { Backend } from './server.js';
@@ -20,6 +21,7 @@ export interface EmbeddedNode extends Backend {
 
 export async function startEmbeddedNode(config: Config, log: Logger): Promise<EmbeddedNode> {
   await mkdir(config.dataDir, { recursive: true });
+  await checkDataFormat(config.dataDir);
   const store = await LevelStore.open(join(config.dataDir, 'store')).catch((err: unknown) => {
     throw new Error(`cannot open ${config.dataDir}: is another server using it? (${String(err)})`);
   });

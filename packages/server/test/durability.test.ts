@@ -1,4 +1,5 @@
 import { rm } from 'node:fs/promises';
+import { join } from 'node:path';
 import anyTest, { type TestFn } from 'ava';
 import { ChatClient, ServerProcess, waitFor } from '@chat/testkit';
 import { MAIN, tempDir } from './support.js';
@@ -124,4 +125,45 @@ test('a client keeps polling its queue across kill -9: nothing lost, nothing rep
     [second.body.id],
   );
   t.true(after.body.events[0]!.id > before.body.events[0]!.id);
+});
+
+test('message ids stay small and increasing across a restart and kill -9, a crash skipping at most a block', async (t) => {
+  const { server } = t.context;
+  let iago = await loginIago(await server.start());
+  const send = async (to: string | string[], content: string) => {
+    const reply = await iago.post<{ id: number }>(
+      '/messages',
+      typeof to === 'string'
+        ? { type: 'stream', to, topic: 'ids', content }
+        : { type: 'direct', to: JSON.stringify(to), content },
+    );
+    t.is(reply.status, 200, JSON.stringify(reply.body));
+    return reply.body.id;
+  };
+  const ids = [await send('Verona', 'one'), await send(['hamlet@zulip.com'], 'two')];
+  for (const stop of ['SIGTERM', 'SIGKILL'] as const) {
+    await server.kill(stop);
+    iago = new ChatClient(await server.start(), iago.credentials);
+    ids.push(await send('Denmark', `after ${stop}`), await send(['othello@zulip.com'], `dm after ${stop}`));
+  }
+  t.log(`ids: ${ids.join(', ')}`);
+  t.true(ids[0]! < 1000);
+  for (let i = 1; i < ids.length; i++) {
+    t.true(ids[i]! > ids[i - 1]!, `ids ${ids.join(',')}`);
+    // A block of 100 reserved ids is the most a restart can skip.
+    t.true(ids[i]! - ids[i - 1]! <= 100, `ids ${ids.join(',')}`);
+  }
+});
+
+test('a data folder made before dense message ids is refused with what to do', async (t) => {
+  const { server, dir } = t.context;
+  await server.start();
+  await server.kill('SIGTERM');
+  // What a folder of an older version looks like: a journal and no format file.
+  await rm(join(dir, 'format'));
+  const refused = await server.start().then(
+    () => 'started',
+    (err: Error) => err.message,
+  );
+  t.regex(refused, /made by an older version of this server.*Move it away or delete it/s);
 });

@@ -7,6 +7,7 @@ import { groupCases } from './permission-cases-groups.js';
 import { messageCases } from './permission-cases-messages.js';
 import { peopleCases } from './permission-cases-people.js';
 import { personalCases } from './permission-cases-personal.js';
+import { readingCases } from './permission-cases-reading.js';
 
 /**
  * The rows of the permission matrix (permission-matrix.test.ts): every
@@ -23,6 +24,7 @@ export const OPERATIONS: Operation[] = [
   ...groupCases,
   ...folderCases,
   ...botCases,
+  ...readingCases,
 ];
 
 /** Routes served outside the schema-described API (they answer bytes or redirects too), so not in openapi.json. */

@@ -38,7 +38,7 @@ test('only the parts passed change; empty values clear them and a cleared status
   t.false(String(user_id) in (await statusSnapshot(hamlet)));
   t.deepEqual(await statusOf(hamlet, user_id), {});
   await setStatus(client, { status_text: 'in a meeting' });
-  await setStatus(client, { emoji_name: 'calendar', emoji_code: '1f4c6', reaction_type: 'unicode_emoji' });
+  await setStatus(client, { emoji_name: 'calendar', emoji_code: '1f4c5', reaction_type: 'unicode_emoji' });
   t.like(await statusOf(hamlet, user_id), { status_text: 'in a meeting', emoji_name: 'calendar' });
   await setStatus(client, { emoji_name: '' });
   t.deepEqual(await statusOf(hamlet, user_id), { status_text: 'in a meeting' });

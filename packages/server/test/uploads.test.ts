@@ -65,6 +65,30 @@ test('an upload without a file, or with two, is a 400 envelope', async (t) => {
   t.is(two.body.code, 'BAD_REQUEST');
 });
 
+test('a file part without a Content-Type (python-requests) and under any field name is a file', async (t) => {
+  const { hamlet } = t.context;
+  const boundary = 'b0undary';
+  const part = (field: string, name: string, data: string) =>
+    `--${boundary}\r\nContent-Disposition: form-data; name="${field}"; filename="${name}"\r\n\r\n${data}\r\n`;
+  const sendRaw = (body: string) =>
+    hamlet.fetch('POST', '/user_uploads', {
+      body,
+      headers: { 'content-type': `multipart/form-data; boundary=${boundary}` },
+    });
+  for (const [field, name, type] of [
+    ['file', 'report.pdf', 'application/pdf'],
+    ['whatever', 'notes', 'application/octet-stream'],
+  ] as const) {
+    const response = await sendRaw(`${part(field, name, `bytes of ${name}`)}--${boundary}--\r\n`);
+    const body = (await response.json()) as Uploaded;
+    t.is(response.status, 200, JSON.stringify(body));
+    t.is(body.filename, name);
+    const got = await download(hamlet, body.url);
+    t.is(got.type, type);
+    t.is(got.bytes.toString('utf8'), `bytes of ${name}`);
+  }
+});
+
 test('only the uploader reads a file until a message links it; then readers of that message do', async (t) => {
   const { hamlet, iago, othello, server } = t.context;
   const data = randomBytes(4096);

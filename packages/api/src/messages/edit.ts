@@ -2,7 +2,7 @@ import { Type } from '@sinclair/typebox';
 import { defineRoute, type Route } from '@chat/edge';
 import { emojiCode, isEmojiName } from '@chat/markdown';
 import { RESOLVED_TOPIC_PREFIX } from '@chat/narrow';
-import { ChatError, type MessageDetail, type Principal, type ViewedMessage } from '@chat/protocol';
+import { ChatError, type Principal, type ViewedMessage } from '@chat/protocol';
 import { prepareContent } from './content.js';
 import { addressOfKey, CallerContext } from '../context.js';
 import { getMessages, type Located } from './fetch.js';
@@ -18,17 +18,6 @@ interface EditReply {
   resolved: boolean;
   detached_upload_paths: string[];
 }
-
-const EDITABLE_FLAGS = ['read', 'starred'] as const;
-const FIXED_FLAGS = [
-  'mentioned',
-  'wildcard_mentioned',
-  'stream_wildcard_mentioned',
-  'topic_wildcard_mentioned',
-  'has_alert_word',
-  'historical',
-  'collapsed',
-];
 
 /** The automated notices of a topic move, posted by the realm's notification bot. */
 async function postMoveNotices(
@@ -214,48 +203,6 @@ export function messageEditRoutes(options: ApiOptions): Route[] {
     reactionRoute('POST'),
     reactionRoute('DELETE'),
     defineRoute({
-      method: 'POST',
-      path: '/messages/flags',
-      auth: 'required',
-      params: Type.Object({
-        messages: Type.Array(Type.Integer()),
-        op: Type.Union([Type.Literal('add'), Type.Literal('remove')]),
-        flag: Type.String(),
-      }),
-      summary: 'Update personal message flags',
-      description: 'Marks messages read or unread, starred or unstarred, for the caller.',
-      tags: ['messages'],
-      async handler({ params, principal, actors }) {
-        if (FIXED_FLAGS.includes(params.flag))
-          throw new ChatError('BAD_REQUEST', `Flag not editable: '${params.flag}'`);
-        const flag = EDITABLE_FLAGS.find((f) => f === params.flag);
-        if (!flag) throw new ChatError('BAD_REQUEST', `Invalid flag: '${params.flag}'`);
-        const caller = new CallerContext(actors, principal);
-        const messages = await getMessages(caller, params.messages);
-        const targets = messages.map(({ key, message }) => ({
-          id: message.id,
-          key,
-          own: message.sender_id === principal.user_id,
-        }));
-        const unread = params.op === 'remove' && flag === 'read';
-        const result = await actors.ask<{ messages: number[] }>(caller.me, {
-          type: 'user.flags',
-          op: params.op,
-          flag,
-          messages: targets,
-          ...(unread
-            ? {
-                details: detailsOf(
-                  messages.map((m) => m.message),
-                  principal.user_id,
-                ),
-              }
-            : {}),
-        });
-        return { messages: result.messages };
-      },
-    }),
-    defineRoute({
       method: 'GET',
       path: '/messages/{message_id}/history',
       auth: 'required',
@@ -273,21 +220,6 @@ export function messageEditRoutes(options: ApiOptions): Route[] {
       },
     }),
   ];
-}
-
-/** What an unread event tells clients about each message, so they can count it unread. */
-function detailsOf(messages: ViewedMessage[], me: number): Record<string, MessageDetail> {
-  const mentions = ['mentioned', 'stream_wildcard_mentioned', 'topic_wildcard_mentioned'];
-  return Object.fromEntries(
-    messages.map((m) => {
-      const mentioned = m.flags.some((f) => mentions.includes(f)) ? { mentioned: true } : {};
-      const where: MessageDetail =
-        m.channel_id !== null
-          ? { type: 'stream', stream_id: m.channel_id, topic: m.topic }
-          : { type: 'private', user_ids: m.dm_user_ids.filter((id) => id !== me) };
-      return [m.id, { ...where, ...mentioned }];
-    }),
-  );
 }
 
 /** Rebuilds each version of a message from its edits, walking back from the current one. */

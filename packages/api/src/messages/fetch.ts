@@ -15,7 +15,8 @@ import { LIMITS } from '../limits.js';
 import { messageJson, referencedUsers, type MessageFormat } from './json.js';
 import type { ApiOptions } from '../options.js';
 
-const LATEST = Number.MAX_SAFE_INTEGER;
+/** The original's LARGER_THAN_MAX_MESSAGE_ID: the anchor of "newest", and of "first_unread" with nothing unread. */
+export const LATEST = 10_000_000_000_000_000;
 
 const Format = {
   apply_markdown: Type.Optional(Type.Boolean({ default: true })),
@@ -66,7 +67,7 @@ export async function narrowTerms(caller: CallerContext, raw: unknown[]): Promis
 }
 
 /** The conversations a narrow can draw from, as actor keys. */
-async function conversationsOf(caller: CallerContext, terms: ResolvedTerm[]): Promise<string[]> {
+export async function conversationsOf(caller: CallerContext, terms: ResolvedTerm[]): Promise<string[]> {
   const { realm, user_id } = caller.principal;
   const scope = scopeOf(terms, user_id);
   if (scope.kind === 'channel') return [channelAddress(realm, scope.channelId).key];
@@ -83,7 +84,7 @@ async function conversationsOf(caller: CallerContext, terms: ResolvedTerm[]): Pr
   return [...keys];
 }
 
-async function firstUnreadOf(caller: CallerContext, keys: string[]): Promise<number> {
+export async function firstUnreadOf(caller: CallerContext, keys: string[]): Promise<number> {
   const found = await Promise.all(
     keys.map(async (key) =>
       caller.actors.ask<number | null>(addressOfKey(key), {
@@ -96,7 +97,7 @@ async function firstUnreadOf(caller: CallerContext, keys: string[]): Promise<num
   return ids.length > 0 ? Math.min(...ids) : LATEST;
 }
 
-function anchorValue(raw: string | number | undefined): number | 'first_unread' {
+export function anchorValue(raw: string | number | undefined): number | 'first_unread' {
   if (raw === undefined || raw === 'newest') return LATEST;
   if (raw === 'oldest') return 0;
   if (raw === 'first_unread') return 'first_unread';
@@ -105,7 +106,7 @@ function anchorValue(raw: string | number | undefined): number | 'first_unread' 
 }
 
 /** Asks each conversation around the anchor and merges, keeping the nearest messages on each side. */
-async function fetchAround(
+export async function fetchAround(
   caller: CallerContext,
   keys: string[],
   terms: ResolvedTerm[],
