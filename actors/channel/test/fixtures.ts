@@ -4,6 +4,7 @@ import {
   SYSTEM_GROUPS,
   systemGroupsOf,
   type ChannelCommand,
+  type ChannelInfo,
   type ChannelSettings,
   type Command,
   type PreparedContent,
@@ -36,6 +37,7 @@ export function realmSettings(changes: Partial<RealmSettings> = {}): RealmSettin
     can_mention_many_users_group: SYSTEM_GROUPS['role:administrators'],
     can_move_messages_between_channels_group: SYSTEM_GROUPS['role:members'],
     can_move_messages_between_topics_group: SYSTEM_GROUPS['role:everyone'],
+    can_resolve_topics_group: SYSTEM_GROUPS['role:everyone'],
     move_messages_within_stream_limit_seconds: null,
     move_messages_between_streams_limit_seconds: null,
     ...changes,
@@ -61,6 +63,14 @@ export function channelSettings(id: number, changes: Partial<ChannelSettings> = 
     ...changes,
   };
 }
+
+/** A channel as `channel.info` shows it (the destination of a move). */
+export const info = (id: number, subscribers: number[], changes: Partial<ChannelSettings> = {}): ChannelInfo => ({
+  ...channelSettings(id, changes),
+  subscribers,
+  first_message_id: null,
+  last_message_id: null,
+});
 
 export const created = (id: number, subscribers: number[], changes: Partial<ChannelSettings> = {}): ChannelEvent => ({
   type: 'channelCreated',

@@ -59,6 +59,7 @@ export function apiRoutes(options: ApiOptions): Route[] {
   ]);
 }
 export { createChannel, type NewChannelSpec } from './channels/create.js';
+export { emojiData } from './events/register/emoji-data.js';
 export { uploadDownloads, type RawContext, type RawDeps, type RawMiddleware } from './uploads/downloads.js';
 export { tusUploads, type TusUploads } from './uploads/tus.js';
 export type { Mail, Mailer } from './ports/mailer.js';

@@ -5,6 +5,7 @@ import {
   apiRoutes,
   authenticateWith,
   confirmationPages,
+  emojiData,
   FEATURE_LEVEL,
   tusUploads,
   uploadDownloads,
@@ -96,8 +97,8 @@ export async function startServer(config: Config, backend?: Backend): Promise<Ru
     metrics,
     limits: { bodyBytes: config.maxBodyBytes, uploadBytes: config.maxFileUploadSizeMib * 1024 * 1024 },
     info: { title: 'Team chat API', version: `feature level ${FEATURE_LEVEL}` },
-    // Downloads and tus answer bytes, not envelopes, so they are not routes.
-    raw: [uploadDownloads(raw), tus.middleware, confirmationPages(raw)],
+    // Downloads, tus, pages and the emoji data answer bytes, not envelopes, so they are not routes.
+    raw: [uploadDownloads(raw), tus.middleware, confirmationPages(raw), emojiData()],
     ...(config.rateLimits && { rateLimiter: new RateLimiter(config.rateLimits, node.rateLimitStores) }),
   });
   server.on('request', app.callback());

@@ -255,21 +255,13 @@ export function channelRoutes(options: ApiOptions): Route[] {
       description: 'The channels the caller may see, by the filters given.',
       tags: ['channels'],
       async handler({ params, principal, actors }) {
-        const caller = new CallerContext(actors, principal);
-        const [entries, state] = await Promise.all([channelsOf(caller), caller.state()]);
-        const seesPublic = maySeePublicChannels(principal);
-        const all = (params.include_all ?? false) && maySeeAllChannels(principal);
-        const wanted = entries.filter((e) => {
-          if (e.is_archived && (params.exclude_archived ?? true)) return false;
-          if (all) return true;
-          if ((params.include_subscribed ?? true) && state.subscriptions[e.channel_id]) return true;
-          if ((params.include_web_public ?? false) && e.is_web_public) return true;
-          return (params.include_public ?? true) && seesPublic && !e.invite_only;
+        const streams = await visibleChannels(new CallerContext(actors, principal), {
+          include_public: params.include_public ?? true,
+          include_web_public: params.include_web_public ?? false,
+          include_subscribed: params.include_subscribed ?? true,
+          exclude_archived: params.exclude_archived ?? true,
+          include_all: params.include_all ?? false,
         });
-        const infos = await Promise.all(wanted.map((e) => caller.channelInfo(e.channel_id).catch(() => undefined)));
-        const streams = infos
-          .filter((info): info is ChannelInfo => info !== undefined)
-          .map((info) => channelJson(info, entries.find((e) => e.channel_id === info.stream_id)?.is_default ?? false));
         return { streams: params.include_default ? streams : streams.map(({ is_default: _d, ...s }) => s) };
       },
     }),
@@ -347,4 +339,32 @@ export function channelRoutes(options: ApiOptions): Route[] {
     }),
     ...channelAdminRoutes(options),
   ];
+}
+
+export interface ChannelFilter {
+  include_public: boolean;
+  include_web_public: boolean;
+  include_subscribed: boolean;
+  exclude_archived: boolean;
+  /** Every channel, for administrators; ignored for anyone else. */
+  include_all: boolean;
+}
+
+/** The channels `GET /streams` lists for the caller (also register's `streams`), each with `is_default`. */
+export async function visibleChannels(caller: CallerContext, filter: ChannelFilter) {
+  const { principal } = caller;
+  const [entries, state] = await Promise.all([channelsOf(caller), caller.state()]);
+  const seesPublic = maySeePublicChannels(principal);
+  const all = filter.include_all && maySeeAllChannels(principal);
+  const wanted = entries.filter((e) => {
+    if (e.is_archived && filter.exclude_archived) return false;
+    if (all) return true;
+    if (filter.include_subscribed && state.subscriptions[e.channel_id]) return true;
+    if (filter.include_web_public && e.is_web_public) return true;
+    return filter.include_public && seesPublic && !e.invite_only;
+  });
+  const infos = await Promise.all(wanted.map((e) => caller.channelInfo(e.channel_id).catch(() => undefined)));
+  return infos
+    .filter((info): info is ChannelInfo => info !== undefined)
+    .map((info) => channelJson(info, entries.find((e) => e.channel_id === info.stream_id)?.is_default ?? false));
 }

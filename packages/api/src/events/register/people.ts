@@ -7,15 +7,7 @@ import {
   type UserStatusJson,
 } from '@chat/protocol';
 import type { CallerContext } from '../../context.js';
-import { PRESENCE_TIMING } from '../../users/presence.js';
 import { EMOJISET_CHOICES, NOTIFICATION_SOUNDS } from '../../users/settings-values.js';
-
-/** How often clients send typing notifications and how long they show them, as the original's defaults. */
-const TYPING_TIMING = {
-  server_typing_started_expiry_period_milliseconds: 15000,
-  server_typing_stopped_wait_period_milliseconds: 5000,
-  server_typing_started_wait_period_milliseconds: 10000,
-};
 
 export interface PeopleRequest {
   slim_presence: boolean;
@@ -37,7 +29,6 @@ export async function addPeopleSections(
   wants: (section: string) => boolean,
   body: Record<string, unknown>,
 ): Promise<void> {
-  if (wants('realm')) Object.assign(body, PRESENCE_TIMING, TYPING_TIMING);
   const legacy = !req.user_settings_object;
   const display = legacy && wants('update_display_settings');
   const notifications = legacy && wants('update_global_notifications');
@@ -58,6 +49,7 @@ export async function addPeopleSections(
     }
     if (display)
       Object.assign(body, pick(settings, LEGACY_DISPLAY_SETTINGS), {
+        receives_typing_notifications: settings.receives_typing_notifications,
         timezone: me.timezone,
         emojiset_choices: emojisets,
       });

@@ -119,7 +119,6 @@ export function registerRoutes(options: ApiOptions): Route[] {
           queue_id: queueId,
           // What the queue still holds came after the snapshot: the client polls for all of it.
           last_event_id: -1,
-          event_queue_longpoll_timeout_seconds: Math.ceil(options.heartbeatMs / 1000) + 30,
           ...snapshot.finish(capabilities.empty_topic_name ? null : settings.empty_topic_display_name),
         };
       },

@@ -1,6 +1,9 @@
 import {
+  isAdministrator,
   newSubscription,
-  type RealmSettings,
+  VISIBILITY,
+  type RealmInfo,
+  type UserTopic,
   type UserSettings,
   type ChannelEntry,
   type UserProfile,
@@ -10,7 +13,6 @@ import type { CallerContext } from '../../context.js';
 import { subscriptionJson } from '../../channels/json.js';
 import { withGlobalDefaults } from '../../channels/notification-defaults.js';
 import { unreadMessages } from '../../messages/fetch.js';
-import { LIMITS } from '../../limits.js';
 import type { ApiOptions } from '../../options.js';
 import { FEATURE_LEVEL, ZULIP_VERSION } from '../../options.js';
 import { renderUser } from '../../users/json.js';
@@ -19,6 +21,10 @@ import { UnreadIndex } from './unread.js';
 import { personalSections } from './personal.js';
 import { groupSections } from './group-sections.js';
 import { addPeopleSections, type PeopleRequest } from './people.js';
+import { realmSection } from './realm-section.js';
+import { emptySections } from './empty-sections.js';
+import { ownAccountSection } from './own-account.js';
+import { visibleChannels } from '../../channels/channels.js';
 
 /** Sections built from one actor's reads, and the event type that changes each. */
 const SECTION_EVENTS: Array<[string, string]> = [
@@ -41,30 +47,6 @@ const SMALL_CHANNEL = 250;
 /** What an unsubscribed channel shows for personal settings it no longer has. */
 const FORMER_SUBSCRIPTION = newSubscription('#c2c2c2');
 
-/** The organization's settings and limits (`realm` in `fetch_event_types`). */
-export function realmSection(settings: RealmSettings, options: ApiOptions): Record<string, unknown> {
-  return {
-    max_message_length: LIMITS.max_message_length,
-    max_topic_length: LIMITS.max_topic_length,
-    max_stream_name_length: LIMITS.max_stream_name_length,
-    max_stream_description_length: LIMITS.max_stream_description_length,
-    max_file_upload_size_mib: options.maxFileUploadSizeMib,
-    realm_allow_message_editing: settings.allow_message_editing,
-    realm_message_content_edit_limit_seconds: settings.message_content_edit_limit_seconds,
-    realm_move_messages_within_stream_limit_seconds: settings.move_messages_within_stream_limit_seconds,
-    realm_move_messages_between_streams_limit_seconds: settings.move_messages_between_streams_limit_seconds,
-    realm_topics_policy: settings.topics_policy,
-    realm_empty_topic_display_name: settings.empty_topic_display_name,
-    realm_message_retention_days: settings.message_retention_days,
-    realm_enable_spectator_access: settings.enable_spectator_access,
-    realm_can_create_groups: settings.can_create_groups,
-    realm_can_manage_all_groups: settings.can_manage_all_groups,
-    realm_can_invite_users_group: settings.can_invite_users_group,
-    realm_can_create_bots_group: settings.can_create_bots_group,
-    realm_can_create_write_only_bots_group: settings.can_create_write_only_bots_group,
-  };
-}
-
 export interface SnapshotRequest {
   user_id: number;
   /** null: every section. */
@@ -86,6 +68,16 @@ export interface SnapshotRequest {
  * asks. Fields that later events change live in mutable structures until
  * `finish`, so that events that raced the snapshot can be folded in.
  */
+/** The legacy `muted_topics`: [channel name, topic, when muted] for each muted topic. */
+async function mutedTopics(caller: CallerContext, topics: UserTopic[]): Promise<Array<[string, string, number]>> {
+  const muted = topics.filter((t) => t.visibility_policy === VISIBILITY.muted);
+  const names = new Map<number, string>();
+  for (const t of muted) {
+    if (!names.has(t.stream_id)) names.set(t.stream_id, (await caller.channelInfo(t.stream_id)).name);
+  }
+  return muted.map((t) => [names.get(t.stream_id)!, t.topic_name, t.last_updated]);
+}
+
 export class Snapshot {
   readonly body: Record<string, unknown> = {};
   unread: UnreadIndex | undefined;
@@ -114,10 +106,17 @@ export class Snapshot {
     this.body.zulip_version = ZULIP_VERSION;
     this.body.zulip_feature_level = FEATURE_LEVEL;
     this.body.zulip_merge_base = ZULIP_VERSION;
+    this.body.max_reminder_note_length = 1000;
+    this.body.max_bulk_new_subscription_messages = 100;
     if (this.wants('realm')) {
-      Object.assign(this.body, realmSection(settings, options));
+      const info = await caller.actors.ask<RealmInfo>(caller.realm, { type: 'realm.info' });
+      Object.assign(this.body, realmSection(settings, info, options));
       this.types.add('realm');
     }
+    Object.assign(
+      this.body,
+      emptySections((section) => this.wants(section)),
+    );
     if (this.wants('subscription')) {
       const channels = await caller.actors.ask<ChannelEntry[]>(caller.realm, { type: 'realm.channels' });
       const subscribed = new Set(Object.keys(state.subscriptions).map(Number));
@@ -156,6 +155,8 @@ export class Snapshot {
       this.body.realm_non_active_users = users
         .filter((u) => !u.is_active)
         .map((u) => renderUser(u, this.req.client_gravatar));
+      const me = users.find((u) => u.user_id === this.me)!;
+      Object.assign(this.body, ownAccountSection(caller.principal, me, settings));
       this.types.add('realm_user');
     }
     if (this.wants('realm_bot')) {
@@ -169,6 +170,24 @@ export class Snapshot {
     if (this.wants('user_topic')) {
       this.body.user_topics = state.user_topics;
       this.types.add('user_topic');
+    }
+    if (this.wants('muted_topics')) this.body.muted_topics = await mutedTopics(caller, state.user_topics);
+    if (this.wants('starred_messages')) this.body.starred_messages = [...state.starred].sort((a, b) => a - b);
+    if (this.wants('stream') || this.wants('default_streams')) {
+      const visible = {
+        include_public: true,
+        include_web_public: true,
+        include_subscribed: true,
+        exclude_archived: true,
+      };
+      const strip = <T extends { is_default?: boolean }>({ is_default: _default, ...stream }: T) => stream;
+      const admin = isAdministrator(caller.principal);
+      if (this.wants('stream'))
+        this.body.streams = (await visibleChannels(caller, { ...visible, include_all: admin })).map(strip);
+      if (this.wants('default_streams')) {
+        const all = await visibleChannels(caller, { ...visible, include_all: true });
+        this.body.realm_default_streams = all.filter((s) => s.is_default).map(strip);
+      }
     }
     // No linkifiers can be configured yet, so clients with or without `linkifier_url_template` read none.
     if (this.wants('realm_linkifiers')) this.body.realm_linkifiers = [];

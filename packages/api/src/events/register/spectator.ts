@@ -14,7 +14,7 @@ import { subscriptionJson } from '../../channels/json.js';
 import type { ApiOptions } from '../../options.js';
 import { FEATURE_LEVEL, ZULIP_VERSION } from '../../options.js';
 import { renderUser } from '../../users/json.js';
-import { realmSection } from './snapshot.js';
+import { realmSection } from './realm-section.js';
 
 export interface SpectatorRequest {
   fetch: Set<string> | null;
@@ -52,7 +52,7 @@ export async function spectatorRegister(
     zulip_feature_level: FEATURE_LEVEL,
     zulip_merge_base: ZULIP_VERSION,
   };
-  if (wants('realm')) Object.assign(body, realmSection(settings, options));
+  if (wants('realm')) Object.assign(body, realmSection(settings, info, options));
   const channels = await webPublicChannels(actors, realm, info.string_id);
   if (wants('subscription')) {
     const settingsOfViewer = newSubscription('#c2c2c2');

@@ -1,0 +1,205 @@
+import { SYSTEM_GROUPS, type RealmInfo, type RealmSettings } from '@chat/protocol';
+import { LIMITS } from '../../limits.js';
+import type { ApiOptions } from '../../options.js';
+import { PRESENCE_TIMING } from '../../users/presence.js';
+import { gravatarUrl } from '../../users/json.js';
+
+/** The served `server_emoji_data_url` (see `emoji-data.ts` in @chat/server). */
+export const EMOJI_DATA_PATH = '/static/generated/emoji/emoji_api.json';
+
+/** How often clients send typing notifications and how long they show them, as the original's defaults. */
+const TYPING_TIMING = {
+  server_typing_started_expiry_period_milliseconds: 15000,
+  server_typing_stopped_wait_period_milliseconds: 5000,
+  server_typing_started_wait_period_milliseconds: 10000,
+};
+
+const { 'role:everyone': everyone, 'role:members': members } = SYSTEM_GROUPS;
+const { 'role:moderators': moderators, 'role:administrators': administrators } = SYSTEM_GROUPS;
+const { 'role:owners': owners, 'role:nobody': nobody } = SYSTEM_GROUPS;
+
+/**
+ * Settings no operation changes yet, at the original's defaults for a new
+ * organization, with what this server does not offer (bots, video calls,
+ * GIPHY, billing) switched off.
+ */
+const FIXED = {
+  max_channel_folder_name_length: 60,
+  max_channel_folder_description_length: 1024,
+  server_min_deactivated_realm_deletion_days: 14,
+  server_max_deactivated_realm_deletion_days: null,
+  realm_message_edit_history_visibility_policy: 'all',
+  realm_allow_edit_history: true,
+  realm_can_add_custom_emoji_group: members,
+  realm_can_set_delete_message_policy_group: moderators,
+  realm_can_set_topics_policy_group: moderators,
+  realm_can_manage_billing_group: administrators,
+  realm_create_multiuse_invite_group: administrators,
+  realm_direct_message_initiator_group: everyone,
+  realm_direct_message_permission_group: everyone,
+  realm_can_access_all_users_group: everyone,
+  realm_can_summarize_topics_group: everyone,
+  realm_default_language: 'en',
+  realm_welcome_message_custom_text: '',
+  realm_digest_emails_enabled: false,
+  realm_disallow_disposable_email_addresses: true,
+  realm_email_changes_disabled: false,
+  realm_invite_required: true,
+  realm_inline_image_preview: true,
+  realm_inline_url_embed_preview: false,
+  realm_require_e2ee_push_notifications: false,
+  realm_require_unique_names: false,
+  realm_name_changes_disabled: false,
+  realm_avatar_changes_disabled: false,
+  realm_emails_restricted_to_domains: false,
+  realm_send_welcome_emails: true,
+  realm_message_content_allowed_in_email_notifications: true,
+  realm_want_advertise_in_communities_directory: false,
+  realm_video_chat_provider: 0,
+  realm_jitsi_server_url: null,
+  realm_giphy_rating: 0,
+  realm_waiting_period_threshold: 0,
+  realm_digest_weekday: 1,
+  realm_default_code_block_language: '',
+  realm_message_content_delete_limit_seconds: null,
+  realm_authentication_methods: {
+    Email: { enabled: true, available: true },
+    Dev: { enabled: false, available: false },
+  },
+  realm_enable_read_receipts: false,
+  realm_icon_source: 'G',
+  max_icon_file_size_mib: 5,
+  realm_logo_source: 'D',
+  realm_night_logo_source: 'D',
+  max_logo_file_size_mib: 5,
+  realm_available_video_chat_providers: { disabled: { name: 'None', id: 0 } },
+  realm_presence_disabled: false,
+  settings_send_digest_emails: false,
+  realm_is_zephyr_mirror_realm: false,
+  realm_email_auth_enabled: true,
+  realm_password_auth_enabled: true,
+  realm_push_notifications_enabled: false,
+  realm_push_notifications_enabled_end_timestamp: null,
+  realm_upload_quota_mib: null,
+  realm_org_type: 0,
+  realm_plan_type: 1,
+  realm_enable_guest_user_dm_warning: true,
+  realm_enable_guest_user_indicator: true,
+  zulip_plan_is_not_limited: true,
+  upgrade_text_for_wide_organization_logo: '',
+  realm_default_external_accounts: {
+    github: {
+      name: 'GitHub',
+      text: 'GitHub',
+      hint: 'Enter your GitHub username',
+      url_pattern: 'https://github.com/%(username)s',
+    },
+    twitter: {
+      name: 'Twitter',
+      text: 'Twitter',
+      hint: 'Enter your Twitter username',
+      url_pattern: 'https://twitter.com/%(username)s',
+    },
+  },
+  jitsi_server_url: 'https://meet.jit.si',
+  server_jitsi_server_url: 'https://meet.jit.si',
+  password_min_length: 6,
+  password_max_length: 100,
+  password_min_guesses: 10000,
+  giphy_rating_options: { disabled: { name: 'GIPHY integration disabled', id: 0 } },
+  max_avatar_file_size_mib: 5,
+  server_inline_image_preview: true,
+  server_inline_url_embed_preview: false,
+  server_thumbnail_formats: [],
+  server_avatar_changes_disabled: false,
+  server_name_changes_disabled: false,
+  server_needs_upgrade: false,
+  server_web_public_streams_enabled: true,
+  server_can_summarize_topics: false,
+  realm_moderation_request_channel_id: -1,
+  realm_new_stream_announcements_stream_id: -1,
+  realm_signup_announcements_stream_id: -1,
+  realm_zulip_update_announcements_stream_id: -1,
+  server_supported_permission_settings: { realm: {}, stream: {}, group: {} },
+};
+
+/** When this process started, as the original's `server_generation`. */
+const SERVER_GENERATION = Math.floor(Date.now() / 1000);
+
+/**
+ * The legacy policy integers some clients still read, derived from the group
+ * settings that replaced them (1 everyone ... 6 nobody, 7 moderators, as the
+ * original's `realm_wildcard_mention_policy`; 1 members, 2 admins, 3 full
+ * members, 4 moderators for channel creation).
+ */
+function wildcardPolicy(setting: unknown): number {
+  const byGroup: Record<number, number> = {
+    [everyone]: 1,
+    [members]: 2,
+    [administrators]: 5,
+    [nobody]: 6,
+    [moderators]: 7,
+  };
+  return typeof setting === 'number' ? (byGroup[setting] ?? 3) : 1;
+}
+
+function creationPolicy(setting: unknown): number {
+  const byGroup: Record<number, number> = { [members]: 1, [administrators]: 2, [owners]: 2, [moderators]: 4 };
+  return typeof setting === 'number' ? (byGroup[setting] ?? 3) : 1;
+}
+
+/** The organization's settings and limits (`realm` in `fetch_event_types`): every key the original sends. */
+export function realmSection(settings: RealmSettings, info: RealmInfo, options: ApiOptions): Record<string, unknown> {
+  const url = options.externalUrl;
+  return {
+    ...FIXED,
+    ...PRESENCE_TIMING,
+    ...TYPING_TIMING,
+    realm_name: info.name,
+    realm_description: info.description,
+    realm_date_created: Math.floor(info.date_created / 1000),
+    realm_url: url,
+    realm_uri: url,
+    realm_bot_domain: new URL(url).hostname,
+    realm_icon_url: gravatarUrl(info.string_id, 1),
+    realm_logo_url: `${url}/static/images/logo/zulip-org-logo.svg`,
+    realm_night_logo_url: `${url}/static/images/logo/zulip-org-logo.svg`,
+    development_environment: options.mode === 'development',
+    server_generation: SERVER_GENERATION,
+    server_emoji_data_url: `${url}${EMOJI_DATA_PATH}`,
+    max_message_length: LIMITS.max_message_length,
+    max_topic_length: LIMITS.max_topic_length,
+    max_stream_name_length: LIMITS.max_stream_name_length,
+    max_stream_description_length: LIMITS.max_stream_description_length,
+    max_file_upload_size_mib: options.maxFileUploadSizeMib,
+    realm_allow_message_editing: settings.allow_message_editing,
+    realm_message_content_edit_limit_seconds: settings.message_content_edit_limit_seconds,
+    realm_move_messages_within_stream_limit_seconds: settings.move_messages_within_stream_limit_seconds,
+    realm_move_messages_between_streams_limit_seconds: settings.move_messages_between_streams_limit_seconds,
+    realm_topics_policy: settings.topics_policy,
+    realm_mandatory_topics: settings.topics_policy === 'disable_empty_topic',
+    realm_empty_topic_display_name: settings.empty_topic_display_name,
+    realm_message_retention_days: settings.message_retention_days,
+    realm_enable_spectator_access: settings.enable_spectator_access,
+    realm_can_create_groups: settings.can_create_groups,
+    realm_can_manage_all_groups: settings.can_manage_all_groups,
+    realm_can_invite_users_group: settings.can_invite_users_group,
+    realm_can_create_bots_group: settings.can_create_bots_group,
+    realm_can_create_write_only_bots_group: settings.can_create_write_only_bots_group,
+    realm_can_mention_many_users_group: settings.can_mention_many_users_group,
+    realm_can_move_messages_between_channels_group: settings.can_move_messages_between_channels_group,
+    realm_can_move_messages_between_topics_group: settings.can_move_messages_between_topics_group,
+    realm_can_resolve_topics_group: settings.can_resolve_topics_group,
+    realm_can_delete_any_message_group: settings.can_delete_any_message_group,
+    realm_can_delete_own_message_group: settings.can_delete_own_message_group,
+    realm_can_create_public_channel_group: settings.can_create_public_channel_group,
+    realm_can_create_private_channel_group: settings.can_create_private_channel_group,
+    realm_can_create_web_public_channel_group: settings.can_create_web_public_channel_group,
+    realm_can_add_subscribers_group: settings.can_add_subscribers_group,
+    realm_wildcard_mention_policy: wildcardPolicy(settings.can_mention_many_users_group),
+    realm_create_public_stream_policy: creationPolicy(settings.can_create_public_channel_group),
+    realm_create_private_stream_policy: creationPolicy(settings.can_create_private_channel_group),
+    realm_create_web_public_stream_policy: creationPolicy(settings.can_create_web_public_channel_group),
+    event_queue_longpoll_timeout_seconds: Math.ceil(options.heartbeatMs / 1000) + 30,
+  };
+}
