@@ -17,7 +17,7 @@ import {
  * original's "Invalid channel ID", reference get-stream-by-id 400), and
  * the other realm has no channel of this one.
  */
-const made = { open: 'matrix open', leave: 'matrix leave', patch: 0 };
+const made = { open: 'matrix open', leave: 'matrix leave', patch: 0, settings: 0 };
 /** Denmark's id, looked up when the fixtures are made. */
 const denmark = (fx: Fixtures) => fx.channels['Denmark']!;
 
@@ -27,6 +27,7 @@ async function prepare(fx: Fixtures): Promise<void> {
   const { bot, guest, member, moderator, administrator, owner } = fx.callers;
   const everyone = [bot, guest, member, moderator, administrator, owner].map((c) => c.userId!);
   await fx.channel(made.leave, everyone);
+  made.settings = await fx.channel(fx.unique('matrix settings'), everyone);
   made.patch = await fx.channel(fx.unique('matrix patch'), [fx.callers.member.userId!]);
 }
 
@@ -71,6 +72,23 @@ export const channelCases: Operation[] = [
       everyone: OK,
       otherRealm: refused('STREAM_DOES_NOT_EXIST', `Channel '${made.leave}' does not exist`, { stream: made.leave }),
     }),
+  },
+  {
+    // Every subscriber changes its own settings; the other realm has no channel of that id.
+    method: 'POST',
+    template: '/users/me/subscriptions/properties',
+    request: () => ({
+      path: '/users/me/subscriptions/properties',
+      params: { subscription_data: [{ stream_id: made.settings, property: 'pin_to_top', value: true }] },
+    }),
+    expect: authenticated({ everyone: OK, otherRealm: INVALID_CHANNEL }),
+  },
+  {
+    // Subscribing through `add`, as POST does.
+    method: 'PATCH',
+    template: '/users/me/subscriptions',
+    request: () => ({ path: '/users/me/subscriptions', params: { add: [{ name: made.open }] } }),
+    expect: authenticated({ everyone: OK, guest: badRequest(`Unable to access channel (${made.open}).`) }),
   },
   {
     // can_create_public_channel_group is role:members by default: guests may not create channels.

@@ -151,6 +151,21 @@ function messagingCases(): Case[] {
     },
     {
       method: 'POST',
+      path: '/users/me/subscriptions/properties',
+      auth: true,
+      // Verona (3), which iago is subscribed to.
+      valid: { subscription_data: '[{"stream_id": 3, "property": "pin_to_top", "value": true}]' },
+      bad: missing('subscription_data'),
+    },
+    {
+      method: 'PATCH',
+      path: '/users/me/subscriptions',
+      auth: true,
+      valid: { add: '[{"name": "ladder patched"}]' },
+      bad: { params: { delete: 'Scotland' }, name: 'delete' },
+    },
+    {
+      method: 'POST',
       path: '/channels/create',
       auth: true,
       valid: { name: 'ladder created', subscribers: '[11]' },

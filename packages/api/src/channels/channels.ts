@@ -15,6 +15,7 @@ import {
   type UserRef,
 } from '@chat/protocol';
 import { channelAdminRoutes } from './admin.js';
+import { subscriptionSettingsRoutes } from './subscription-settings.js';
 import { createChannel, type NewChannelSpec } from './create.js';
 import { channelJson, subscriptionJson } from './json.js';
 import { CallerContext } from '../context.js';
@@ -86,6 +87,81 @@ async function channelsOf(caller: CallerContext): Promise<ChannelEntry[]> {
   return caller.actors.ask<ChannelEntry[]>(caller.realm, { type: 'realm.channels' });
 }
 
+interface SubscribeParams extends Partial<Omit<ChannelOptions, 'name'>> {
+  subscriptions: Array<{ name: string; description?: string | undefined }>;
+  principals?: number[] | string[] | undefined;
+  authorization_errors_fatal?: boolean | undefined;
+}
+
+/** Subscribes the caller (or the principals) to channels, creating missing ones: POST and PATCH /users/me/subscriptions. */
+async function subscribe(caller: CallerContext, params: SubscribeParams) {
+  const { principal, actors } = caller;
+  const settings = await caller.settings();
+  const users = await principalsOf(caller, params.principals);
+  const subscribed: Record<string, string[]> = {};
+  const already: Record<string, string[]> = {};
+  const unauthorized: string[] = [];
+  for (const sub of params.subscriptions) {
+    const name = checkChannelName(sub.name);
+    const found = await caller.channelByName(name).catch((err: unknown) => {
+      if (err instanceof ChatError && err.code === 'STREAM_DOES_NOT_EXIST') return undefined;
+      throw err;
+    });
+    if (!found) {
+      const spec = newChannelSpec(principal, settings, { ...params, name, description: sub.description });
+      await createChannel(
+        actors,
+        principal.realm,
+        spec,
+        principal.user_id,
+        users.map((u) => u.user_id),
+      );
+      for (const u of users) (subscribed[u.user_id] ??= []).push(name);
+      continue;
+    }
+    const result = await actors
+      .ask<{ added: number[]; already: number[] }>(channelAddress(principal.realm, found.channel_id), {
+        type: 'channel.subscribe',
+        actor: principal,
+        users,
+        settings,
+      })
+      .catch((err: unknown) => {
+        if (params.authorization_errors_fatal === false && err instanceof ChatError) return undefined;
+        throw err;
+      });
+    if (!result) {
+      unauthorized.push(found.name);
+      continue;
+    }
+    for (const id of result.added) (subscribed[id] ??= []).push(found.name);
+    for (const id of result.already) (already[id] ??= []).push(found.name);
+  }
+  return {
+    subscribed,
+    already_subscribed: already,
+    ...(params.authorization_errors_fatal === false ? { unauthorized } : {}),
+  };
+}
+
+/** Unsubscribes the caller (or, with permission, the principals): DELETE and PATCH /users/me/subscriptions. */
+async function unsubscribe(caller: CallerContext, names: string[], principals: number[] | string[] | undefined) {
+  const { principal, actors } = caller;
+  const users = await principalsOf(caller, principals);
+  const removed: string[] = [];
+  const notRemoved: string[] = [];
+  for (const name of names) {
+    const entry = await caller.channelByName(name);
+    const result = await actors.ask<{ removed: number[] }>(channelAddress(principal.realm, entry.channel_id), {
+      type: 'channel.unsubscribe',
+      actor: principal,
+      users,
+    });
+    (result.removed.length > 0 ? removed : notRemoved).push(entry.name);
+  }
+  return { removed, not_removed: notRemoved };
+}
+
 export function channelRoutes(options: ApiOptions): Route[] {
   return [
     defineRoute({
@@ -131,53 +207,7 @@ export function channelRoutes(options: ApiOptions): Route[] {
       description: 'Subscribes the caller (or the principals) to channels, creating the ones that do not exist.',
       tags: ['channels'],
       async handler({ params, principal, actors }) {
-        const caller = new CallerContext(actors, principal);
-        const settings = await caller.settings();
-        const users = await principalsOf(caller, params.principals);
-        const subscribed: Record<string, string[]> = {};
-        const already: Record<string, string[]> = {};
-        const unauthorized: string[] = [];
-        for (const sub of params.subscriptions) {
-          const name = checkChannelName(sub.name);
-          const found = await caller.channelByName(name).catch((err: unknown) => {
-            if (err instanceof ChatError && err.code === 'STREAM_DOES_NOT_EXIST') return undefined;
-            throw err;
-          });
-          if (!found) {
-            const spec = newChannelSpec(principal, settings, { ...params, name, description: sub.description });
-            await createChannel(
-              actors,
-              principal.realm,
-              spec,
-              principal.user_id,
-              users.map((u) => u.user_id),
-            );
-            for (const u of users) (subscribed[u.user_id] ??= []).push(name);
-            continue;
-          }
-          const result = await actors
-            .ask<{ added: number[]; already: number[] }>(channelAddress(principal.realm, found.channel_id), {
-              type: 'channel.subscribe',
-              actor: principal,
-              users,
-              settings,
-            })
-            .catch((err: unknown) => {
-              if (params.authorization_errors_fatal === false && err instanceof ChatError) return undefined;
-              throw err;
-            });
-          if (!result) {
-            unauthorized.push(found.name);
-            continue;
-          }
-          for (const id of result.added) (subscribed[id] ??= []).push(found.name);
-          for (const id of result.already) (already[id] ??= []).push(found.name);
-        }
-        return {
-          subscribed,
-          already_subscribed: already,
-          ...(params.authorization_errors_fatal === false ? { unauthorized } : {}),
-        };
+        return subscribe(new CallerContext(actors, principal), params);
       },
     }),
     defineRoute({
@@ -189,20 +219,34 @@ export function channelRoutes(options: ApiOptions): Route[] {
       description: 'Removes the caller (or, with permission, other users) from channels.',
       tags: ['channels'],
       async handler({ params, principal, actors }) {
+        return unsubscribe(new CallerContext(actors, principal), params.subscriptions, params.principals);
+      },
+    }),
+    defineRoute({
+      method: 'PATCH',
+      path: '/users/me/subscriptions',
+      auth: 'required',
+      params: Type.Object({
+        add: Type.Optional(
+          Type.Array(
+            Type.Object({
+              name: Type.String(),
+              color: Type.Optional(Type.String()),
+              description: Type.Optional(Type.String()),
+            }),
+          ),
+        ),
+        delete: Type.Optional(Type.Array(Type.String())),
+      }),
+      summary: 'Update subscriptions',
+      description:
+        'Subscribes the caller to the channels of `add` (creating missing ones) and unsubscribes from `delete`.',
+      tags: ['channels'],
+      async handler({ params, principal, actors }) {
         const caller = new CallerContext(actors, principal);
-        const users = await principalsOf(caller, params.principals);
-        const removed: string[] = [];
-        const notRemoved: string[] = [];
-        for (const name of params.subscriptions) {
-          const entry = await caller.channelByName(name);
-          const result = await actors.ask<{ removed: number[] }>(channelAddress(principal.realm, entry.channel_id), {
-            type: 'channel.unsubscribe',
-            actor: principal,
-            users,
-          });
-          (result.removed.length > 0 ? removed : notRemoved).push(entry.name);
-        }
-        return { removed, not_removed: notRemoved };
+        const added = await subscribe(caller, { subscriptions: params.add ?? [] });
+        const removed = await unsubscribe(caller, params.delete ?? [], undefined);
+        return { ...added, ...removed };
       },
     }),
     defineRoute({
@@ -338,6 +382,7 @@ export function channelRoutes(options: ApiOptions): Route[] {
       },
     }),
     ...channelAdminRoutes(options),
+    ...subscriptionSettingsRoutes(),
   ];
 }
 
