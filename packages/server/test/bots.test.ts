@@ -117,6 +117,37 @@ test("creation follows the original's rules and words", async (t) => {
   await refuse(othello, { default_sending_stream: 'core team' }, "Invalid channel name 'core team'");
 });
 
+// Serial: it changes who may make bots, which the other tests rely on.
+test.serial(
+  'can_create_bots_group allows every type, can_create_write_only_bots_group incoming webhooks only',
+  async (t) => {
+    const { iago, hamlet } = t.context;
+    const set = async (name: string, group: number) => {
+      const reply = await iago.patch('/realm', { [name]: JSON.stringify({ new: group }) });
+      t.is(reply.status, 200, JSON.stringify(reply.body));
+    };
+    const [administrators, members, nobody] = [6, 3, 8];
+    await set('can_create_bots_group', administrators);
+    try {
+      const generic = await hamlet.post('/bots', { full_name: 'Policy Generic', short_name: `policyg${Date.now()}` });
+      t.like(generic.body, { code: 'BAD_REQUEST', msg: 'Insufficient permission' });
+      const incoming = await makeBot(t, hamlet, { bot_type: 2 });
+      t.true(incoming.user_id > 0);
+      await set('can_create_write_only_bots_group', nobody);
+      const refused = await hamlet.post('/bots', {
+        full_name: 'Policy Hook',
+        short_name: `policyh${Date.now()}`,
+        bot_type: 2,
+      });
+      t.like(refused.body, { code: 'BAD_REQUEST', msg: 'Insufficient permission' });
+      t.truthy(await makeBot(t, iago, { bot_type: 1 }), 'administrators are in the group');
+    } finally {
+      await set('can_create_bots_group', members);
+      await set('can_create_write_only_bots_group', members);
+    }
+  },
+);
+
 test('an outgoing webhook bot has its service; an incoming webhook bot only sends messages', async (t) => {
   const { hamlet } = t.context;
   const url = 'http://127.0.0.1:9/hook';

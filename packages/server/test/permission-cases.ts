@@ -5,9 +5,11 @@ import { channelCases } from './permission-cases-channels.js';
 import { folderCases } from './permission-cases-folders.js';
 import { groupCases } from './permission-cases-groups.js';
 import { messageCases } from './permission-cases-messages.js';
+import { orgCases } from './permission-cases-org.js';
 import { peopleCases } from './permission-cases-people.js';
 import { personalCases } from './permission-cases-personal.js';
 import { readingCases } from './permission-cases-reading.js';
+import { mutingCases } from './permission-cases-muting.js';
 
 /**
  * The rows of the permission matrix (permission-matrix.test.ts): every
@@ -24,7 +26,9 @@ export const OPERATIONS: Operation[] = [
   ...groupCases,
   ...folderCases,
   ...botCases,
+  ...orgCases,
   ...readingCases,
+  ...mutingCases,
 ];
 
 /** Routes served outside the schema-described API (they answer bytes or redirects too), so not in openapi.json. */

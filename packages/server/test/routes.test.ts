@@ -9,6 +9,7 @@ import { groupLadder } from './group-routes.js';
 import { inviteLadder } from './invite-routes.js';
 import { accountLadder } from './account-routes.js';
 import { botLadder } from './bot-routes.js';
+import { orgLadder } from './org-routes.js';
 
 /**
  * The ladder every route climbs: no credentials, wrong credentials, a
@@ -16,7 +17,7 @@ import { botLadder } from './bot-routes.js';
  * table must name every operation the server documents, so a new route
  * cannot skip it.
  */
-const SECTIONS = [personalLadder, peopleLadder, groupLadder, inviteLadder, accountLadder, botLadder];
+const SECTIONS = [personalLadder, peopleLadder, groupLadder, inviteLadder, accountLadder, orgLadder, botLadder];
 
 /** Messages made in `before`, one per case that changes or reads a message. */
 const made: Record<string, number> = {};
