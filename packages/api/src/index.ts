@@ -6,12 +6,15 @@ import { channelRoutes } from './channels/channels.js';
 import { fetchRoutes } from './messages/fetch.js';
 import { messageEditRoutes } from './messages/edit.js';
 import { flagRoutes } from './messages/flags.js';
+import { readReceiptRoutes } from './messages/read-receipts.js';
+import { mutingRoutes } from './personal/muting.js';
 import { sendRoutes } from './messages/send.js';
 import { eventRoutes } from './events/events.js';
 import { registerRoutes } from './events/register/route.js';
 import { uploadRoutes } from './uploads/uploads.js';
 import { groupRoutes } from './groups/groups.js';
 import { folderRoutes } from './realm/folders.js';
+import { realmSettingsRoutes } from './realm/settings.js';
 import { draftRoutes } from './personal/drafts.js';
 import { snippetRoutes } from './personal/snippets.js';
 import { navigationViewRoutes } from './personal/navigation-views.js';
@@ -36,12 +39,15 @@ export function apiRoutes(options: ApiOptions): Route[] {
     ...fetchRoutes(options),
     ...messageEditRoutes(options),
     ...flagRoutes(),
+    ...readReceiptRoutes(),
+    ...mutingRoutes(),
     ...channelRoutes(options),
     ...registerRoutes(options),
     ...eventRoutes(options),
     ...uploadRoutes(options),
     ...groupRoutes(),
     ...folderRoutes(),
+    ...realmSettingsRoutes(options),
     ...draftRoutes(options),
     ...snippetRoutes(options),
     ...navigationViewRoutes(options),

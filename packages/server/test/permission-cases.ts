@@ -4,9 +4,11 @@ import { channelCases } from './permission-cases-channels.js';
 import { folderCases } from './permission-cases-folders.js';
 import { groupCases } from './permission-cases-groups.js';
 import { messageCases } from './permission-cases-messages.js';
+import { orgCases } from './permission-cases-org.js';
 import { peopleCases } from './permission-cases-people.js';
 import { personalCases } from './permission-cases-personal.js';
 import { readingCases } from './permission-cases-reading.js';
+import { mutingCases } from './permission-cases-muting.js';
 
 /**
  * The rows of the permission matrix (permission-matrix.test.ts): every
@@ -22,7 +24,9 @@ export const OPERATIONS: Operation[] = [
   ...peopleCases,
   ...groupCases,
   ...folderCases,
+  ...orgCases,
   ...readingCases,
+  ...mutingCases,
 ];
 
 /** Routes served outside the schema-described API (they answer bytes or redirects too), so not in openapi.json. */

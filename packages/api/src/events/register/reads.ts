@@ -10,6 +10,7 @@ const MESSAGES = ['message', 'update_message_flags', 'delete_message', 'update_m
  */
 const BUILDS: Record<string, string[]> = {
   'realm.settings': ['realm'],
+  'realm.organization': ['realm'],
   'realm.listUsers': ['realm_user'],
   'realm.userGroups': ['user_group'],
   'realm.channelFolders': ['channel_folder'],
@@ -19,6 +20,7 @@ const BUILDS: Record<string, string[]> = {
   'realm.getUser': ['user_settings'],
   'user.settings': ['user_settings'],
   'user.personalSnapshot': ['drafts', 'saved_snippets', 'navigation_view'],
+  'user.mutingSnapshot': ['muted_users', 'alert_words'],
   // The subscriptions and their settings, topic policies, and read flags.
   'user.state': ['subscription', 'user_topic', 'update_message_flags'],
   // Name, settings and subscribers of a channel the user is or was in.
