@@ -1,7 +1,7 @@
 import type { ChatClient } from '@chat/testkit';
 import { IDS, withServer } from './context.js';
-import { next, register } from './queues.js';
-import { ok, type Body } from './replies.js';
+import { next, register, snapshotOf } from './queues.js';
+import { bodyOf, ok, type Body } from './replies.js';
 
 /**
  * Message objects as the original's, checked against the reference's
@@ -92,4 +92,33 @@ test('avatar_url is null with client_gravatar and the sender’s avatar without 
   t.deepEqual(withUrl.flags, []);
   t.like(withUrl.message, { reactions: [], submessages: [] });
   t.false('edit_history' in (withUrl.message as Message));
+});
+
+// Serial, so that the other tests of the file see the default policy.
+test.serial('the realm’s edit history policy: moves only, then none, then all again', async (t) => {
+  const { iago, hamlet } = t.context;
+  const sent = await ok(iago, 'POST', '/messages', { type: 'stream', to: 'Verona', topic: 'policy a', content: 'one' });
+  const id = sent.id as number;
+  await ok(iago, 'PATCH', `/messages/${id}`, { content: 'two' });
+  await ok(iago, 'PATCH', `/messages/${id}`, { topic: 'policy b', propagate_mode: 'change_one' });
+  // The reference names no PATCH /realm (realm-settings.test.ts checks the operation itself).
+  const policy = (value: string) =>
+    bodyOf(iago.call<Body>('PATCH', '/realm', { message_edit_history_visibility_policy: value }));
+  try {
+    await policy('moves_only');
+    const moves = (await single(hamlet, id)).edit_history as Body[];
+    t.is(moves.length, 1);
+    t.like(moves[0], { prev_topic: 'policy a', topic: 'policy b' });
+    await policy('none');
+    const hidden = await fetched(hamlet, id);
+    t.false('edit_history' in hidden);
+    // Clients still see that it was edited.
+    t.is(typeof hidden.last_edit_timestamp, 'number');
+    const snapshot = await snapshotOf(hamlet, { fetch_event_types: '["realm"]' });
+    t.is(snapshot.realm_allow_edit_history, false);
+  } finally {
+    await policy('all');
+  }
+  t.is(((await single(hamlet, id)).edit_history as Body[]).length, 2);
+  t.is((await snapshotOf(hamlet, { fetch_event_types: '["realm"]' })).realm_allow_edit_history, true);
 });
