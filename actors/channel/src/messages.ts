@@ -21,6 +21,11 @@ export function decideDelete(ctx: Ctx, cmd: Of<'message.delete'>): Decision<Chan
       can(state, 'can_delete_own_message_group', cmd.actor));
   if (!anyMessage && !ownMessage)
     throw new ChatError('BAD_REQUEST', "You don't have permission to delete this message");
+  // Older senders of this command carry no limit: no limit then.
+  const limit = cmd.settings.message_content_delete_limit_seconds ?? null;
+  if (!anyMessage && limit !== null && ctx.now / 1000 - message.timestamp > limit) {
+    throw new ChatError('BAD_REQUEST', 'The time limit for deleting this message has passed');
+  }
   const to = receivers(state, ctx.address.key, message, cmd.actor.user_id);
   return {
     events: [{ type: 'messagesRemoved', ids: [message.id] }],

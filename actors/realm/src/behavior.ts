@@ -16,6 +16,7 @@ import { directoryCommand } from './directory.js';
 import { inviteCommand, isInviteCommand, spentInvites } from './invites/invites.js';
 import { userAdded } from './people.js';
 import { folderCommand, isFolderCommand } from './folders.js';
+import { isSettingsCommand, settingsCommand } from './settings.js';
 import { groupCommand, isGroupCommand } from './groups/groups.js';
 import { broadcast } from './broadcast.js';
 import { decidePublicListener, listeners, relayPublicMessage } from './public-listeners.js';
@@ -213,6 +214,7 @@ function decide(ctx: Ctx, command: RealmCommand): Decision<RealmEvent> {
     default:
       if (isGroupCommand(command)) return groupCommand(ctx, command);
       if (isFolderCommand(command)) return folderCommand(ctx, command);
+      if (isSettingsCommand(command)) return settingsCommand(state, command);
       return directoryCommand(ctx, command);
   }
 }

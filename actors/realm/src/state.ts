@@ -7,6 +7,8 @@ import { applyPeopleEvent, isPeopleEvent, type PeopleEvent, type PeopleState } f
 import { applyMessageIdEvent, type MessageIdEvent, type MessageIds } from './message-ids.js';
 import { applyPublicListener, type PublicListenerEvent, type PublicListeners } from './public-listeners.js';
 import { applyCanCreateUsers, type CanCreateUsersEvent } from './accounts/create-users-permission.js';
+import { applySettingsChanged, type SettingsChangedEvent } from './settings.js';
+import type { GroupSetting, RealmValue } from '@chat/protocol';
 
 /** One account of the realm, as the RealmActor keeps it. */
 export interface Account {
@@ -45,6 +47,8 @@ export interface RealmState {
   channels: Record<number, ChannelEntry>;
   nextChannelId: number;
   settings: RealmSettings;
+  /** The organization settings no messaging rule reads, as changed (absent: the default; see settings.ts). */
+  options?: Record<string, RealmValue | GroupSetting>;
   /** Sends the automated notices (topic moves, resolutions). */
   notificationBotId: number | null;
   /** User-defined groups by id (absent in older snapshots); system groups are computed from roles. */
@@ -73,12 +77,14 @@ const WEEK = 7 * 24 * 3600;
 export const DEFAULT_SETTINGS: RealmSettings = {
   allow_message_editing: true,
   message_content_edit_limit_seconds: 600,
+  message_content_delete_limit_seconds: 600,
   move_messages_within_stream_limit_seconds: WEEK,
   move_messages_between_streams_limit_seconds: WEEK,
   topics_policy: 'allow_empty_topic',
   empty_topic_display_name: 'general chat',
   message_retention_days: -1,
   enable_spectator_access: false,
+  enable_read_receipts: true,
   can_mention_many_users_group: SYSTEM_GROUPS['role:administrators'],
   can_move_messages_between_channels_group: SYSTEM_GROUPS['role:members'],
   can_move_messages_between_topics_group: SYSTEM_GROUPS['role:everyone'],
@@ -125,7 +131,8 @@ export type RealmEvent =
   | ActivityEvent
   | PublicListenerEvent
   | MessageIdEvent
-  | CanCreateUsersEvent;
+  | CanCreateUsersEvent
+  | SettingsChangedEvent;
 
 export function initialState(stringId: string): RealmState {
   return {
@@ -157,6 +164,8 @@ export function applyEvent(state: RealmState, event: RealmEvent): void {
       return applyPublicListener(state, event);
     case 'canCreateUsersSet':
       return applyCanCreateUsers(state, event);
+    case 'realmSettingsChanged':
+      return applySettingsChanged(state, event);
     case 'messageIdsReserved':
     case 'messageIdTaken':
       return applyMessageIdEvent(state, event);

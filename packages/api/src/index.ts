@@ -12,6 +12,7 @@ import { registerRoutes } from './events/register/route.js';
 import { uploadRoutes } from './uploads/uploads.js';
 import { groupRoutes } from './groups/groups.js';
 import { folderRoutes } from './realm/folders.js';
+import { realmSettingsRoutes } from './realm/settings.js';
 import { draftRoutes } from './personal/drafts.js';
 import { snippetRoutes } from './personal/snippets.js';
 import { navigationViewRoutes } from './personal/navigation-views.js';
@@ -42,6 +43,7 @@ export function apiRoutes(options: ApiOptions): Route[] {
     ...uploadRoutes(options),
     ...groupRoutes(),
     ...folderRoutes(),
+    ...realmSettingsRoutes(options),
     ...draftRoutes(options),
     ...snippetRoutes(options),
     ...navigationViewRoutes(options),

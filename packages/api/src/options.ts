@@ -34,6 +34,8 @@ export interface ApiOptions {
   mailer?: Mailer;
   /** Minutes an invitation stays valid when the inviter does not say (`INVITATION_LINK_VALIDITY_MINUTES`). */
   invitationValidityMinutes?: number;
+  /** A BigBlueButton server (`BIG_BLUE_BUTTON_URL`, `BIG_BLUE_BUTTON_SECRET`): video calls can then use it. */
+  bigBlueButton?: { url: string; secret: string };
 }
 
 /** The feature level of the API this server implements. */

@@ -4,6 +4,7 @@ export * from './envelope.js';
 export * from './errors.js';
 export * from './credentials.js';
 export * from './realm.js';
+export * from './realm-settings.js';
 export * from './groups.js';
 export * from './permissions.js';
 export * from './invites.js';

@@ -1,4 +1,5 @@
 import type { FolderCommand } from './folders.js';
+import type { RealmSettingsCommand } from './realm-settings.js';
 import type { GroupCommand, GroupSetting } from './groups.js';
 import type { InviteCommand } from './invites.js';
 import type { StatusCommand } from './status.js';
@@ -83,6 +84,8 @@ export interface RealmSettings {
   allow_message_editing: boolean;
   /** Seconds; null: no limit. */
   message_content_edit_limit_seconds: number | null;
+  /** How long senders may delete their own messages; null: no limit. */
+  message_content_delete_limit_seconds: number | null;
   move_messages_within_stream_limit_seconds: number | null;
   move_messages_between_streams_limit_seconds: number | null;
   topics_policy: 'allow_empty_topic' | 'disable_empty_topic';
@@ -91,6 +94,8 @@ export interface RealmSettings {
   /** Days; -1 keeps messages forever. */
   message_retention_days: number;
   enable_spectator_access: boolean;
+  /** Whether read receipts are available at all (each user's `send_read_receipts` decides theirs). */
+  enable_read_receipts: boolean;
   can_mention_many_users_group: GroupSetting;
   can_move_messages_between_channels_group: GroupSetting;
   can_move_messages_between_topics_group: GroupSetting;
@@ -230,6 +235,7 @@ export type RealmCommand =
   /** The ids of the users the realm relays public channels' messages to. */
   | { type: 'realm.publicListeners' }
   | GroupCommand
+  | RealmSettingsCommand
   | FolderCommand
   | InviteCommand
   | StatusCommand;

@@ -4,6 +4,7 @@ import { channelCases } from './permission-cases-channels.js';
 import { folderCases } from './permission-cases-folders.js';
 import { groupCases } from './permission-cases-groups.js';
 import { messageCases } from './permission-cases-messages.js';
+import { orgCases } from './permission-cases-org.js';
 import { peopleCases } from './permission-cases-people.js';
 import { personalCases } from './permission-cases-personal.js';
 import { readingCases } from './permission-cases-reading.js';
@@ -22,6 +23,7 @@ export const OPERATIONS: Operation[] = [
   ...peopleCases,
   ...groupCases,
   ...folderCases,
+  ...orgCases,
   ...readingCases,
 ];
 

@@ -13,7 +13,7 @@ const GroupSetting = Type.Union([
   Type.Integer(),
   Type.Object({ direct_members: Type.Array(Type.Integer()), direct_subgroups: Type.Array(Type.Integer()) }),
 ]);
-const GroupSettingUpdate = Type.Object({ new: GroupSetting, old: Type.Optional(GroupSetting) });
+export const GroupSettingUpdate = Type.Object({ new: GroupSetting, old: Type.Optional(GroupSetting) });
 const Ids = Type.Array(Type.Integer());
 
 /** One optional parameter per group permission, in the form `schema` gives. */

@@ -10,6 +10,7 @@ const MESSAGES = ['message', 'update_message_flags', 'delete_message', 'update_m
  */
 const BUILDS: Record<string, string[]> = {
   'realm.settings': ['realm'],
+  'realm.organization': ['realm'],
   'realm.listUsers': ['realm_user'],
   'realm.userGroups': ['user_group'],
   'realm.channelFolders': ['channel_folder'],

@@ -1,6 +1,7 @@
 import {
   isAdministrator,
   newSubscription,
+  type Organization,
   VISIBILITY,
   type RealmInfo,
   type UserTopic,
@@ -107,7 +108,8 @@ export class Snapshot {
     this.body.max_bulk_new_subscription_messages = 100;
     if (this.wants('realm')) {
       const info = await caller.actors.ask<RealmInfo>(caller.realm, { type: 'realm.info' });
-      Object.assign(this.body, realmSection(settings, info, options));
+      const org = await caller.actors.ask<Organization>(caller.realm, { type: 'realm.organization' });
+      Object.assign(this.body, realmSection(org, info, options));
       this.types.add('realm');
     }
     Object.assign(

@@ -7,7 +7,7 @@ import {
   type ChannelEntry,
   type ChannelInfo,
   type RealmInfo,
-  type RealmSettings,
+  type Organization,
   type UserProfile,
 } from '@chat/protocol';
 import { subscriptionJson } from '../../channels/json.js';
@@ -35,11 +35,11 @@ export async function spectatorRegister(
   req: SpectatorRequest,
   options: ApiOptions,
 ): Promise<Record<string, unknown>> {
-  const [info, settings] = await Promise.all([
+  const [info, org] = await Promise.all([
     actors.ask<RealmInfo>(realm, { type: 'realm.info' }),
-    actors.ask<RealmSettings>(realm, { type: 'realm.settings' }),
+    actors.ask<Organization>(realm, { type: 'realm.organization' }),
   ]);
-  if (!info.web_public_access_enabled || !settings.enable_spectator_access) {
+  if (!info.web_public_access_enabled || !org.settings.enable_spectator_access) {
     throw new ChatError('UNAUTHORIZED', 'Not logged in: API authentication or user session required');
   }
   if (req.client_gravatar === true) throw anonymous('client_gravatar');
@@ -52,7 +52,7 @@ export async function spectatorRegister(
     zulip_feature_level: FEATURE_LEVEL,
     zulip_merge_base: ZULIP_VERSION,
   };
-  if (wants('realm')) Object.assign(body, realmSection(settings, info, options));
+  if (wants('realm')) Object.assign(body, realmSection(org, info, options));
   const channels = await webPublicChannels(actors, realm, info.string_id);
   if (wants('subscription')) {
     const settingsOfViewer = newSubscription('#c2c2c2');

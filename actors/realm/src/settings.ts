@@ -1,0 +1,153 @@
+import {
+  ChatError,
+  isAdministrator,
+  isOwner,
+  OWNER_ONLY_SETTINGS,
+  CHANNEL_SETTINGS,
+  REALM_GROUP_RULES,
+  REALM_GROUP_SETTINGS,
+  REALM_OPTION_DEFAULTS,
+  sameGroupSetting,
+  SYSTEM_GROUPS,
+  systemGroupDefault,
+  type GroupSetting,
+  type Organization,
+  type QueueEvent,
+  type RealmGroupSettingName,
+  type RealmSettings,
+  type RealmSettingsCommand,
+  type RealmValue,
+  type RealmCommand,
+} from '@chat/protocol';
+import type { Decision } from '@chat/runtime';
+import { toEveryone } from './broadcast.js';
+import { checkGroupSetting } from './groups/settings.js';
+import type { RealmEvent, RealmState } from './state.js';
+
+type Setting = RealmValue | GroupSetting;
+
+/** A change of organization settings: the name and description live on the state, the rest in two maps. */
+export interface SettingsChangedEvent {
+  type: 'realmSettingsChanged';
+  values: Record<string, Setting>;
+}
+
+const bad = (msg: string) => new ChatError('BAD_REQUEST', msg);
+const notAdmin = () => new ChatError('UNAUTHORIZED_PRINCIPAL', 'Must be an organization administrator');
+const notOwner = () => new ChatError('UNAUTHORIZED_PRINCIPAL', 'Must be an organization owner');
+
+const COMMANDS = new Set<string>(['realm.organization', 'realm.updateSettings']);
+export const isSettingsCommand = (command: RealmCommand): command is RealmSettingsCommand => COMMANDS.has(command.type);
+
+/** The settings no messaging rule reads, with the defaults of those never changed. */
+function optionsOf(state: RealmState): Record<string, Setting> {
+  const groups = REALM_GROUP_SETTINGS.filter((name) => !(name in state.settings)).map((name) => [
+    name,
+    systemGroupDefault(name),
+  ]);
+  return { ...REALM_OPTION_DEFAULTS, ...Object.fromEntries(groups), ...state.options };
+}
+
+export function organization(state: RealmState): Organization {
+  return {
+    name: state.name,
+    description: state.description,
+    settings: { ...optionsOf(state), ...state.settings },
+  };
+}
+
+/** The original's `access_user_group_for_setting` for a realm setting. */
+function checkRealmGroup(state: RealmState, name: RealmGroupSettingName, value: GroupSetting): GroupSetting {
+  const checked = checkGroupSetting(state, value);
+  const rules = REALM_GROUP_RULES[name] as (typeof REALM_GROUP_RULES)[RealmGroupSettingName] & {
+    system?: string[];
+  };
+  const systemName = Object.entries(SYSTEM_GROUPS).find(([, id]) => id === checked)?.[0];
+  if (rules.system) {
+    if (systemName === undefined) throw bad(`'${name}' must be a system user group.`);
+    if (!rules.system.includes(systemName)) throw bad(`'${name}' setting cannot be set to '${systemName}' group.`);
+  }
+  const refused =
+    systemName === 'role:internet' ||
+    (systemName === 'role:everyone' && !rules.everyone) ||
+    (systemName === 'role:nobody' && !rules.nobody);
+  if (refused) throw bad(`'${name}' setting cannot be set to '${systemName}' group.`);
+  return checked;
+}
+
+/** The event the original sends for one changed value (`do_set_realm_property` and friends). */
+function eventFor(name: string, value: Setting): QueueEvent {
+  const dict = (data: Record<string, unknown>): QueueEvent => ({
+    type: 'realm',
+    op: 'update_dict',
+    property: 'default',
+    data,
+  });
+  if (name in REALM_GROUP_RULES) return dict({ [name]: value });
+  if (name === 'allow_message_editing' || name === 'message_content_edit_limit_seconds') return dict({ [name]: value });
+  if (name === 'topics_policy')
+    return dict({ topics_policy: value, mandatory_topics: value === 'disable_empty_topic' });
+  return { type: 'realm', op: 'update', property: name, value };
+}
+
+function update(
+  state: RealmState,
+  cmd: Extract<RealmSettingsCommand, { type: 'realm.updateSettings' }>,
+): Decision<RealmEvent> {
+  const actor = state.accounts[cmd.actor_id];
+  if (!actor?.isActive || !isAdministrator(actor)) throw notAdmin();
+  const names = [...Object.keys(cmd.values), ...Object.keys(cmd.groups)];
+  if (names.some((name) => OWNER_ONLY_SETTINGS.has(name)) && !isOwner(actor)) throw notOwner();
+  const current = organization(state);
+  const now: Record<string, Setting> = { ...current.settings, name: current.name, description: current.description };
+  const changed: Record<string, Setting> = {};
+  for (const [name, value] of Object.entries(cmd.values)) {
+    if (CHANNEL_SETTINGS.includes(name) && value !== -1) {
+      const channel = state.channels[value as number];
+      if (!channel || channel.is_archived) throw bad('Invalid channel ID');
+    }
+    if (now[name] !== value) changed[name] = value;
+  }
+  for (const name of REALM_GROUP_SETTINGS) {
+    const change = cmd.groups[name];
+    if (!change) continue;
+    const before = now[name] as GroupSetting;
+    if (change.old !== undefined && !sameGroupSetting(checkGroupSetting(state, change.old), before)) {
+      throw bad("'old' value does not match the expected value.");
+    }
+    const value = checkRealmGroup(state, name, change.new);
+    if (!sameGroupSetting(value, before)) changed[name] = value;
+  }
+  const reply = Object.fromEntries(
+    Object.entries(changed).map(([name, value]) => [name, typeof value === 'string' ? 'updated' : value]),
+  );
+  if (Object.keys(changed).length === 0) return { reply };
+  const events = Object.entries(changed).map(([name, value]) => eventFor(name, value));
+  return {
+    events: [{ type: 'realmSettingsChanged', values: changed }],
+    fanouts: [toEveryone(state, events)],
+    reply,
+  };
+}
+
+export function settingsCommand(state: RealmState, command: RealmSettingsCommand): Decision<RealmEvent> {
+  switch (command.type) {
+    case 'realm.organization':
+      return { reply: organization(state) };
+    case 'realm.updateSettings':
+      return update(state, command);
+  }
+}
+
+export function applySettingsChanged(state: RealmState, event: SettingsChangedEvent): void {
+  const settings: Record<string, unknown> = { ...state.settings };
+  const options: Record<string, Setting> = { ...state.options };
+  for (const [name, value] of Object.entries(event.values)) {
+    if (name === 'name') state.name = value as string;
+    else if (name === 'description') state.description = value as string;
+    else if (name in settings) settings[name] = value;
+    else options[name] = value;
+  }
+  state.settings = settings as unknown as RealmSettings;
+  state.options = options;
+}

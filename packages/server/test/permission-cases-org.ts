@@ -1,0 +1,19 @@
+import { authenticated, NOT_ADMIN, OK, refused, type Operation } from './matrix-model.js';
+
+/**
+ * Organization settings. PATCH /realm is the original's
+ * `require_realm_admin`; a few settings take an owner
+ * (OrganizationOwnerRequiredError, "Must be an organization owner"): the
+ * row changes one of those, so administrators are refused and owners,
+ * this realm's and the other realm's, succeed.
+ */
+const NOT_OWNER = refused('UNAUTHORIZED_PRINCIPAL', 'Must be an organization owner');
+
+export const orgCases: Operation[] = [
+  {
+    method: 'PATCH',
+    template: '/realm',
+    request: () => ({ path: '/realm', params: { waiting_period_threshold: 0 } }),
+    expect: authenticated({ everyone: NOT_ADMIN, administrator: NOT_OWNER, owner: OK, otherRealm: OK }),
+  },
+];
