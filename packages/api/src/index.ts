@@ -6,6 +6,8 @@ import { channelRoutes } from './channels/channels.js';
 import { fetchRoutes } from './messages/fetch.js';
 import { messageEditRoutes } from './messages/edit.js';
 import { flagRoutes } from './messages/flags.js';
+import { readReceiptRoutes } from './messages/read-receipts.js';
+import { mutingRoutes } from './personal/muting.js';
 import { sendRoutes } from './messages/send.js';
 import { eventRoutes } from './events/events.js';
 import { registerRoutes } from './events/register/route.js';
@@ -37,6 +39,8 @@ export function apiRoutes(options: ApiOptions): Route[] {
     ...fetchRoutes(options),
     ...messageEditRoutes(options),
     ...flagRoutes(),
+    ...readReceiptRoutes(),
+    ...mutingRoutes(),
     ...channelRoutes(options),
     ...registerRoutes(options),
     ...eventRoutes(options),

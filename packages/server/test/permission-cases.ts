@@ -8,6 +8,7 @@ import { orgCases } from './permission-cases-org.js';
 import { peopleCases } from './permission-cases-people.js';
 import { personalCases } from './permission-cases-personal.js';
 import { readingCases } from './permission-cases-reading.js';
+import { mutingCases } from './permission-cases-muting.js';
 
 /**
  * The rows of the permission matrix (permission-matrix.test.ts): every
@@ -25,6 +26,7 @@ export const OPERATIONS: Operation[] = [
   ...folderCases,
   ...orgCases,
   ...readingCases,
+  ...mutingCases,
 ];
 
 /** Routes served outside the schema-described API (they answer bytes or redirects too), so not in openapi.json. */

@@ -20,9 +20,7 @@ const CUSTOM_PROFILE_FIELD_TYPES = {
  * messages, ...), keyed by the `fetch_event_types` value that asks for it.
  */
 const EMPTY: Record<string, () => Record<string, unknown>> = {
-  alert_words: () => ({ alert_words: [] }),
   custom_profile_fields: () => ({ custom_profile_fields: [], custom_profile_field_types: CUSTOM_PROFILE_FIELD_TYPES }),
-  muted_users: () => ({ muted_users: [] }),
   realm_emoji: () => ({ realm_emoji: {} }),
   onboarding_steps: () => ({ onboarding_steps: [], navigation_tour_video_url: null }),
   scheduled_messages: () => ({ scheduled_messages: [] }),

@@ -17,7 +17,7 @@ import type { ApiOptions } from '../../options.js';
 import { FEATURE_LEVEL, ZULIP_VERSION } from '../../options.js';
 import { renderUser } from '../../users/json.js';
 import { UnreadIndex } from './unread.js';
-import { personalSections } from './personal.js';
+import { mutingSections, personalSections } from './personal.js';
 import { groupSections } from './group-sections.js';
 import { addPeopleSections, type PeopleRequest } from './people.js';
 import { realmSection } from './realm-section.js';
@@ -35,6 +35,8 @@ const SECTION_EVENTS: Array<[string, string]> = [
   ['user_settings', 'user_settings'],
   ['user_status', 'user_status'],
   ['presences', 'presence'],
+  ['muted_users', 'muted_users'],
+  ['alert_words', 'alert_words'],
 ];
 
 /** The original covers the conversations of this many of the newest unread messages. */
@@ -183,6 +185,7 @@ export class Snapshot {
     // No linkifiers can be configured yet, so clients with or without `linkifier_url_template` read none.
     if (this.wants('realm_linkifiers')) this.body.realm_linkifiers = [];
     Object.assign(this.body, await personalSections(caller, (section) => this.wants(section)));
+    Object.assign(this.body, await mutingSections(caller, (section) => this.wants(section)));
     const groups = await groupSections(caller, (s) => this.wants(s), this.req.include_deactivated_groups ?? false);
     Object.assign(this.body, groups);
     const people = this.req.people ?? { slim_presence: false, user_settings_object: false };
