@@ -272,6 +272,9 @@ test('the high-level methods of the operations served succeed, or fail as the or
       },
       (r) => t.like(r, { result: 'success' }),
     ],
+    [{ method: 'add_alert_words', args: [['pythonic']] }, (r) => t.like(r, { alert_words: ['pythonic'] })],
+    [{ method: 'get_alert_words' }, (r) => t.like(r, { alert_words: ['pythonic'] })],
+    [{ method: 'remove_alert_words', args: [['pythonic']] }, (r) => t.like(r, { alert_words: [] })],
     [{ method: 'mark_all_as_read' }, (r) => t.like(r, { result: 'success' })],
     [{ method: 'delete_message', args: [result(1, 'id')] }, (r) => t.like(r, { result: 'success' })],
   ];
@@ -295,8 +298,6 @@ test('methods whose operations are still missing answer 404 until they land', as
   const denmark = { method: 'get_stream_id', args: ['Denmark'] };
   const joinsWhenItLands: Call[] = [
     { method: 'mute_topic', args: [{ op: 'add', stream: 'Denmark', topic: 'x' }] },
-    { method: 'get_alert_words' },
-    { method: 'add_alert_words', args: [['python']] },
     { method: 'get_realm_emoji' },
     { method: 'get_realm_linkifiers' },
     { method: 'get_subscription_status', args: [IDS.iago, 1] },
