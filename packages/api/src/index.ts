@@ -7,6 +7,7 @@ import { fetchRoutes } from './messages/fetch.js';
 import { messageEditRoutes } from './messages/edit.js';
 import { flagRoutes } from './messages/flags.js';
 import { readReceiptRoutes } from './messages/read-receipts.js';
+import { reportRoutes } from './messages/report.js';
 import { mutingRoutes } from './personal/muting.js';
 import { sendRoutes } from './messages/send.js';
 import { eventRoutes } from './events/events.js';
@@ -40,6 +41,7 @@ export function apiRoutes(options: ApiOptions): Route[] {
     ...messageEditRoutes(options),
     ...flagRoutes(),
     ...readReceiptRoutes(),
+    ...reportRoutes(options),
     ...mutingRoutes(),
     ...channelRoutes(options),
     ...registerRoutes(options),

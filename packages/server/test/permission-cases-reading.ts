@@ -1,5 +1,6 @@
 import type { Fixtures } from './matrix-fixtures.js';
-import { authenticated, INVALID_CHANNEL, INVALID_MESSAGE, OK, type Operation } from './matrix-model.js';
+import { authenticated, badRequest, INVALID_CHANNEL, INVALID_MESSAGE, OK, type Operation } from './matrix-model.js';
+import { expectOk } from './matrix-fixtures.js';
 
 /**
  * Reading and marking: every account marks its own messages, so each may
@@ -60,5 +61,21 @@ export const readingCases: Operation[] = [
     template: '/messages/{message_id}/typing',
     request: () => ({ path: `/messages/${denmark.message}/typing`, params: { op: 'start' } }),
     expect: onMessage,
+  },
+  {
+    // Reported to Verona, the moderation request channel the row sets; the other realm has none
+    // (the reference's example error), and the guest cannot see the message.
+    method: 'POST',
+    template: '/messages/{message_id}/report',
+    prepare: async (fx) => {
+      const verona = await fx.channelId('Verona');
+      await expectOk(fx.admin.patch('/realm', { moderation_request_channel_id: verona }));
+    },
+    request: () => ({ path: `/messages/${denmark.message}/report`, params: { report_type: 'spam' } }),
+    expect: authenticated({
+      everyone: OK,
+      guest: INVALID_MESSAGE,
+      otherRealm: badRequest('Moderation request channel must be specified to enable message reporting.'),
+    }),
   },
 ];

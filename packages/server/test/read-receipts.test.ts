@@ -1,9 +1,13 @@
 import { withServer, type Logins } from './context.js';
 import { newPerson, type Person } from './people.js';
-import { next, register } from './queues.js';
+import { next, register, type Event } from './queues.js';
 import { bodyOf, refused, succeeds } from './replies.js';
 
-/** Read receipts, and typing notifications for edits: who learns what about a message. */
+/**
+ * Read receipts, reports to the moderators, and typing notifications for
+ * edits: who learns what about a message. The tests that change the
+ * organization's settings run first, one at a time.
+ */
 const test = withServer(['iago']);
 
 type T = { context: Logins<'iago'> };
@@ -104,4 +108,56 @@ test('editing typing reaches those who would see the edit, in the reference shap
     'User has disabled typing notifications for channel messages',
   );
   await refused(t, alice.client.post('/messages/999999/typing', { op: 'start' }), 'Invalid message(s)');
+});
+
+test.serial('read receipts disabled in the organization are refused', async (t) => {
+  const [alice, bob] = (await people(t, 'Alice D', 'Bob D')) as [Person, Person];
+  const place = await channel(alice, [bob]);
+  const id = await post(alice, place.name);
+  await read(bob, id);
+  await bodyOf(t.context.iago.patch('/realm', { enable_read_receipts: false }));
+  try {
+    await refused(
+      t,
+      alice.client.get(`/messages/${id}/read_receipts`),
+      'Read receipts are disabled in this organization.',
+    );
+    // A message the caller cannot see is still an invalid message first.
+    await refused(t, alice.client.get('/messages/999999999/read_receipts'), 'Invalid message(s)');
+  } finally {
+    await bodyOf(t.context.iago.patch('/realm', { enable_read_receipts: true }));
+  }
+  t.deepEqual(await receipts(alice, id), [bob.user_id]);
+});
+
+test.serial('a report goes to the moderation request channel from the notification bot', async (t) => {
+  const [alice, bob] = (await people(t, 'Alice Reporter', 'Bob Offender')) as [Person, Person];
+  const place = await channel(alice, [bob]);
+  const id = await post(bob, place.name, 'something rude');
+  const report = (params: Record<string, unknown>) => alice.client.post(`/messages/${id}/report`, params);
+  await refused(
+    t,
+    report({ report_type: 'harassment' }),
+    'Moderation request channel must be specified to enable message reporting.',
+  );
+  await refused(t, report({ report_type: 'other' }), 'An explanation is required.');
+  const moderation = await channel(alice, []);
+  await bodyOf(t.context.iago.patch('/realm', { moderation_request_channel_id: moderation.id }));
+  try {
+    const queue = await register(alice.client, { event_types: ['message'] });
+    await succeeds('POST', `/messages/${id}/report`, report({ report_type: 'harassment', description: 'Not nice.' }));
+    const isReport = (e: Event) =>
+      e.type === 'message' && (e.message as { stream_id?: number }).stream_id === moderation.id;
+    const { message } = await next(queue, isReport);
+    const m = message as { subject: string; content: string; sender_email: string };
+    t.is(m.subject, "Bob Offender's moderation requests");
+    t.regex(m.content, /reported/);
+    t.regex(m.content, /Harassment|harassment/);
+    t.regex(m.content, /Not nice\./);
+    t.regex(m.content, /something rude/);
+    t.regex(m.sender_email, /notification-bot/);
+    await refused(t, alice.client.post('/messages/999999999/report', { report_type: 'spam' }), 'Invalid message(s)');
+  } finally {
+    await bodyOf(t.context.iago.patch('/realm', { moderation_request_channel_id: -1 }));
+  }
 });

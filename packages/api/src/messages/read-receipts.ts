@@ -1,11 +1,12 @@
 import { Type } from '@sinclair/typebox';
 import { defineRoute, type Route } from '@chat/edge';
-import { userAddress } from '@chat/protocol';
+import { ChatError, userAddress } from '@chat/protocol';
 import { CallerContext } from '../context.js';
 import { getMessages, type Located } from './fetch.js';
 
 /**
- * Who read a message, as the original answers it: its recipients who are
+ * Who read a message, as the original answers it (when the organization
+ * has `enable_read_receipts` on): its recipients who are
  * active and read it, apart from the sender, those who turned
  * `send_read_receipts` off, those who muted the caller (each recipient's
  * UserActor decides these three) and those the caller muted.
@@ -24,6 +25,9 @@ export function readReceiptRoutes(): Route[] {
       async handler({ params, principal, actors }) {
         const caller = new CallerContext(actors, principal);
         const [{ key, message }] = (await getMessages(caller, [params.message_id])) as [Located];
+        if (!(await caller.settings()).enable_read_receipts) {
+          throw new ChatError('BAD_REQUEST', 'Read receipts are disabled in this organization.');
+        }
         const recipients =
           message.channel_id === null
             ? message.dm_user_ids
