@@ -79,6 +79,7 @@ const WEEK = 7 * 24 * 3600;
 /** A new organization's settings, as the original sets them. */
 export const DEFAULT_SETTINGS: RealmSettings = {
   allow_message_editing: true,
+  message_edit_history_visibility_policy: 'all',
   message_content_edit_limit_seconds: 600,
   message_content_delete_limit_seconds: 600,
   move_messages_within_stream_limit_seconds: WEEK,

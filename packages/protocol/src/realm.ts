@@ -85,6 +85,8 @@ export interface Principal {
 /** The organization settings that decide what messaging operations may do. */
 export interface RealmSettings {
   allow_message_editing: boolean;
+  /** Which edits message objects show in `edit_history`: `all`, `moves_only` or `none`. */
+  message_edit_history_visibility_policy: string;
   /** Seconds; null: no limit. */
   message_content_edit_limit_seconds: number | null;
   /** How long senders may delete their own messages; null: no limit. */
