@@ -13,6 +13,7 @@ export function flagsFor(state: ChannelState, viewer: Viewer, message: StoredMes
   const read = !member || (own ? !viewer.unread_own.includes(message.id) : inRanges(viewer.read, message.id));
   if (read) flags.push('read');
   if (viewer.starred.includes(message.id)) flags.push('starred');
+  if (viewer.alerted?.includes(message.id)) flags.push('has_alert_word');
   if (message.mentioned_user_ids.includes(me) || message.group_member_ids.includes(me)) flags.push('mentioned');
   if (member && !own) {
     if (message.channel_wildcard) flags.push('stream_wildcard_mentioned');

@@ -40,6 +40,11 @@ export function realmSettings(changes: Partial<RealmSettings> = {}): RealmSettin
     can_resolve_topics_group: SYSTEM_GROUPS['role:everyone'],
     move_messages_within_stream_limit_seconds: null,
     move_messages_between_streams_limit_seconds: null,
+    allow_message_editing: true,
+    message_content_edit_limit_seconds: 600,
+    can_delete_own_message_group: SYSTEM_GROUPS['role:everyone'],
+    can_delete_any_message_group: SYSTEM_GROUPS['role:administrators'],
+    can_add_subscribers_group: SYSTEM_GROUPS['role:members'],
     ...changes,
   } as RealmSettings;
 }

@@ -18,6 +18,7 @@ import { decideAddQueue, deliverPublic, listenerTells } from './all-public.js';
 import { decideMoved } from './moved.js';
 import { decidePersonal, isPersonalCommand } from './personal/personal.js';
 import { decideSettings, isSettingsCommand } from './settings.js';
+import { decideMuting, isMutingCommand, onArrival } from './muting.js';
 import { applyEvent, initialState, topicKey, type UserEvent, type UserState } from './state.js';
 
 type Ctx = ActorContext<UserState>;
@@ -34,6 +35,8 @@ function snapshot(state: UserState): UserSnapshot {
     starred: state.starred,
     unread_own: state.unreadOwn,
     user_topics: Object.values(state.topics),
+    alerted: state.alerted ?? [],
+    muted_user_ids: Object.keys(state.mutedUsers ?? {}).map(Number),
   };
 }
 
@@ -61,6 +64,7 @@ async function locate(ctx: Ctx, ids: number[]): Promise<Decision<UserEvent>> {
 function decide(ctx: Ctx, command: UserCommand): Decision<UserEvent> | Promise<Decision<UserEvent>> {
   if (isPersonalCommand(command)) return decidePersonal(ctx, command);
   if (isSettingsCommand(command)) return decideSettings(ctx, command);
+  if (isMutingCommand(command)) return decideMuting(ctx, command);
   const state = ctx.state;
   const at = Math.floor(ctx.now / 1000);
   switch (command.type) {
@@ -154,8 +158,11 @@ function decide(ctx: Ctx, command: UserCommand): Decision<UserEvent> | Promise<D
         ? { events: [removed], tells: listenerTells(ctx.address.key, state, removed) }
         : {};
     }
-    case 'user.deliver':
-      return deliver(ctx.address.key, state, command.events);
+    case 'user.deliver': {
+      const arrival = onArrival(ctx.address.key, state, command.events);
+      const passed = deliver(ctx.address.key, state, command.events, arrival.flags);
+      return arrival.changes.length > 0 ? { ...passed, events: arrival.changes } : passed;
+    }
     case 'user.deliverPublic':
       return deliverPublic(ctx.address.key, state, command.events);
     case 'user.moved':

@@ -48,8 +48,11 @@ function editFlags(userId: number, state: UserState, messageId: number, facts: E
   return [...own, ...mentionFlags(userId, facts)];
 }
 
-function personalize(userId: number, state: UserState, event: QueueEvent): QueueEvent {
-  if (isMessageEvent(event)) return { ...event, message: { ...event.message, flags: flagsOf(userId, event) } };
+function personalize(userId: number, state: UserState, event: QueueEvent, extra: Map<number, string[]>): QueueEvent {
+  if (isMessageEvent(event)) {
+    const flags = [...new Set([...flagsOf(userId, event), ...(extra.get(event.message.id) ?? [])])];
+    return { ...event, message: { ...event.message, flags } };
+  }
   if (event.type !== 'update_message' || !event.personal) return event;
   const { personal, ...rest } = event;
   return { ...rest, flags: editFlags(userId, state, event.message_id as number, personal as EditFlagFacts) };
@@ -58,16 +61,23 @@ function personalize(userId: number, state: UserState, event: QueueEvent): Queue
 /** `realm:10` -> 10: the user a UserActor's key names. */
 export const userIdOfKey = (key: string) => Number(key.slice(key.indexOf(':') + 1));
 
-/** Passes events on to each of the user's queues. */
-export function deliver(key: string, state: UserState, events: QueueEvent[]): Decision<UserEvent> {
+const isTypingEvent = (e: QueueEvent) => e.type === 'typing' || e.type === 'typing_edit_message';
+
+/** Passes events on to each of the user's queues; `extra` adds flags to messages by id (muting.ts). */
+export function deliver(
+  key: string,
+  state: UserState,
+  events: QueueEvent[],
+  extra = new Map<number, string[]>(),
+): Decision<UserEvent> {
   const queues = state.queues ?? [];
   if (queues.length === 0) return {};
   const userId = userIdOfKey(key);
   // Typing notifications reach only users who want them (the receives_typing_notifications setting).
   const wanted =
-    state.settings?.receives_typing_notifications === false ? events.filter((e) => e.type !== 'typing') : events;
+    state.settings?.receives_typing_notifications === false ? events.filter((e) => !isTypingEvent(e)) : events;
   if (wanted.length === 0) return {};
-  const body = { type: 'queue.push', events: wanted.map((e) => personalize(userId, state, e)) };
+  const body = { type: 'queue.push', events: wanted.map((e) => personalize(userId, state, e, extra)) };
   const realm = realmOfKey(key);
   return { tells: queues.map((queueId) => ({ to: queueAddress(realm, queueId), body })) };
 }

@@ -15,6 +15,7 @@ import type { PushState } from './personal/push.js';
 import type { SnippetsState } from './personal/snippets.js';
 import type { ViewsState } from './personal/views.js';
 import { applySettingsEvent, isSettingsEvent, type SettingsEvent, type StoredSettings } from './settings.js';
+import { applyMutingEvent, isMutingEvent, type MutingEvent } from './muting.js';
 
 export interface UserState {
   /** Personal settings of each subscribed channel, by channel id. */
@@ -43,8 +44,14 @@ export interface UserState {
   snippets?: SnippetsState;
   navigationViews?: ViewsState;
   pushDevices?: PushState;
+  /** A bot's `/bot_storage`: see personal/bot-storage.ts. */
+  botStorage?: Record<string, string>;
   /** Personal settings the user changed (absent in snapshots older than settings): see settings.ts. */
   settings?: StoredSettings;
+  /** Muted users (id -> when, seconds), alert words, and messages that came with one (see muting.ts). */
+  mutedUsers?: Record<string, number>;
+  alertWords?: string[];
+  alerted?: number[];
 }
 
 export type UserEvent =
@@ -58,7 +65,8 @@ export type UserEvent =
   | { type: 'queueRemoved'; queueId: string }
   | AttachmentEvent
   | PersonalEvent
-  | SettingsEvent;
+  | SettingsEvent
+  | MutingEvent;
 
 /** The original's defaults: follow topics you start, unmute topics you send to in muted channels. */
 export const FOLLOW_ON_START = 3;
@@ -95,6 +103,7 @@ function setRead(state: UserState, target: FlagTarget, read: boolean): void {
 export function applyEvent(state: UserState, event: UserEvent): void {
   if (isPersonalEvent(event)) return applyPersonalEvent(state, event);
   if (isSettingsEvent(event)) return applySettingsEvent(state, event);
+  if (isMutingEvent(event)) return applyMutingEvent(state, event);
   switch (event.type) {
     case 'subscribed':
       state.subscriptions[event.channelId] ??= newSubscription(event.color);

@@ -87,6 +87,7 @@ export class CallerContext {
       read: state.read[key] ?? [],
       starred: state.starred,
       unread_own: state.unread_own,
+      alerted: state.alerted ?? [],
     };
   }
 

@@ -6,6 +6,9 @@ import { channelRoutes } from './channels/channels.js';
 import { fetchRoutes } from './messages/fetch.js';
 import { messageEditRoutes } from './messages/edit.js';
 import { flagRoutes } from './messages/flags.js';
+import { readReceiptRoutes } from './messages/read-receipts.js';
+import { reportRoutes } from './messages/report.js';
+import { mutingRoutes } from './personal/muting.js';
 import { sendRoutes } from './messages/send.js';
 import { eventRoutes } from './events/events.js';
 import { registerRoutes } from './events/register/route.js';
@@ -22,6 +25,9 @@ import { settingsRoutes } from './users/settings.js';
 import { statusRoutes } from './users/status.js';
 import { presenceRoutes } from './users/presence.js';
 import { typingRoutes } from './messages/typing.js';
+import { botRoutes } from './bots/bots.js';
+import { withIncomingWebhookLimit } from './bots/incoming-webhooks.js';
+import { botStorageRoutes } from './bots/storage.js';
 import type { ApiOptions } from './options.js';
 
 export { authenticateWith } from './authenticate.js';
@@ -29,7 +35,7 @@ export { FEATURE_LEVEL, ZULIP_VERSION, type ApiOptions } from './options.js';
 
 /** Every operation the server serves. */
 export function apiRoutes(options: ApiOptions): Route[] {
-  return [
+  return withIncomingWebhookLimit([
     ...accountRoutes(options),
     ...apiKeyRoutes(),
     ...deactivationRoutes(),
@@ -37,6 +43,9 @@ export function apiRoutes(options: ApiOptions): Route[] {
     ...fetchRoutes(options),
     ...messageEditRoutes(options),
     ...flagRoutes(),
+    ...readReceiptRoutes(),
+    ...reportRoutes(options),
+    ...mutingRoutes(),
     ...channelRoutes(options),
     ...registerRoutes(options),
     ...eventRoutes(options),
@@ -53,7 +62,9 @@ export function apiRoutes(options: ApiOptions): Route[] {
     ...statusRoutes(options),
     ...presenceRoutes(options),
     ...typingRoutes(options),
-  ];
+    ...botRoutes(options),
+    ...botStorageRoutes(),
+  ]);
 }
 export { createChannel, type NewChannelSpec } from './channels/create.js';
 export { emojiData } from './events/register/emoji-data.js';

@@ -148,6 +148,8 @@ export interface Viewer extends Member {
   starred: number[];
   /** Own messages the viewer marked unread. */
   unread_own: number[];
+  /** Messages that arrived with one of the viewer's alert words. */
+  alerted?: number[];
 }
 
 export interface FetchResult {

@@ -14,6 +14,8 @@ export * from './move.js';
 export * from './ranges.js';
 export * from './user.js';
 export * from './personal.js';
+export * from './muting.js';
 export * from './queue.js';
 export * from './settings.js';
 export * from './status.js';
+export * from './bots.js';

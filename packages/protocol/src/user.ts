@@ -2,6 +2,7 @@
 import type { ChannelInfo, IdRanges } from './channel.js';
 import type { QueueEvent } from './queue.js';
 import type { PersonalCommand } from './personal.js';
+import type { MutingCommand } from './muting.js';
 import type { SettingsCommand } from './settings.js';
 import type { MovedReadCommand } from './move.js';
 
@@ -65,6 +66,10 @@ export interface UserSnapshot {
   starred: number[];
   unread_own: number[];
   user_topics: UserTopic[];
+  /** Messages that arrived with one of the user's alert words (absent before alert words). */
+  alerted?: number[];
+  /** Ids of the users the user muted (absent before muting). */
+  muted_user_ids?: number[];
 }
 
 export interface FlagTarget {
@@ -129,6 +134,7 @@ export type UserCommand =
   | { type: 'user.deliverPublic'; events: QueueEvent[] }
   | AttachmentCommand
   | PersonalCommand
+  | MutingCommand
   | SettingsCommand
   | MovedReadCommand;
 

@@ -187,7 +187,7 @@ export class ActorCell {
       holding: (name) => this.holds.has(name),
       pendingReplies: this.pendingReplies,
     });
-    await this.execute(plan, respond, idempotencyKey, requestId);
+    await this.execute(plan, respond, requestId);
   }
 
   private answer(plan: Answer, respond: ((reply: ReplyEnvelope) => void) | undefined): void {
@@ -204,7 +204,6 @@ export class ActorCell {
   private async execute(
     plan: Change,
     asker: ((reply: ReplyEnvelope) => void) | undefined,
-    idemKey: string | undefined,
     requestId: string | undefined,
   ): Promise<void> {
     let durable: Promise<number> | undefined;
@@ -243,7 +242,7 @@ export class ActorCell {
     const relay = plan.answer === 'relay' ? asker : undefined;
     const pass = () => {
       if (plan.pass?.how === 'once') this.tellOnce(plan.pass.out, requestId);
-      else if (plan.pass) this.relay(idemKey!, plan.pass.out, plan.reply, relay);
+      else if (plan.pass) this.relay(plan.pass.key, plan.pass.out, plan.reply, relay);
     };
     if (plan.when === 'now') {
       pass();

@@ -42,7 +42,7 @@ export interface Change {
    * `once`, at most once; `relay`, an owed message passed on under keys
    * derived from the one it came with, confirmed before the asker is answered.
    */
-  pass?: { how: 'once' | 'relay'; out: Outgoing[] };
+  pass?: { how: 'once'; out: Outgoing[] } | { how: 'relay'; key: string; out: Outgoing[] };
   /** Who answers the asker: the reply; the relay once confirmed; nobody (held, or nobody asked). */
   answer: 'reply' | 'relay' | 'held' | 'none';
   reply: unknown;
@@ -104,7 +104,8 @@ export function planDecision(decision: Decision<TypedEvent>, facts: PlanFacts): 
     // The partition's outbox sends these once the entry is durable, and again until confirmed.
     if (out.length > 0) entry.out = out;
   }
-  const pass = !entry && out.length > 0 ? { how: key === undefined ? 'once' : 'relay', out } : undefined;
+  let pass: Change['pass'];
+  if (!entry && out.length > 0) pass = key === undefined ? { how: 'once', out } : { how: 'relay', key, out };
   const release = (decision.release ?? []).flatMap(({ name, reply, error }) =>
     facts.holding(name) ? [{ name, answer: error ? replyError(error.toWire()) : ok(reply ?? null) }] : [],
   );
@@ -118,7 +119,7 @@ export function planDecision(decision: Decision<TypedEvent>, facts: PlanFacts): 
     soft: decision.soft ?? [],
     release,
     ...(hold !== undefined ? { hold } : {}),
-    ...(pass ? { pass: pass as Change['pass'] } : {}),
+    ...(pass ? { pass } : {}),
     answer,
     reply: decision.reply ?? null,
   };

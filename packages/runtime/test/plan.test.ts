@@ -107,7 +107,7 @@ test('tells of a decision that changed nothing go at most once when the message 
 
 test('an owed message passed on without a change is a relay: confirmed once what it passes on is', (t) => {
   const relay = plan({ fanouts: [fanout], reply: 'ok' }, { idempotencyKey: 'o:realm@5:0' });
-  t.deepEqual(relay.pass, { how: 'relay', out: [fanout] });
+  t.deepEqual(relay.pass, { how: 'relay', key: 'o:realm@5:0', out: [fanout] });
   t.is(relay.answer, 'relay');
   t.is(relay.entry, undefined);
 });

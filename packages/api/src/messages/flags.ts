@@ -100,7 +100,7 @@ export async function setFlag(
  * Marks the caller's unread messages matching `terms` read, newest first,
  * a batch at a time, as the original does; false if time ran out first.
  */
-async function markRead(caller: CallerContext, terms: ResolvedTerm[], budgetMs = Infinity): Promise<boolean> {
+export async function markRead(caller: CallerContext, terms: ResolvedTerm[], budgetMs = Infinity): Promise<boolean> {
   const unread = [...terms, UNREAD];
   const keys = await conversationsOf(caller, unread);
   const until = Date.now() + budgetMs;

@@ -2,6 +2,7 @@ import { Type } from '@sinclair/typebox';
 import { defineRoute, type Route } from '@chat/edge';
 import { ChatError, type QueueEvent, type UserSettings } from '@chat/protocol';
 import { CallerContext } from '../context.js';
+import { getMessages, type Located } from './fetch.js';
 import { normalizeTopic } from '../limits.js';
 import type { ApiOptions } from '../options.js';
 
@@ -55,6 +56,27 @@ async function notification(caller: CallerContext, params: TypingParams): Promis
   return [info.subscribers, event];
 }
 
+/** Who hears that the caller edits a message (whoever would see the edit saved) and the event they get. */
+async function editNotification(caller: CallerContext, messageId: number, op: 'start' | 'stop') {
+  const [{ message }] = (await getMessages(caller, [messageId])) as [Located];
+  const settings = await caller.actors.ask<UserSettings>(caller.me, { type: 'user.settings' });
+  const base = { type: 'typing_edit_message', op, sender_id: caller.principal.user_id, message_id: messageId };
+  if (message.channel_id === null) {
+    if (!settings.send_private_typing_notifications) {
+      throw bad('User has disabled typing notifications for direct messages');
+    }
+    const recipient = { type: 'direct', user_ids: message.dm_user_ids };
+    return { audience: message.dm_user_ids, event: { ...base, recipient } };
+  }
+  if (!settings.send_stream_typing_notifications) {
+    throw bad('User has disabled typing notifications for channel messages');
+  }
+  const info = await caller.channelInfo(message.channel_id);
+  const recipient = { type: 'channel', channel_id: message.channel_id, topic: message.topic };
+  const audience = info.subscribers.length > MAX_CHANNEL_SIZE_FOR_TYPING ? [] : info.subscribers;
+  return { audience, event: { ...base, recipient } };
+}
+
 export function typingRoutes(_options: ApiOptions): Route[] {
   return [
     defineRoute({
@@ -80,6 +102,26 @@ export function typingRoutes(_options: ApiOptions): Route[] {
         // Each recipient's UserActor drops it if they turned typing notifications off.
         const keys = audience.map((id) => `${principal.realm}:${id}`);
         if (keys.length > 0) actors.fanout('user', keys, { type: 'user.deliver', events: [event] });
+        return {};
+      },
+    }),
+    defineRoute({
+      method: 'POST',
+      path: '/messages/{message_id}/typing',
+      auth: 'required',
+      params: Type.Object({
+        message_id: Type.Integer(),
+        op: Type.Union([Type.Literal('start'), Type.Literal('stop')]),
+      }),
+      summary: 'Set "typing" status for message editing',
+      description: 'Tells whoever would see the edit that the caller started or stopped editing a message.',
+      tags: ['users'],
+      response: Type.Object({}),
+      async handler({ params, principal, actors }) {
+        const caller = new CallerContext(actors, principal);
+        const { audience, event } = await editNotification(caller, params.message_id, params.op);
+        const keys = audience.map((id) => `${principal.realm}:${id}`);
+        if (keys.length > 0) actors.fanout('user', keys, { type: 'user.deliver', events: [event as QueueEvent] });
         return {};
       },
     }),

@@ -1,4 +1,4 @@
-import type { PersonalSnapshot } from '@chat/protocol';
+import type { MutingSnapshot, PersonalSnapshot } from '@chat/protocol';
 import type { CallerContext } from '../../context.js';
 
 /** The register sections the caller's own UserActor keeps. */
@@ -12,4 +12,14 @@ export async function personalSections(
   const sections = SECTIONS.filter(wants);
   if (sections.length === 0) return {};
   return caller.actors.ask<PersonalSnapshot>(caller.me, { type: 'user.personalSnapshot', sections });
+}
+
+/** The register sections of muting (muting.ts in the UserActor), read in one ask: `{muted_users, alert_words}`. */
+export async function mutingSections(
+  caller: CallerContext,
+  wants: (section: string) => boolean,
+): Promise<MutingSnapshot> {
+  const sections = ['muted_users', 'alert_words'].filter(wants);
+  if (sections.length === 0) return {};
+  return caller.actors.ask<MutingSnapshot>(caller.me, { type: 'user.mutingSnapshot', sections });
 }

@@ -12,6 +12,7 @@ const BUILDS: Record<string, string[]> = {
   'realm.settings': ['realm'],
   'realm.organization': ['realm'],
   'realm.listUsers': ['realm_user'],
+  'realm.bots': ['realm_bot'],
   'realm.userGroups': ['user_group'],
   'realm.channelFolders': ['channel_folder'],
   'realm.statuses': ['user_status'],
@@ -20,6 +21,7 @@ const BUILDS: Record<string, string[]> = {
   'realm.getUser': ['user_settings'],
   'user.settings': ['user_settings'],
   'user.personalSnapshot': ['drafts', 'saved_snippets', 'navigation_view'],
+  'user.mutingSnapshot': ['muted_users', 'alert_words'],
   // The subscriptions and their settings, topic policies, and read flags.
   'user.state': ['subscription', 'user_topic', 'update_message_flags'],
   // Name, settings and subscribers of a channel the user is or was in.

@@ -10,6 +10,7 @@ import {
   type UserSettings,
   type ChannelEntry,
   type UserProfile,
+  type BotJson,
 } from '@chat/protocol';
 import type { CallerContext } from '../../context.js';
 import { subscriptionJson } from '../../channels/json.js';
@@ -18,8 +19,9 @@ import { unreadMessages } from '../../messages/fetch.js';
 import type { ApiOptions } from '../../options.js';
 import { FEATURE_LEVEL, ZULIP_VERSION } from '../../options.js';
 import { renderUser } from '../../users/json.js';
+import { presentBot } from '../../bots/json.js';
 import { UnreadIndex } from './unread.js';
-import { personalSections } from './personal.js';
+import { mutingSections, personalSections } from './personal.js';
 import { groupSections } from './group-sections.js';
 import { addPeopleSections, type PeopleRequest } from './people.js';
 import { realmSection } from './realm-section.js';
@@ -37,6 +39,9 @@ const SECTION_EVENTS: Array<[string, string]> = [
   ['user_settings', 'user_settings'],
   ['user_status', 'user_status'],
   ['presences', 'presence'],
+  ['realm_bots', 'realm_bot'],
+  ['muted_users', 'muted_users'],
+  ['alert_words', 'alert_words'],
 ];
 
 /** The original covers the conversations of this many of the newest unread messages. */
@@ -163,6 +168,14 @@ export class Snapshot {
       Object.assign(this.body, ownAccountSection(caller.principal, me, settings));
       this.types.add('realm_user');
     }
+    if (this.wants('realm_bot')) {
+      const bots = await caller.actors.ask<BotJson[]>(caller.realm, {
+        type: 'realm.bots',
+        actor: caller.principal,
+        scope: 'administered',
+      });
+      this.body.realm_bots = bots.map(presentBot);
+    }
     if (this.wants('user_topic')) {
       this.body.user_topics = state.user_topics;
       this.types.add('user_topic');
@@ -189,6 +202,7 @@ export class Snapshot {
     // No linkifiers can be configured yet, so clients with or without `linkifier_url_template` read none.
     if (this.wants('realm_linkifiers')) this.body.realm_linkifiers = [];
     Object.assign(this.body, await personalSections(caller, (section) => this.wants(section)));
+    Object.assign(this.body, await mutingSections(caller, (section) => this.wants(section)));
     const groups = await groupSections(caller, (s) => this.wants(s), this.req.include_deactivated_groups ?? false);
     Object.assign(this.body, groups);
     const people = this.req.people ?? { slim_presence: false, user_settings_object: false };

@@ -1,0 +1,185 @@
+import {
+  ChatError,
+  channelAddress,
+  conversationAddress,
+  inRanges,
+  isMessageEvent,
+  realmOfKey,
+  type FlagTarget,
+  type MessageQueueEvent,
+  type MutedUser,
+  type MutingCommand,
+  type MutingSnapshot,
+  type QueueEvent,
+  type UserCommand,
+} from '@chat/protocol';
+import type { ActorContext, Decision } from '@chat/runtime';
+import { toOwnQueues, userIdOfKey } from './queues.js';
+import { settingOf } from './settings.js';
+import type { UserEvent, UserState } from './state.js';
+
+/**
+ * Whom and what the user hears: muted users (their messages arrive read,
+ * as in the original), alert words (messages containing one arrive with
+ * `has_alert_word`), and the read receipts the user shows others.
+ */
+export type MutingEvent =
+  | { type: 'userMuted'; id: number; at: number }
+  | { type: 'userUnmuted'; id: number }
+  | { type: 'alertWordsSet'; words: string[] }
+  /** Delivered messages that carried one of the user's alert words. */
+  | { type: 'alerted'; ids: number[] };
+
+const COMMANDS: Record<MutingCommand['type'], true> = {
+  'user.muteUser': true,
+  'user.unmuteUser': true,
+  'user.alertWords': true,
+  'user.addAlertWords': true,
+  'user.removeAlertWords': true,
+  'user.readReceipt': true,
+  'user.mutingSnapshot': true,
+};
+const EVENTS: Record<MutingEvent['type'], true> = {
+  userMuted: true,
+  userUnmuted: true,
+  alertWordsSet: true,
+  alerted: true,
+};
+
+export const isMutingCommand = (command: UserCommand): command is MutingCommand =>
+  Object.hasOwn(COMMANDS, command.type);
+export const isMutingEvent = (event: UserEvent): event is MutingEvent => Object.hasOwn(EVENTS, event.type);
+
+/** Oldest first, as the original lists them. */
+export function mutedUsers(state: Readonly<UserState>): MutedUser[] {
+  return Object.entries(state.mutedUsers ?? {})
+    .map(([id, timestamp]) => ({ id: Number(id), timestamp }))
+    .sort((a, b) => a.timestamp - b.timestamp || a.id - b.id);
+}
+
+const mutedUsersEvent = (users: MutedUser[]): QueueEvent => ({ type: 'muted_users', muted_users: users });
+const alertWordsEvent = (words: string[]): QueueEvent => ({ type: 'alert_words', alert_words: words });
+
+export function applyMutingEvent(state: UserState, event: MutingEvent): void {
+  switch (event.type) {
+    case 'userMuted':
+      state.mutedUsers = { ...state.mutedUsers, [event.id]: event.at };
+      return;
+    case 'userUnmuted': {
+      const { [event.id]: _gone, ...rest } = state.mutedUsers ?? {};
+      state.mutedUsers = rest;
+      return;
+    }
+    case 'alertWordsSet':
+      state.alertWords = event.words;
+      return;
+    case 'alerted':
+      state.alerted = [...new Set([...(state.alerted ?? []), ...event.ids])].sort((a, b) => a - b);
+      return;
+  }
+}
+
+export function decideMuting(ctx: ActorContext<UserState>, command: MutingCommand): Decision<UserEvent> {
+  const state = ctx.state;
+  const own = (events: QueueEvent[]) => toOwnQueues(ctx.address.key, state, events);
+  const words = state.alertWords ?? [];
+  switch (command.type) {
+    case 'user.muteUser': {
+      const id = command.muted_user_id;
+      if (state.mutedUsers?.[id] !== undefined) throw new ChatError('BAD_REQUEST', 'User already muted');
+      const at = Math.floor(ctx.now / 1000);
+      const after = [...mutedUsers(state), { id, timestamp: at }];
+      return { events: [{ type: 'userMuted', id, at }], tells: own([mutedUsersEvent(after)]), reply: null };
+    }
+    case 'user.unmuteUser': {
+      const id = command.muted_user_id;
+      if (state.mutedUsers?.[id] === undefined) throw new ChatError('BAD_REQUEST', 'User is not muted');
+      const after = mutedUsers(state).filter((m) => m.id !== id);
+      return { events: [{ type: 'userUnmuted', id }], tells: own([mutedUsersEvent(after)]), reply: null };
+    }
+    case 'user.alertWords':
+      return { reply: { alert_words: words } };
+    case 'user.addAlertWords':
+    case 'user.removeAlertWords': {
+      const adding = command.type === 'user.addAlertWords';
+      const given = command.words.map((w) => w.trim()).filter((w) => w !== '');
+      const lower = new Set(given.map((w) => w.toLowerCase()));
+      // Words are kept as first given and compared without case, as the original does.
+      const kept = words.filter((w) => !lower.has(w.toLowerCase()));
+      const added = adding ? [...new Map(given.map((w) => [w.toLowerCase(), w])).values()] : [];
+      const after = [...kept, ...added];
+      if (after.length === words.length && after.every((w, i) => w === words[i])) {
+        return { reply: { alert_words: words } };
+      }
+      return {
+        events: [{ type: 'alertWordsSet', words: after }],
+        tells: own([alertWordsEvent(after)]),
+        reply: { alert_words: after },
+      };
+    }
+    case 'user.readReceipt': {
+      const read = inRanges(state.read[command.key] ?? [], command.message_id);
+      const shows = settingOf(state, 'send_read_receipts') === true;
+      const muted = state.mutedUsers?.[command.asker] !== undefined;
+      return { reply: read && shows && !muted };
+    }
+    case 'user.mutingSnapshot': {
+      const wants = new Set(command.sections);
+      const reply: MutingSnapshot = {};
+      if (wants.has('muted_users')) reply.muted_users = mutedUsers(state);
+      if (wants.has('alert_words')) reply.alert_words = words;
+      return { reply };
+    }
+  }
+}
+
+/** Whether the content holds the word as a whole word, without regard to case. */
+function hasWord(content: string, word: string): boolean {
+  const escaped = word.toLowerCase().replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
+  return new RegExp(`(^|[^\\p{L}\\p{N}_])${escaped}($|[^\\p{L}\\p{N}_])`, 'u').test(content.toLowerCase());
+}
+
+/** What arriving messages change for the user, and the flags that adds to them. */
+export interface Arrival {
+  changes: UserEvent[];
+  /** Extra flags by message id. */
+  flags: Map<number, string[]>;
+}
+
+/**
+ * A muted sender's messages are read at once (the original's way of
+ * sparing their notifications and unread counts), and those with an alert
+ * word are remembered so that they keep `has_alert_word`. Own messages
+ * change nothing.
+ */
+export function onArrival(key: string, state: Readonly<UserState>, events: QueueEvent[]): Arrival {
+  const flags = new Map<number, string[]>();
+  const muted = state.mutedUsers ?? {};
+  const words = state.alertWords ?? [];
+  if (words.length === 0 && Object.keys(muted).length === 0) return { changes: [], flags };
+  const me = userIdOfKey(key);
+  const realm = realmOfKey(key);
+  const read: FlagTarget[] = [];
+  const alerted: number[] = [];
+  for (const event of events) {
+    if (!isMessageEvent(event)) continue;
+    const m = (event as MessageQueueEvent).message;
+    if (m.sender_id === me) continue;
+    const extra: string[] = [];
+    if (muted[m.sender_id] !== undefined) {
+      const conversation =
+        m.channel_id !== null ? channelAddress(realm, m.channel_id) : conversationAddress(realm, m.dm_user_ids);
+      read.push({ id: m.id, key: conversation.key, own: false });
+      extra.push('read');
+    }
+    if (words.some((w) => hasWord(m.content, w))) {
+      alerted.push(m.id);
+      extra.push('has_alert_word');
+    }
+    if (extra.length > 0) flags.set(m.id, extra);
+  }
+  const changes: UserEvent[] = [];
+  if (read.length > 0) changes.push({ type: 'flagsChanged', op: 'add', flag: 'read', targets: read });
+  if (alerted.length > 0) changes.push({ type: 'alerted', ids: alerted });
+  return { changes, flags };
+}

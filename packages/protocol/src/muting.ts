@@ -1,0 +1,32 @@
+/**
+ * Commands of a UserActor about whom and what its user hears: muted users,
+ * alert words, and the read receipts the user gives others.
+ */
+
+/** The reference's entry of `muted_users`: whom, since when (seconds). */
+export interface MutedUser {
+  id: number;
+  timestamp: number;
+}
+
+/** The register sections these commands feed. */
+export interface MutingSnapshot {
+  muted_users?: MutedUser[];
+  alert_words?: string[];
+}
+
+export type MutingCommand =
+  /** Mutes a user and marks what they sent read; refused when already muted. */
+  | { type: 'user.muteUser'; muted_user_id: number }
+  | { type: 'user.unmuteUser'; muted_user_id: number }
+  /** Replies `{alert_words}`, as each change does. */
+  | { type: 'user.alertWords' }
+  | { type: 'user.addAlertWords'; words: string[] }
+  | { type: 'user.removeAlertWords'; words: string[] }
+  /**
+   * Whether the user shows `asker` having read this message: read, read
+   * receipts on, and `asker` not muted by them.
+   */
+  | { type: 'user.readReceipt'; key: string; message_id: number; asker: number }
+  /** The register sections named in `sections` (`muted_users`, `alert_words`). */
+  | { type: 'user.mutingSnapshot'; sections: string[] };
