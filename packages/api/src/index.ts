@@ -27,6 +27,9 @@ import { settingsRoutes } from './users/settings.js';
 import { statusRoutes } from './users/status.js';
 import { presenceRoutes } from './users/presence.js';
 import { typingRoutes } from './messages/typing.js';
+import { botRoutes } from './bots/bots.js';
+import { withIncomingWebhookLimit } from './bots/incoming-webhooks.js';
+import { botStorageRoutes } from './bots/storage.js';
 import type { ApiOptions } from './options.js';
 
 export { authenticateWith } from './authenticate.js';
@@ -34,7 +37,7 @@ export { FEATURE_LEVEL, ZULIP_VERSION, type ApiOptions } from './options.js';
 
 /** Every operation the server serves. */
 export function apiRoutes(options: ApiOptions): Route[] {
-  return [
+  return withIncomingWebhookLimit([
     ...accountRoutes(options),
     ...apiKeyRoutes(),
     ...deactivationRoutes(),
@@ -63,7 +66,9 @@ export function apiRoutes(options: ApiOptions): Route[] {
     ...statusRoutes(options),
     ...presenceRoutes(options),
     ...typingRoutes(options),
-  ];
+    ...botRoutes(options),
+    ...botStorageRoutes(),
+  ]);
 }
 export { createChannel, type NewChannelSpec } from './channels/create.js';
 export { emojiData } from './events/register/emoji-data.js';

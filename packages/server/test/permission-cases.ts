@@ -1,5 +1,6 @@
 import type { Operation } from './matrix-model.js';
 import { accountCases } from './permission-cases-accounts.js';
+import { botCases } from './permission-cases-bots.js';
 import { channelCases } from './permission-cases-channels.js';
 import { folderCases } from './permission-cases-folders.js';
 import { groupCases } from './permission-cases-groups.js';
@@ -26,6 +27,7 @@ export const OPERATIONS: Operation[] = [
   ...peopleCases,
   ...groupCases,
   ...folderCases,
+  ...botCases,
   ...orgCases,
   ...readingCases,
   ...mutingCases,

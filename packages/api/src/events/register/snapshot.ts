@@ -6,6 +6,7 @@ import {
   type UserSettings,
   type ChannelEntry,
   type UserProfile,
+  type BotJson,
 } from '@chat/protocol';
 import type { CallerContext } from '../../context.js';
 import { subscriptionJson } from '../../channels/json.js';
@@ -14,6 +15,7 @@ import { unreadMessages } from '../../messages/fetch.js';
 import type { ApiOptions } from '../../options.js';
 import { FEATURE_LEVEL, ZULIP_VERSION } from '../../options.js';
 import { renderUser } from '../../users/json.js';
+import { presentBot } from '../../bots/json.js';
 import { UnreadIndex } from './unread.js';
 import { mutingSections, personalSections } from './personal.js';
 import { mutedTopics } from '../../channels/muted-topics.js';
@@ -34,6 +36,7 @@ const SECTION_EVENTS: Array<[string, string]> = [
   ['user_settings', 'user_settings'],
   ['user_status', 'user_status'],
   ['presences', 'presence'],
+  ['realm_bots', 'realm_bot'],
   ['muted_users', 'muted_users'],
   ['alert_words', 'alert_words'],
 ];
@@ -148,6 +151,14 @@ export class Snapshot {
       const me = users.find((u) => u.user_id === this.me)!;
       Object.assign(this.body, ownAccountSection(caller.principal, me, settings));
       this.types.add('realm_user');
+    }
+    if (this.wants('realm_bot')) {
+      const bots = await caller.actors.ask<BotJson[]>(caller.realm, {
+        type: 'realm.bots',
+        actor: caller.principal,
+        scope: 'administered',
+      });
+      this.body.realm_bots = bots.map(presentBot);
     }
     if (this.wants('user_topic')) {
       this.body.user_topics = state.user_topics;
