@@ -216,7 +216,8 @@ export type RealmCommand =
   /** The operator grants or revokes an account's `can_create_users` (`change-user-role`); replies CanCreateUsersGrant. */
   | { type: 'realm.setCanCreateUsers'; email: string; granted: boolean }
   /** Deactivates (`active` false) or reactivates an account. */
-  | { type: 'realm.setActive'; actor: Principal; user_id: number; active: boolean }
+  /** `own`: the actor deactivates their own account (DELETE /users/me), under the rule of the last user and owner. */
+  | { type: 'realm.setActive'; actor: Principal; user_id: number; active: boolean; own?: boolean }
   | { type: 'realm.settings' }
   /** The principal of the bot that posts automated notices. */
   | { type: 'realm.notificationBot' }

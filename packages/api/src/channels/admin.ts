@@ -1,3 +1,4 @@
+import { setTopicPolicy } from './muted-topics.js';
 import { Type, type Static } from '@sinclair/typebox';
 import { defineRoute, type Route } from '@chat/edge';
 import { ChatError, channelAddress, CHANNEL_PERMISSIONS, type ChannelChanges, type ChannelInfo } from '@chat/protocol';
@@ -163,12 +164,7 @@ export function channelAdminRoutes(options: ApiOptions): Route[] {
         const caller = new CallerContext(actors, principal);
         const topic = normalizeTopic(params.topic, await caller.settings());
         const info: ChannelInfo = await caller.channelInfo(params.stream_id);
-        await actors.ask(caller.me, {
-          type: 'user.setTopic',
-          channel_id: info.stream_id,
-          topic,
-          visibility_policy: params.visibility_policy,
-        });
+        await setTopicPolicy(caller, info.stream_id, topic, params.visibility_policy);
         return {};
       },
     }),

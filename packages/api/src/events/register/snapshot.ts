@@ -4,9 +4,7 @@ import {
   maySeePublicChannels,
   newSubscription,
   type Organization,
-  VISIBILITY,
   type RealmInfo,
-  type UserTopic,
   type UserSettings,
   type ChannelEntry,
   type UserProfile,
@@ -22,6 +20,7 @@ import { renderUser } from '../../users/json.js';
 import { presentBot } from '../../bots/json.js';
 import { UnreadIndex } from './unread.js';
 import { mutingSections, personalSections } from './personal.js';
+import { mutedTopics } from '../../channels/muted-topics.js';
 import { groupSections } from './group-sections.js';
 import { addPeopleSections, type PeopleRequest } from './people.js';
 import { realmSection } from './realm-section.js';
@@ -73,16 +72,6 @@ export interface SnapshotRequest {
  * asks. Fields that later events change live in mutable structures until
  * `finish`, so that events that raced the snapshot can be folded in.
  */
-/** The legacy `muted_topics`: [channel name, topic, when muted] for each muted topic. */
-async function mutedTopics(caller: CallerContext, topics: UserTopic[]): Promise<Array<[string, string, number]>> {
-  const muted = topics.filter((t) => t.visibility_policy === VISIBILITY.muted);
-  const names = new Map<number, string>();
-  for (const t of muted) {
-    if (!names.has(t.stream_id)) names.set(t.stream_id, (await caller.channelInfo(t.stream_id)).name);
-  }
-  return muted.map((t) => [names.get(t.stream_id)!, t.topic_name, t.last_updated]);
-}
-
 export class Snapshot {
   readonly body: Record<string, unknown> = {};
   unread: UnreadIndex | undefined;
