@@ -25,6 +25,7 @@ import { decideSetActive } from './accounts/deactivation.js';
 import { decideCanCreateUsers } from './accounts/create-users-permission.js';
 import { decideMessageId, resumeMessageIds } from './message-ids.js';
 import { statusHandlers } from './status/commands.js';
+import { botHandlers } from './bots/bots.js';
 import {
   applyEvent,
   initialState,
@@ -108,6 +109,7 @@ const handlers: RealmHandlers<RealmProtocol> = {
   ...statusHandlers,
   ...directoryHandlers,
   ...organizationHandlers,
+  ...botHandlers,
   'realm.create': (ctx, command) => {
     const state = ctx.state;
     if (state.exists) throw new ChatError('BAD_REQUEST', `Realm '${state.stringId}' already exists`);

@@ -1,4 +1,5 @@
 import type { ProtocolOf } from './contract.js';
+import type { BotStorageCommand, BotStorageReplies } from './bots.js';
 /**
  * A person's own data kept by their UserActor: drafts, saved snippets,
  * navigation views and push devices. The edge validates what needs the
@@ -78,7 +79,7 @@ export type PushDeviceCommand =
   /** The user's devices; with `token`, the ones holding it, or INVALID_PUSH_DEVICE_TOKEN. */
   | { type: 'user.pushDevices'; token?: string };
 
-export type PersonalReplies = {
+export type PersonalReplies = BotStorageReplies & {
   /** `count` is the number of drafts. */
   'user.drafts': { count: number; drafts: Draft[] };
   'user.createDrafts': { ids: number[] };
@@ -103,6 +104,7 @@ export type PersonalCommand =
   | SnippetCommand
   | NavigationViewCommand
   | PushDeviceCommand
+  | BotStorageCommand
   /** The register sections named in `sections` (`drafts`, `saved_snippets`, `navigation_views`). */
   | { type: 'user.personalSnapshot'; sections: string[] };
 

@@ -265,6 +265,16 @@ test('the high-level methods of the operations served succeed, or fail as the or
       { method: 'update_notification_settings', args: [{ enable_sounds: false }] },
       (r) => t.like(r, { result: 'success' }),
     ],
+    [
+      {
+        method: 'update_subscription_settings',
+        args: [[{ stream_id: result(0, 'stream_id'), property: 'pin_to_top', value: true }]],
+      },
+      (r) => t.like(r, { result: 'success' }),
+    ],
+    [{ method: 'add_alert_words', args: [['pythonic']] }, (r) => t.like(r, { alert_words: ['pythonic'] })],
+    [{ method: 'get_alert_words' }, (r) => t.like(r, { alert_words: ['pythonic'] })],
+    [{ method: 'remove_alert_words', args: [['pythonic']] }, (r) => t.like(r, { alert_words: [] })],
     [{ method: 'mark_all_as_read' }, (r) => t.like(r, { result: 'success' })],
     [{ method: 'delete_message', args: [result(1, 'id')] }, (r) => t.like(r, { result: 'success' })],
   ];
@@ -287,10 +297,7 @@ test('the high-level methods of the operations served succeed, or fail as the or
 test('methods whose operations are still missing answer 404 until they land', async (t) => {
   const denmark = { method: 'get_stream_id', args: ['Denmark'] };
   const joinsWhenItLands: Call[] = [
-    { method: 'update_subscription_settings', args: [[{ stream_id: 1, property: 'pin_to_top', value: true }]] },
     { method: 'mute_topic', args: [{ op: 'add', stream: 'Denmark', topic: 'x' }] },
-    { method: 'get_alert_words' },
-    { method: 'add_alert_words', args: [['python']] },
     { method: 'get_realm_emoji' },
     { method: 'get_realm_linkifiers' },
     { method: 'get_subscription_status', args: [IDS.iago, 1] },

@@ -1,4 +1,5 @@
 import type { PersonalProtocol, PersonalSnapshot } from '@chat/protocol';
+import { applyBotStorageEvent, decideBotStorage, type BotStorageEvent } from './bot-storage.js';
 import { applyDraftEvent, decideDraft, draftsSection, type DraftEvent } from './drafts.js';
 import { applyPushEvent, decidePush, type PushEvent } from './push.js';
 import { applySnippetEvent, decideSnippet, listSnippets, type SnippetEvent } from './snippets.js';
@@ -7,10 +8,10 @@ import { applyViewEvent, decideView, listViews, type ViewEvent } from './views.j
 
 /**
  * A person's own data (drafts, saved snippets, navigation views, push
- * devices), each part in its own module; this one routes commands and
+ * devices, a bot's storage), each part in its own module; this one routes commands and
  * events to them so the actor's main switch stays short.
  */
-export type PersonalEvent = DraftEvent | SnippetEvent | ViewEvent | PushEvent;
+export type PersonalEvent = DraftEvent | SnippetEvent | ViewEvent | PushEvent | BotStorageEvent;
 
 const EVENTS: Record<PersonalEvent['type'], (state: UserState, event: never) => void> = {
   draftsAdded: applyDraftEvent,
@@ -24,6 +25,8 @@ const EVENTS: Record<PersonalEvent['type'], (state: UserState, event: never) => 
   viewRemoved: applyViewEvent,
   pushDeviceAdded: applyPushEvent,
   pushDeviceRemoved: applyPushEvent,
+  botStoragePut: applyBotStorageEvent,
+  botStorageRemoved: applyBotStorageEvent,
 };
 
 export const isPersonalEvent = (event: UserEvent): event is PersonalEvent => Object.hasOwn(EVENTS, event.type);
@@ -49,6 +52,9 @@ export const personalHandlers: UserHandlers<PersonalProtocol> = {
   'user.addPushDevice': decidePush,
   'user.removePushDevice': decidePush,
   'user.pushDevices': decidePush,
+  'user.botStorage': ({ state }, command) => decideBotStorage(state, command),
+  'user.putBotStorage': ({ state }, command) => decideBotStorage(state, command),
+  'user.removeBotStorage': ({ state }, command) => decideBotStorage(state, command),
   'user.personalSnapshot': (ctx, command) => {
     const wants = new Set(command.sections);
     const reply: PersonalSnapshot = {};
