@@ -30,7 +30,7 @@ npx ava "${files[@]}"
 
 # Files about the embedded deployment itself (its process, data folder and crashes) do not run
 # against the cluster.
-embedded_only='admin|can-create-users|compose|crash-loop|durability|production|secrets'
+embedded_only='admin|can-create-users|compose|crash-loop|durability|production|secrets|startup'
 mapfile -t conformance < <(ls packages/server/dist/test/*.test.js | grep -Ev "/($embedded_only|$faults)\.test\.js$")
 echo "test: ${#conformance[@]} conformance files against a local cluster"
 CHAT_TEST_TARGET=cluster npx ava "${conformance[@]}"
