@@ -83,7 +83,6 @@ export const REALM_OPTION_DEFAULTS = {
   invite_required: true,
   jitsi_server_url: null as string | null,
   message_content_allowed_in_email_notifications: true,
-  message_edit_history_visibility_policy: 'all',
   moderation_request_channel_id: -1,
   name_changes_disabled: false,
   new_stream_announcements_stream_id: -1,

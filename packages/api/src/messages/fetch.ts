@@ -34,6 +34,7 @@ async function formatOf(
     client_gravatar: params.client_gravatar ?? true,
     empty_topic_name: params.allow_empty_topic_name ? null : settings.empty_topic_display_name,
     realm: caller.principal.realm,
+    edit_history: settings.message_edit_history_visibility_policy,
   };
 }
 

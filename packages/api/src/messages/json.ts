@@ -7,6 +7,24 @@ export interface MessageFormat {
   /** Clients that do not understand the empty topic get this name instead. */
   empty_topic_name: string | null;
   realm: string;
+  /** The realm's `message_edit_history_visibility_policy` (default `all`): which edits `edit_history` shows. */
+  edit_history?: string;
+}
+
+/**
+ * A message's `edit_history` as the original answers it: newest edit first;
+ * only moves under `moves_only`; absent when never edited or under `none`.
+ */
+function editHistory(m: ViewedMessage, policy = 'all') {
+  if (policy === 'none') return undefined;
+  const edits =
+    policy === 'moves_only'
+      ? m.edits.filter((e) => e.prev_topic !== undefined || e.prev_stream !== undefined)
+      : m.edits;
+  if (edits.length === 0) return undefined;
+  const newestFirst = [...edits].reverse();
+  if (policy !== 'moves_only') return newestFirst;
+  return newestFirst.map(({ prev_content: _content, prev_rendered_content: _rendered, ...move }) => move);
 }
 
 /** Zulip's recipient ids are their own namespace; a stable hash of the conversation stands in for one. */
@@ -35,6 +53,7 @@ export function referencedUsers(messages: ViewedMessage[]): number[] {
 /** A message in the shape of the reference's message object. */
 export function messageJson(m: ViewedMessage, users: Map<number, UserRef>, format: MessageFormat) {
   const sender = users.get(m.sender_id);
+  const history = editHistory(m, format.edit_history);
   const topic =
     m.topic === '' && format.empty_topic_name !== null && m.channel_id !== null ? format.empty_topic_name : m.topic;
   return {
@@ -54,6 +73,7 @@ export function messageJson(m: ViewedMessage, users: Map<number, UserRef>, forma
     submessages: [],
     timestamp: m.timestamp,
     topic_links: [],
+    ...(history ? { edit_history: history } : {}),
     ...(m.last_edit_timestamp !== null ? { last_edit_timestamp: m.last_edit_timestamp } : {}),
     ...(m.last_moved_timestamp !== null ? { last_moved_timestamp: m.last_moved_timestamp } : {}),
     ...(m.channel_id !== null

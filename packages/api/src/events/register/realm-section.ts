@@ -28,7 +28,6 @@ const FIXED = {
   max_channel_folder_description_length: 1024,
   server_min_deactivated_realm_deletion_days: 14,
   server_max_deactivated_realm_deletion_days: null,
-  realm_allow_edit_history: true,
   realm_authentication_methods: {
     Email: { enabled: true, available: true },
     Dev: { enabled: false, available: false },
@@ -133,6 +132,8 @@ export function realmSection(org: Organization, info: RealmInfo, options: ApiOpt
     max_file_upload_size_mib: options.maxFileUploadSizeMib,
     ...Object.fromEntries(Object.entries(org.settings).map(([name, value]) => [`realm_${name}`, value])),
     realm_mandatory_topics: settings.topics_policy === 'disable_empty_topic',
+    // Deprecated (feature level 358) for message_edit_history_visibility_policy.
+    realm_allow_edit_history: settings.message_edit_history_visibility_policy !== 'none',
     realm_available_video_chat_providers: {
       disabled: { name: 'None', id: 0 },
       jitsi_meet: { name: 'Jitsi Meet', id: 1 },
