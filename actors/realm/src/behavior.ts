@@ -25,6 +25,7 @@ import { decideSetActive } from './accounts/deactivation.js';
 import { decideCanCreateUsers } from './accounts/create-users-permission.js';
 import { decideMessageId, resumeMessageIds } from './message-ids.js';
 import { isStatusCommand, statusCommand } from './status/commands.js';
+import { botCommand, isBotCommand } from './bots/bots.js';
 import {
   applyEvent,
   initialState,
@@ -135,6 +136,7 @@ function decide(ctx: Ctx, command: RealmCommand): Decision<RealmEvent> {
   if (!state.exists) throw noRealm();
   if (isInviteCommand(command)) return inviteCommand(ctx, command);
   if (isStatusCommand(command)) return statusCommand(ctx, command);
+  if (isBotCommand(command)) return botCommand(ctx, command);
   switch (command.type) {
     case 'realm.info':
       return {

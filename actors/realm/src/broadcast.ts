@@ -27,6 +27,12 @@ function toAccounts(state: RealmState, events: QueueEvent[], who: (a: Account) =
   return { type: 'user', keys, body };
 }
 
+/** Events for these users, active ones only. */
+export function toUsers(state: RealmState, ids: Iterable<number>, events: QueueEvent[]): Fanout {
+  const wanted = new Set(ids);
+  return toAccounts(state, events, (a) => wanted.has(a.id));
+}
+
 /** A channel's events for those who see the channel without being subscribed (`realm.broadcast`). */
 export function broadcast(
   state: RealmState,

@@ -26,6 +26,7 @@ export function toPrincipal(state: RealmState, account: Account): Principal {
     email: account.email,
     role: account.role,
     is_bot: account.botType !== null,
+    bot_type: account.botType,
     full_name: account.fullName,
     groups: groupsContaining(state, account),
     can_create_users: account.canCreateUsers === true,

@@ -7,6 +7,7 @@ import { applyPeopleEvent, isPeopleEvent, type PeopleEvent, type PeopleState } f
 import { applyMessageIdEvent, type MessageIdEvent, type MessageIds } from './message-ids.js';
 import { applyPublicListener, type PublicListenerEvent, type PublicListeners } from './public-listeners.js';
 import { applyCanCreateUsers, type CanCreateUsersEvent } from './accounts/create-users-permission.js';
+import { applyBotEvent, type BotConfig, type BotEvent } from './bots/model.js';
 import { applySettingsChanged, type SettingsChangedEvent } from './settings.js';
 import type { GroupSetting, RealmValue } from '@chat/protocol';
 
@@ -27,6 +28,8 @@ export interface Account {
   avatarVersion: number;
   /** The `can_create_users` permission (accounts/create-users-permission.ts); absent means not held. */
   canCreateUsers?: boolean;
+  /** A bot's defaults and services (bots/model.ts); absent for people and older bots. */
+  bot?: BotConfig;
 }
 
 export interface RealmState {
@@ -99,6 +102,8 @@ export const DEFAULT_SETTINGS: RealmSettings = {
   can_create_groups: SYSTEM_GROUPS['role:members'],
   can_manage_all_groups: SYSTEM_GROUPS['role:owners'],
   can_invite_users_group: SYSTEM_GROUPS['role:members'],
+  can_create_bots_group: SYSTEM_GROUPS['role:members'],
+  can_create_write_only_bots_group: SYSTEM_GROUPS['role:members'],
 };
 
 export const NOTIFICATION_BOT = {
@@ -133,6 +138,7 @@ export type RealmEvent =
   | PublicListenerEvent
   | MessageIdEvent
   | CanCreateUsersEvent
+  | BotEvent
   | SettingsChangedEvent;
 
 export function initialState(stringId: string): RealmState {
@@ -165,6 +171,8 @@ export function applyEvent(state: RealmState, event: RealmEvent): void {
       return applyPublicListener(state, event);
     case 'canCreateUsersSet':
       return applyCanCreateUsers(state, event);
+    case 'botUpdated':
+      return applyBotEvent(state, event);
     case 'realmSettingsChanged':
       return applySettingsChanged(state, event);
     case 'messageIdsReserved':

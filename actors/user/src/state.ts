@@ -44,6 +44,8 @@ export interface UserState {
   snippets?: SnippetsState;
   navigationViews?: ViewsState;
   pushDevices?: PushState;
+  /** A bot's `/bot_storage`: see personal/bot-storage.ts. */
+  botStorage?: Record<string, string>;
   /** Personal settings the user changed (absent in snapshots older than settings): see settings.ts. */
   settings?: StoredSettings;
   /** Muted users (id -> when, seconds), alert words, and messages that came with one (see muting.ts). */

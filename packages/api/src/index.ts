@@ -9,6 +9,8 @@ import { flagRoutes } from './messages/flags.js';
 import { readReceiptRoutes } from './messages/read-receipts.js';
 import { reportRoutes } from './messages/report.js';
 import { mutingRoutes } from './personal/muting.js';
+import { channelLookupRoutes } from './channels/lookups.js';
+import { mutedTopicRoutes } from './channels/muted-topics.js';
 import { sendRoutes } from './messages/send.js';
 import { eventRoutes } from './events/events.js';
 import { registerRoutes } from './events/register/route.js';
@@ -25,6 +27,9 @@ import { settingsRoutes } from './users/settings.js';
 import { statusRoutes } from './users/status.js';
 import { presenceRoutes } from './users/presence.js';
 import { typingRoutes } from './messages/typing.js';
+import { botRoutes } from './bots/bots.js';
+import { withIncomingWebhookLimit } from './bots/incoming-webhooks.js';
+import { botStorageRoutes } from './bots/storage.js';
 import type { ApiOptions } from './options.js';
 
 export { authenticateWith } from './authenticate.js';
@@ -32,7 +37,7 @@ export { FEATURE_LEVEL, ZULIP_VERSION, type ApiOptions } from './options.js';
 
 /** Every operation the server serves. */
 export function apiRoutes(options: ApiOptions): Route[] {
-  return [
+  return withIncomingWebhookLimit([
     ...accountRoutes(options),
     ...apiKeyRoutes(),
     ...deactivationRoutes(),
@@ -43,6 +48,8 @@ export function apiRoutes(options: ApiOptions): Route[] {
     ...readReceiptRoutes(),
     ...reportRoutes(options),
     ...mutingRoutes(),
+    ...channelLookupRoutes(),
+    ...mutedTopicRoutes(),
     ...channelRoutes(options),
     ...registerRoutes(options),
     ...eventRoutes(options),
@@ -59,7 +66,9 @@ export function apiRoutes(options: ApiOptions): Route[] {
     ...statusRoutes(options),
     ...presenceRoutes(options),
     ...typingRoutes(options),
-  ];
+    ...botRoutes(options),
+    ...botStorageRoutes(),
+  ]);
 }
 export { createChannel, type NewChannelSpec } from './channels/create.js';
 export { emojiData } from './events/register/emoji-data.js';

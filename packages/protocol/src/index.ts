@@ -18,3 +18,4 @@ export * from './muting.js';
 export * from './queue.js';
 export * from './settings.js';
 export * from './status.js';
+export * from './bots.js';

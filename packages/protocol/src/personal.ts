@@ -1,3 +1,4 @@
+import type { BotStorageCommand } from './bots.js';
 /**
  * A person's own data kept by their UserActor: drafts, saved snippets,
  * navigation views and push devices. The edge validates what needs the
@@ -82,5 +83,6 @@ export type PersonalCommand =
   | SnippetCommand
   | NavigationViewCommand
   | PushDeviceCommand
+  | BotStorageCommand
   /** The register sections named in `sections` (`drafts`, `saved_snippets`, `navigation_views`). */
   | { type: 'user.personalSnapshot'; sections: string[] };

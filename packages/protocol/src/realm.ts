@@ -5,6 +5,7 @@ import type { InviteCommand } from './invites.js';
 import type { StatusCommand } from './status.js';
 import type { QueueEvent } from './queue.js';
 import type { WireError } from './errors.js';
+import type { BotCommand } from './bots.js';
 
 /**
  * The RealmActor's contract: the commands edges and tools send it and the
@@ -72,6 +73,8 @@ export interface Principal {
   email: string;
   role: Role;
   is_bot: boolean;
+  /** The bot's type (bots.ts BOT_TYPES); absent or null for people. */
+  bot_type?: BotType | null;
   full_name: string;
   /** Every group that contains the user, system groups included: what permissions are checked against. */
   groups: number[];
@@ -114,6 +117,10 @@ export interface RealmSettings {
   can_manage_all_groups: GroupSetting;
   /** Who may send e-mail invitations (guests never may). */
   can_invite_users_group: GroupSetting;
+  /** Who may create bots of every type. */
+  can_create_bots_group: GroupSetting;
+  /** Who may create incoming webhook bots, besides `can_create_bots_group`. */
+  can_create_write_only_bots_group: GroupSetting;
 }
 
 /** A channel as the realm's directory knows it: enough to list and find channels without asking each one. */
@@ -209,7 +216,8 @@ export type RealmCommand =
   /** The operator grants or revokes an account's `can_create_users` (`change-user-role`); replies CanCreateUsersGrant. */
   | { type: 'realm.setCanCreateUsers'; email: string; granted: boolean }
   /** Deactivates (`active` false) or reactivates an account. */
-  | { type: 'realm.setActive'; actor: Principal; user_id: number; active: boolean }
+  /** `own`: the actor deactivates their own account (DELETE /users/me), under the rule of the last user and owner. */
+  | { type: 'realm.setActive'; actor: Principal; user_id: number; active: boolean; own?: boolean }
   | { type: 'realm.settings' }
   /** The principal of the bot that posts automated notices. */
   | { type: 'realm.notificationBot' }
@@ -240,7 +248,8 @@ export type RealmCommand =
   | RealmSettingsCommand
   | FolderCommand
   | InviteCommand
-  | StatusCommand;
+  | StatusCommand
+  | BotCommand;
 
 export interface LoginCandidate extends ApiKeyGrant {
   password_hash: string | null;

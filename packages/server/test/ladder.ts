@@ -6,7 +6,7 @@ import type { ChatClient, Params } from '@chat/testkit';
  * what they need made before the ladder runs.
  */
 export interface LadderCase {
-  method: 'GET' | 'POST' | 'PATCH' | 'DELETE';
+  method: 'GET' | 'POST' | 'PUT' | 'PATCH' | 'DELETE';
   path: string;
   /** The path to call, when it needs something made before the ladder runs (a message id). */
   at?: () => string;

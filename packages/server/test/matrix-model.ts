@@ -129,7 +129,7 @@ export interface Request {
 
 /** One row of the matrix: an operation, how each caller calls it, and what each gets. */
 export interface Operation {
-  method: 'GET' | 'POST' | 'PATCH' | 'DELETE';
+  method: 'GET' | 'POST' | 'PUT' | 'PATCH' | 'DELETE';
   /** The path as openapi.json documents it. */
   template: string;
   /** Run once before the row, as the administrator. */

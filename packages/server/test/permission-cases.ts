@@ -1,5 +1,6 @@
 import type { Operation } from './matrix-model.js';
 import { accountCases } from './permission-cases-accounts.js';
+import { botCases } from './permission-cases-bots.js';
 import { channelCases } from './permission-cases-channels.js';
 import { folderCases } from './permission-cases-folders.js';
 import { groupCases } from './permission-cases-groups.js';
@@ -9,6 +10,8 @@ import { peopleCases } from './permission-cases-people.js';
 import { personalCases } from './permission-cases-personal.js';
 import { readingCases } from './permission-cases-reading.js';
 import { mutingCases } from './permission-cases-muting.js';
+import { ownAccountCases } from './permission-cases-own-account.js';
+import { lookupCases } from './permission-cases-lookups.js';
 
 /**
  * The rows of the permission matrix (permission-matrix.test.ts): every
@@ -24,9 +27,12 @@ export const OPERATIONS: Operation[] = [
   ...peopleCases,
   ...groupCases,
   ...folderCases,
+  ...botCases,
   ...orgCases,
   ...readingCases,
   ...mutingCases,
+  ...ownAccountCases,
+  ...lookupCases,
 ];
 
 /** Routes served outside the schema-described API (they answer bytes or redirects too), so not in openapi.json. */

@@ -8,6 +8,7 @@ import { peopleLadder } from './people-routes.js';
 import { groupLadder } from './group-routes.js';
 import { inviteLadder } from './invite-routes.js';
 import { accountLadder } from './account-routes.js';
+import { botLadder } from './bot-routes.js';
 import { orgLadder } from './org-routes.js';
 
 /**
@@ -16,7 +17,7 @@ import { orgLadder } from './org-routes.js';
  * table must name every operation the server documents, so a new route
  * cannot skip it.
  */
-const SECTIONS = [personalLadder, peopleLadder, groupLadder, inviteLadder, accountLadder, orgLadder];
+const SECTIONS = [personalLadder, peopleLadder, groupLadder, inviteLadder, accountLadder, orgLadder, botLadder];
 
 /** Messages made in `before`, one per case that changes or reads a message. */
 const made: Record<string, number> = {};

@@ -58,6 +58,9 @@ export class ChatClient {
   patch<T = Record<string, unknown>>(path: string, params: Params = {}): Promise<Reply<T>> {
     return this.call('PATCH', path, params);
   }
+  put<T = Record<string, unknown>>(path: string, params: Params = {}): Promise<Reply<T>> {
+    return this.call('PUT', path, params);
+  }
   delete<T = Record<string, unknown>>(path: string, params: Params = {}): Promise<Reply<T>> {
     return this.call('DELETE', path, params);
   }

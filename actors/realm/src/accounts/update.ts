@@ -22,7 +22,7 @@ const NAME_INVALID_CHARACTERS = /[*`\\>"@]/;
 const bad = (msg: string) => new ChatError('BAD_REQUEST', msg);
 
 /** The original's checks of a new full name, in its words. */
-function checkFullName(raw: string): string {
+export function checkFullName(raw: string): string {
   const name = raw.trim();
   if (name.length > MAX_NAME_LENGTH) throw bad('Name too long!');
   if (name.length < MIN_NAME_LENGTH) throw bad('Name too short!');

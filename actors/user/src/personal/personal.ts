@@ -1,5 +1,6 @@
 import type { PersonalCommand, PersonalSnapshot, UserCommand } from '@chat/protocol';
 import type { ActorContext, Decision } from '@chat/runtime';
+import { applyBotStorageEvent, decideBotStorage, type BotStorageEvent } from './bot-storage.js';
 import { applyDraftEvent, decideDraft, draftsSection, type DraftEvent } from './drafts.js';
 import { applyPushEvent, decidePush, type PushEvent } from './push.js';
 import { applySnippetEvent, decideSnippet, listSnippets, type SnippetEvent } from './snippets.js';
@@ -8,10 +9,10 @@ import { applyViewEvent, decideView, listViews, type ViewEvent } from './views.j
 
 /**
  * A person's own data (drafts, saved snippets, navigation views, push
- * devices), each part in its own module; this one routes commands and
+ * devices, a bot's storage), each part in its own module; this one routes commands and
  * events to them so the actor's main switch stays short.
  */
-export type PersonalEvent = DraftEvent | SnippetEvent | ViewEvent | PushEvent;
+export type PersonalEvent = DraftEvent | SnippetEvent | ViewEvent | PushEvent | BotStorageEvent;
 
 // Typed as a record so that a command added to the protocol but not here fails to compile.
 const COMMANDS: Record<PersonalCommand['type'], true> = {
@@ -31,6 +32,9 @@ const COMMANDS: Record<PersonalCommand['type'], true> = {
   'user.removePushDevice': true,
   'user.pushDevices': true,
   'user.personalSnapshot': true,
+  'user.botStorage': true,
+  'user.putBotStorage': true,
+  'user.removeBotStorage': true,
 };
 
 export const isPersonalCommand = (command: UserCommand): command is PersonalCommand =>
@@ -48,6 +52,8 @@ const EVENTS: Record<PersonalEvent['type'], (state: UserState, event: never) => 
   viewRemoved: applyViewEvent,
   pushDeviceAdded: applyPushEvent,
   pushDeviceRemoved: applyPushEvent,
+  botStoragePut: applyBotStorageEvent,
+  botStorageRemoved: applyBotStorageEvent,
 };
 
 export const isPersonalEvent = (event: UserEvent): event is PersonalEvent => Object.hasOwn(EVENTS, event.type);
@@ -77,6 +83,10 @@ export function decidePersonal(ctx: ActorContext<UserState>, command: PersonalCo
     case 'user.removePushDevice':
     case 'user.pushDevices':
       return decidePush(ctx, command);
+    case 'user.botStorage':
+    case 'user.putBotStorage':
+    case 'user.removeBotStorage':
+      return decideBotStorage(ctx.state, command);
     case 'user.personalSnapshot': {
       const wants = new Set(command.sections);
       const reply: PersonalSnapshot = {};

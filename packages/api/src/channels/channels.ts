@@ -16,10 +16,10 @@ import {
 } from '@chat/protocol';
 import { channelAdminRoutes } from './admin.js';
 import { subscriptionSettingsRoutes } from './subscription-settings.js';
-import { createChannel, type NewChannelSpec } from './create.js';
+import { channelRetention, createChannel, type NewChannelSpec } from './create.js';
 import { channelJson, subscriptionJson } from './json.js';
 import { CallerContext } from '../context.js';
-import { checkDescription, LIMITS } from '../limits.js';
+import { checkChannelCount, checkDescription, LIMITS } from '../limits.js';
 import type { ApiOptions } from '../options.js';
 
 const Principals = Type.Union([Type.Array(Type.Integer()), Type.Array(Type.String())], {
@@ -59,6 +59,7 @@ interface ChannelOptions {
   is_default_stream?: boolean | undefined;
   history_public_to_subscribers?: boolean | undefined;
   topics_policy?: string | undefined;
+  message_retention_days?: number | string | undefined;
 }
 
 /** A new channel as the caller asked for it, once the realm's creation permissions allow it. */
@@ -80,6 +81,9 @@ function newChannelSpec(principal: Principal, settings: RealmSettings, options: 
       ? { history_public_to_subscribers: options.history_public_to_subscribers }
       : {}),
     ...(options.topics_policy ? { topics_policy: options.topics_policy as TopicsPolicy } : {}),
+    ...(options.message_retention_days !== undefined
+      ? { message_retention_days: channelRetention(principal, options.message_retention_days) }
+      : {}),
   };
 }
 
@@ -96,6 +100,7 @@ interface SubscribeParams extends Partial<Omit<ChannelOptions, 'name'>> {
 /** Subscribes the caller (or the principals) to channels, creating missing ones: POST and PATCH /users/me/subscriptions. */
 async function subscribe(caller: CallerContext, params: SubscribeParams) {
   const { principal, actors } = caller;
+  checkChannelCount(params.subscriptions);
   const settings = await caller.settings();
   const users = await principalsOf(caller, params.principals);
   const subscribed: Record<string, string[]> = {};
@@ -147,6 +152,7 @@ async function subscribe(caller: CallerContext, params: SubscribeParams) {
 /** Unsubscribes the caller (or, with permission, the principals): DELETE and PATCH /users/me/subscriptions. */
 async function unsubscribe(caller: CallerContext, names: string[], principals: number[] | string[] | undefined) {
   const { principal, actors } = caller;
+  checkChannelCount(names);
   const users = await principalsOf(caller, principals);
   const removed: string[] = [];
   const notRemoved: string[] = [];

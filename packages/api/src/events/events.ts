@@ -17,6 +17,7 @@ import { CallerContext } from '../context.js';
 import { presentGroupEvent } from '../groups/event-json.js';
 import { presentPresence } from '../users/presence.js';
 import { presentNewUser } from '../users/event-json.js';
+import { presentBotEvent } from '../bots/json.js';
 import { messageJson } from '../messages/json.js';
 import type { ApiOptions } from '../options.js';
 import { checkedQueueId } from './queue-id.js';
@@ -42,6 +43,7 @@ function presentPlain(
   if (event.type === 'user_group') return presentGroupEvent(event, spec);
   if (event.type === 'presence') return [presentPresence(event, spec)];
   if (event.type === 'realm_user' && event.op === 'add') return [presentNewUser(event, spec)];
+  if (event.type === 'realm_bot' && event.op === 'add') return [presentBotEvent(event)];
   let shaped: Body = { ...event };
   for (const field of TOPIC_FIELDS[event.type] ?? []) {
     if (emptyTopicName !== null && shaped[field] === '') shaped[field] = emptyTopicName;

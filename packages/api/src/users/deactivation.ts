@@ -31,6 +31,20 @@ function setActiveRoute(
 
 export function deactivationRoutes(): Route[] {
   return [
+    defineRoute({
+      method: 'DELETE',
+      path: '/users/me',
+      auth: 'required',
+      params: Type.Object({}),
+      summary: 'Deactivate own user',
+      description: "Deactivates the caller's account, unless it is the organization's only user or only owner.",
+      tags: ['users'],
+      async handler({ principal, actors }) {
+        const command = { type: 'realm.setActive', actor: principal, user_id: principal.user_id, active: false };
+        await actors.ask(realmAddress(principal.realm), { ...command, own: true } as const);
+        return {};
+      },
+    }),
     setActiveRoute(
       'DELETE',
       '/users/{user_id}',

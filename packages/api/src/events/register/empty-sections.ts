@@ -16,7 +16,7 @@ const CUSTOM_PROFILE_FIELD_TYPES = {
 /**
  * Sections whose operations this server does not have yet: each answers
  * what the original answers for a user and organization that have none
- * (no alert words, muted users, profile fields, bots, linkifiers, scheduled
+ * (no alert words, muted users, profile fields, embedded bots, linkifiers, scheduled
  * messages, ...), keyed by the `fetch_event_types` value that asks for it.
  */
 const EMPTY: Record<string, () => Record<string, unknown>> = {
@@ -28,7 +28,6 @@ const EMPTY: Record<string, () => Record<string, unknown>> = {
   realm_domains: () => ({ realm_domains: [] }),
   realm_filters: () => ({ realm_filters: [] }),
   realm_playgrounds: () => ({ realm_playgrounds: [] }),
-  realm_bot: () => ({ realm_bots: [] }),
   realm_embedded_bots: () => ({ realm_embedded_bots: [] }),
   realm_incoming_webhook_bots: () => ({ realm_incoming_webhook_bots: [] }),
   default_stream_groups: () => ({ realm_default_stream_groups: [] }),

@@ -12,6 +12,7 @@ const BUILDS: Record<string, string[]> = {
   'realm.settings': ['realm'],
   'realm.organization': ['realm'],
   'realm.listUsers': ['realm_user'],
+  'realm.bots': ['realm_bot'],
   'realm.userGroups': ['user_group'],
   'realm.channelFolders': ['channel_folder'],
   'realm.statuses': ['user_status'],

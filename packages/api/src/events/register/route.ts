@@ -11,6 +11,7 @@ import {
 } from '@chat/protocol';
 import { CallerContext } from '../../context.js';
 import { narrowTerms } from '../../messages/fetch.js';
+import { checkEventsNarrow } from './narrow.js';
 import type { ApiOptions } from '../../options.js';
 import { ReadPositions } from './reads.js';
 import { Snapshot } from './snapshot.js';
@@ -69,7 +70,7 @@ export function registerRoutes(options: ApiOptions): Route[] {
         const spec: QueueSpec = {
           user_id: principal.user_id,
           event_types: params.event_types ?? null,
-          narrow: await narrowTerms(caller, params.narrow ?? []),
+          narrow: await narrowTerms(caller, checkEventsNarrow(params.narrow ?? [])),
           all_public_streams: params.all_public_streams ?? false,
           apply_markdown: params.apply_markdown ?? false,
           client_gravatar: params.client_gravatar ?? true,

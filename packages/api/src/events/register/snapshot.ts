@@ -1,13 +1,14 @@
 import {
   isAdministrator,
+  isGuest,
+  maySeePublicChannels,
   newSubscription,
   type Organization,
-  VISIBILITY,
   type RealmInfo,
-  type UserTopic,
   type UserSettings,
   type ChannelEntry,
   type UserProfile,
+  type BotJson,
 } from '@chat/protocol';
 import type { CallerContext } from '../../context.js';
 import { subscriptionJson } from '../../channels/json.js';
@@ -16,8 +17,10 @@ import { unreadMessages } from '../../messages/fetch.js';
 import type { ApiOptions } from '../../options.js';
 import { FEATURE_LEVEL, ZULIP_VERSION } from '../../options.js';
 import { renderUser } from '../../users/json.js';
+import { presentBot } from '../../bots/json.js';
 import { UnreadIndex } from './unread.js';
 import { mutingSections, personalSections } from './personal.js';
+import { mutedTopics } from '../../channels/muted-topics.js';
 import { groupSections } from './group-sections.js';
 import { addPeopleSections, type PeopleRequest } from './people.js';
 import { realmSection } from './realm-section.js';
@@ -35,6 +38,7 @@ const SECTION_EVENTS: Array<[string, string]> = [
   ['user_settings', 'user_settings'],
   ['user_status', 'user_status'],
   ['presences', 'presence'],
+  ['realm_bots', 'realm_bot'],
   ['muted_users', 'muted_users'],
   ['alert_words', 'alert_words'],
 ];
@@ -68,16 +72,6 @@ export interface SnapshotRequest {
  * asks. Fields that later events change live in mutable structures until
  * `finish`, so that events that raced the snapshot can be folded in.
  */
-/** The legacy `muted_topics`: [channel name, topic, when muted] for each muted topic. */
-async function mutedTopics(caller: CallerContext, topics: UserTopic[]): Promise<Array<[string, string, number]>> {
-  const muted = topics.filter((t) => t.visibility_policy === VISIBILITY.muted);
-  const names = new Map<number, string>();
-  for (const t of muted) {
-    if (!names.has(t.stream_id)) names.set(t.stream_id, (await caller.channelInfo(t.stream_id)).name);
-  }
-  return muted.map((t) => [names.get(t.stream_id)!, t.topic_name, t.last_updated]);
-}
-
 export class Snapshot {
   readonly body: Record<string, unknown> = {};
   unread: UnreadIndex | undefined;
@@ -138,8 +132,11 @@ export class Snapshot {
       });
       this.body.subscriptions = json.filter((j) => subscribed.has(j.id)).map((j) => j.sub);
       this.body.unsubscribed = json.filter((j) => !subscribed.has(j.id)).map((j) => j.sub);
+      // Who cannot see public channels (guests) learns only the web-public ones, as in the original.
+      const seesPublic = maySeePublicChannels(caller.principal);
       this.body.never_subscribed = channels
         .filter((c) => !subscribed.has(c.channel_id) && !unsubscribed.has(c.channel_id) && !c.invite_only)
+        .filter((c) => seesPublic || c.is_web_public)
         .filter((c) => this.req.archived_channels || !c.is_archived)
         .map((c) => ({
           stream_id: c.channel_id,
@@ -160,6 +157,14 @@ export class Snapshot {
       Object.assign(this.body, ownAccountSection(caller.principal, me, settings));
       this.types.add('realm_user');
     }
+    if (this.wants('realm_bot')) {
+      const bots = await caller.actors.ask<BotJson[]>(caller.realm, {
+        type: 'realm.bots',
+        actor: caller.principal,
+        scope: 'administered',
+      });
+      this.body.realm_bots = bots.map(presentBot);
+    }
     if (this.wants('user_topic')) {
       this.body.user_topics = state.user_topics;
       this.types.add('user_topic');
@@ -179,7 +184,8 @@ export class Snapshot {
         this.body.streams = (await visibleChannels(caller, { ...visible, include_all: admin })).map(strip);
       if (this.wants('default_streams')) {
         const all = await visibleChannels(caller, { ...visible, include_all: true });
-        this.body.realm_default_streams = all.filter((s) => s.is_default).map(strip);
+        // The original pretends to guests that there are no default channels.
+        this.body.realm_default_streams = isGuest(caller.principal) ? [] : all.filter((s) => s.is_default).map(strip);
       }
     }
     // No linkifiers can be configured yet, so clients with or without `linkifier_url_template` read none.

@@ -1,0 +1,14 @@
+import type { BotJson, NumberedEvent } from '@chat/protocol';
+import { gravatarUrl } from '../users/json.js';
+
+/** A bot as `realm_bots` and `realm_bot` add show it: its avatar, and no avatar version. */
+export function presentBot(bot: BotJson) {
+  const { avatar_version, ...rest } = bot;
+  return { ...rest, avatar_url: gravatarUrl(bot.email, avatar_version) };
+}
+
+/** `realm_bot` op `add` as queues see it. */
+export function presentBotEvent(event: NumberedEvent): Record<string, unknown> {
+  const body = event as unknown as { bot: BotJson };
+  return { ...event, bot: presentBot(body.bot) };
+}

@@ -1,0 +1,101 @@
+import type { Principal } from './realm.js';
+
+/**
+ * Bots: accounts owned by a person (`POST /bots`), kept by the RealmActor
+ * with the other accounts. Their storage (`/bot_storage`) is kept by the
+ * bot's own UserActor.
+ */
+
+/** The original's bot types. Embedded bots need a server setting this server does not have. */
+export const BOT_TYPES = { generic: 1, incoming_webhook: 2, outgoing_webhook: 3, embedded: 4 } as const;
+
+/** How an outgoing webhook bot's service is called: the original's Zulip (1) and Slack-compatible (2) formats. */
+export const INTERFACE_TYPES = { generic: 1, slack: 2 } as const;
+
+/** An outgoing webhook bot's service, as `realm_bots` shows it. */
+export interface BotService {
+  base_url: string;
+  interface: number;
+  token: string;
+}
+
+/** What a new bot is made of, checked by the edge where it needs the caller's view (channels). */
+export interface NewBot {
+  full_name: string;
+  short_name: string;
+  bot_type: number;
+  /** Outgoing webhook bots: where messages that trigger the bot are POSTed ('' until set). */
+  payload_url: string;
+  interface_type: number;
+  /** Channel ids, or null. */
+  default_sending_stream_id: number | null;
+  default_events_register_stream_id: number | null;
+  default_all_public_streams: boolean;
+}
+
+/** A bot as `realm_bots` and `realm_bot` events show it (the edge adds `avatar_url`). */
+export interface BotJson {
+  email: string;
+  user_id: number;
+  full_name: string;
+  bot_type: number;
+  is_active: boolean;
+  api_key: string;
+  default_sending_stream: string | null;
+  default_events_register_stream: string | null;
+  default_all_public_streams: boolean;
+  owner_id: number | null;
+  services: BotService[];
+  avatar_version: number;
+}
+
+/** The changes of `PATCH /bots/{bot_id}`; absent fields stay. */
+export interface BotChanges {
+  full_name?: string;
+  role?: number;
+  bot_owner_id?: number;
+  service_payload_url?: string;
+  service_interface?: number;
+  /** Channel id, or null to clear. */
+  default_sending_stream_id?: number | null;
+  default_events_register_stream_id?: number | null;
+  default_all_public_streams?: boolean;
+}
+
+/** An outgoing webhook bot's service, for delivering a message that triggers it. */
+export interface OutgoingService extends BotService {
+  user_id: number;
+  email: string;
+  full_name: string;
+}
+
+export type BotCommand =
+  /** `POST /bots`; `domain` is the server's host (bots' addresses are `<short_name>-bot@<domain>`). Replies BotJson. */
+  | { type: 'realm.createBot'; actor: Principal; bot: NewBot; domain: string }
+  /** `realm_bots` (`all`: administrators get every bot) or `GET /bots` (the caller's active bots). Replies BotJson[]. */
+  | { type: 'realm.bots'; actor: Principal; scope: 'administered' | 'owned' }
+  /** Replies the bot as it now is. */
+  | { type: 'realm.updateBot'; actor: Principal; bot_id: number; changes: BotChanges }
+  | { type: 'realm.deactivateBot'; actor: Principal; bot_id: number }
+  /** Replies `{api_key}`. */
+  | { type: 'realm.regenerateBotKey'; actor: Principal; bot_id: number }
+  /** The services of these users that are active outgoing webhook bots. Replies OutgoingService[]. */
+  | { type: 'realm.outgoingServices'; user_ids: number[] };
+
+export const BOT_COMMANDS: ReadonlySet<string> = new Set([
+  'realm.createBot',
+  'realm.bots',
+  'realm.updateBot',
+  'realm.deactivateBot',
+  'realm.regenerateBotKey',
+  'realm.outgoingServices',
+]);
+
+/** The original's cap on one bot's storage: keys and values, in characters. */
+export const BOT_STORAGE_LIMIT = 10_000_000;
+
+export type BotStorageCommand =
+  /** Replies `{storage}`; `keys` absent: every key. */
+  | { type: 'user.botStorage'; keys?: string[] }
+  | { type: 'user.putBotStorage'; entries: Record<string, string> }
+  | { type: 'user.removeBotStorage'; keys?: string[] };
