@@ -147,6 +147,17 @@ const routes = [
   }),
   defineRoute({
     method: 'GET',
+    path: '/busy',
+    auth: 'none',
+    summary: 'Fails as overloaded',
+    description: 'A 5xx ChatError, which the edge logs.',
+    params: Type.Object({}),
+    handler: () => {
+      throw new ChatError('OVERLOADED', 'Too busy; try again');
+    },
+  }),
+  defineRoute({
+    method: 'GET',
     path: '/channel_lookup',
     auth: 'none',
     summary: 'Fails with a domain error',
@@ -188,12 +199,42 @@ export interface Started {
   baseUrl: string;
   actors: FakeActors;
   logLines: Record<string, unknown>[];
+  /** Log lines (as written) that name a top-level key twice, which JSON.parse would hide. */
+  repeatedKeys: string[];
+}
+
+/** The top-level keys of a JSON object text that appear more than once. */
+export function repeatedTopLevelKeys(text: string): string[] {
+  const seen = new Set<string>();
+  const repeated: string[] = [];
+  let depth = 0;
+  for (let i = 0; i < text.length; i++) {
+    const c = text[i];
+    if (c === '{' || c === '[') depth++;
+    else if (c === '}' || c === ']') depth--;
+    else if (c === '"') {
+      let j = i + 1;
+      while (text[j] !== '"') j += text[j] === '\\' ? 2 : 1;
+      const key = text.slice(i + 1, j);
+      i = j;
+      if (depth === 1 && text[j + 1] === ':') {
+        if (seen.has(key)) repeated.push(key);
+        seen.add(key);
+      }
+    }
+  }
+  return repeated;
 }
 
 /** The edge on a free port of the loopback interface, with its log lines captured. */
 export async function startEdge(): Promise<Started> {
   const logLines: Record<string, unknown>[] = [];
-  const logger = createLogger({ level: 'info' }, { write: (line: string) => void logLines.push(JSON.parse(line)) });
+  const repeatedKeys: string[] = [];
+  const write = (line: string) => {
+    if (repeatedTopLevelKeys(line).length > 0) repeatedKeys.push(line);
+    logLines.push(JSON.parse(line) as Record<string, unknown>);
+  };
+  const logger = createLogger({ level: 'info' }, { write });
   const actors = new FakeActors();
   const app = createEdgeApp({
     routes,
@@ -207,7 +248,7 @@ export async function startEdge(): Promise<Started> {
   const server = createServer(app.callback());
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
   const { port } = server.address() as AddressInfo;
-  return { server, baseUrl: `http://127.0.0.1:${port}`, actors, logLines };
+  return { server, baseUrl: `http://127.0.0.1:${port}`, actors, logLines, repeatedKeys };
 }
 
 export const basic = (email: string, key: string) => `Basic ${Buffer.from(`${email}:${key}`).toString('base64')}`;
