@@ -28,7 +28,7 @@ function decide(ctx: Ctx, command: ChannelCommand): Decision<ChannelEvent> | Pro
   switch (command.type) {
     case 'channel.create':
       if (state.kind !== 'none') throw new ChatError('BAD_REQUEST', `Channel '${state.channel?.name}' already exists`);
-      return created(ctx.address.key, command.channel, command.subscribers);
+      return created(ctx.address.key, command.channel, command.subscribers, command.color);
     case 'channel.info':
       if (state.kind !== 'channel') throw invalidChannel();
       if (command.viewer && !hasMetadataAccess(state, command.viewer)) throw invalidChannel();
@@ -106,7 +106,12 @@ function locationRows(key: string, event: ChannelEvent): StoreWrite[] {
 }
 
 /** A new channel: its subscribers get `subscription` op `add`, and everyone who sees it `stream` op `create`. */
-function created(key: string, channel: ChannelSettings, subscribers: number[]): Decision<ChannelEvent> {
+function created(
+  key: string,
+  channel: ChannelSettings,
+  subscribers: number[],
+  color: string | undefined,
+): Decision<ChannelEvent> {
   const info = { ...channel, subscribers, first_message_id: null, last_message_id: null };
   const stream = streamCreated(info);
   return {
@@ -118,6 +123,7 @@ function created(key: string, channel: ChannelSettings, subscribers: number[]): 
         channel_id: channel.stream_id,
         last_message_id: 0,
         channel: info,
+        ...(color !== undefined ? { color } : {}),
       }),
       fanout(key, subscribers, [stream]),
     ],

@@ -70,7 +70,7 @@ function decide(ctx: Ctx, command: UserCommand): Decision<UserEvent> | Promise<D
   switch (command.type) {
     case 'user.subscribed': {
       if (state.subscriptions[command.channel_id]) return {};
-      const color = COLORS[Object.keys(state.subscriptions).length % COLORS.length]!;
+      const color = command.color ?? COLORS[Object.keys(state.subscriptions).length % COLORS.length]!;
       const channelKey = `${realmOfKey(ctx.address.key)}:${command.channel_id}`;
       const { channel_id: channelId, last_message_id: lastMessageId } = command;
       const tells = command.channel
