@@ -17,6 +17,7 @@ import { inviteCommand, isInviteCommand, spentInvites } from './invites/invites.
 import { userAdded } from './people.js';
 import { folderCommand, isFolderCommand } from './folders.js';
 import { isSettingsCommand, settingsCommand } from './settings.js';
+import { isUserAdminCommand, userAdminCommand } from './accounts/manage.js';
 import { groupCommand, isGroupCommand } from './groups/groups.js';
 import { broadcast } from './broadcast.js';
 import { decidePublicListener, listeners, relayPublicMessage } from './public-listeners.js';
@@ -217,6 +218,7 @@ function decide(ctx: Ctx, command: RealmCommand): Decision<RealmEvent> {
       if (isGroupCommand(command)) return groupCommand(ctx, command);
       if (isFolderCommand(command)) return folderCommand(ctx, command);
       if (isSettingsCommand(command)) return settingsCommand(state, command);
+      if (isUserAdminCommand(command)) return userAdminCommand(state, command);
       return directoryCommand(ctx, command);
   }
 }

@@ -1,5 +1,6 @@
 import type { FolderCommand } from './folders.js';
 import type { RealmSettingsCommand } from './realm-settings.js';
+import type { UserAdminCommand } from './user-admin.js';
 import type { GroupCommand, GroupSetting } from './groups.js';
 import type { InviteCommand } from './invites.js';
 import type { StatusCommand } from './status.js';
@@ -246,6 +247,7 @@ export type RealmCommand =
   | { type: 'realm.publicListeners' }
   | GroupCommand
   | RealmSettingsCommand
+  | UserAdminCommand
   | FolderCommand
   | InviteCommand
   | StatusCommand
