@@ -5,7 +5,7 @@ import {
   roleChangeRefusal,
   SYSTEM_GROUPS,
   type QueueEvent,
-  type RealmCommand,
+  type UserAdminProtocol,
   type Role,
   type UserAdminCommand,
 } from '@chat/protocol';
@@ -14,7 +14,7 @@ import { toEveryone } from '../broadcast.js';
 import { directMembers } from '../groups/model.js';
 import { toProfile } from '../profile.js';
 import { accountByEmail } from '../behavior.js';
-import type { RealmEvent, RealmState } from '../state.js';
+import type { RealmEvent, RealmHandlers, RealmState } from '../state.js';
 import { checkFullName, type AccountUpdateEvent } from './update.js';
 
 /** An administrator's change of another account's role. */
@@ -25,15 +25,16 @@ export interface RoleChangedEvent {
 }
 
 const bad = (msg: string) => new ChatError('BAD_REQUEST', msg);
-const COMMANDS = new Set<string>(['realm.userByEmail', 'realm.updateUser']);
-export const isUserAdminCommand = (command: RealmCommand): command is UserAdminCommand => COMMANDS.has(command.type);
 
 /** The system groups whose direct members have this role (one role group, and full members for members). */
 function roleGroups(state: RealmState, userId: number): Set<number> {
   return new Set(Object.values(SYSTEM_GROUPS).filter((id) => directMembers(state, id).includes(userId)));
 }
 
-function update(state: RealmState, cmd: Extract<UserAdminCommand, { type: 'realm.updateUser' }>): Decision<RealmEvent> {
+function update(
+  state: RealmState,
+  cmd: Extract<UserAdminCommand, { type: 'realm.updateUser' }>,
+): Decision<RealmEvent, Record<string, never>> {
   const actor = state.accounts[cmd.actor_id];
   const target = state.accounts[cmd.user_id];
   if (!actor?.isActive) throw bad('Insufficient permission');
@@ -85,17 +86,14 @@ function update(state: RealmState, cmd: Extract<UserAdminCommand, { type: 'realm
   return { events, fanouts: [toEveryone(state, queue)], reply: {} };
 }
 
-export function userAdminCommand(state: RealmState, command: UserAdminCommand): Decision<RealmEvent> {
-  switch (command.type) {
-    case 'realm.userByEmail': {
-      const account = accountByEmail(state, command.email);
-      if (!account) throw bad('No such user');
-      return { reply: toProfile(account) };
-    }
-    case 'realm.updateUser':
-      return update(state, command);
-  }
-}
+export const userAdminHandlers: RealmHandlers<UserAdminProtocol> = {
+  'realm.userByEmail': ({ state }, command) => {
+    const account = accountByEmail(state, command.email);
+    if (!account) throw bad('No such user');
+    return { reply: toProfile(account) };
+  },
+  'realm.updateUser': ({ state }, command) => update(state, command),
+};
 
 export function applyRoleChanged(state: RealmState, event: RoleChangedEvent): void {
   const account = state.accounts[event.userId];

@@ -88,7 +88,7 @@ function newChannelSpec(principal: Principal, settings: RealmSettings, options: 
 }
 
 async function channelsOf(caller: CallerContext): Promise<ChannelEntry[]> {
-  return caller.actors.ask<ChannelEntry[]>(caller.realm, { type: 'realm.channels' });
+  return caller.actors.ask(caller.realm, { type: 'realm.channels' });
 }
 
 interface SubscribeParams extends Partial<Omit<ChannelOptions, 'name'>> {
@@ -125,7 +125,7 @@ async function subscribe(caller: CallerContext, params: SubscribeParams) {
       continue;
     }
     const result = await actors
-      .ask<{ added: number[]; already: number[] }>(channelAddress(principal.realm, found.channel_id), {
+      .ask(channelAddress(principal.realm, found.channel_id), {
         type: 'channel.subscribe',
         actor: principal,
         users,
@@ -158,7 +158,7 @@ async function unsubscribe(caller: CallerContext, names: string[], principals: n
   const notRemoved: string[] = [];
   for (const name of names) {
     const entry = await caller.channelByName(name);
-    const result = await actors.ask<{ removed: number[] }>(channelAddress(principal.realm, entry.channel_id), {
+    const result = await actors.ask(channelAddress(principal.realm, entry.channel_id), {
       type: 'channel.unsubscribe',
       actor: principal,
       users,
@@ -379,10 +379,10 @@ export function channelRoutes(options: ApiOptions): Route[] {
       async handler({ params, principal, actors }) {
         const caller = new CallerContext(actors, principal);
         const settings = await caller.settings();
-        const topics = await actors.ask<Array<{ name: string; max_id: number }>>(
-          channelAddress(principal.realm, params.stream_id),
-          { type: 'topic.list', viewer: principal },
-        );
+        const topics = await actors.ask(channelAddress(principal.realm, params.stream_id), {
+          type: 'topic.list',
+          viewer: principal,
+        });
         const display = params.allow_empty_topic_name ? null : settings.empty_topic_display_name;
         return { topics: topics.map((t) => ({ ...t, name: t.name === '' && display !== null ? display : t.name })) };
       },

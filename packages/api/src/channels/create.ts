@@ -5,7 +5,6 @@ import {
   channelAddress,
   defaultChannelPermissions,
   realmAddress,
-  type ChannelEntry,
   type ChannelPermissions,
   type ChannelSettings,
   type Principal,
@@ -35,7 +34,7 @@ export async function createChannel(
   subscribers: number[],
   now = Date.now(),
 ): Promise<number> {
-  const entry = await actors.ask<ChannelEntry>(realmAddress(realm), {
+  const entry = await actors.ask(realmAddress(realm), {
     type: 'realm.registerChannel',
     entry: {
       name: spec.name,

@@ -28,7 +28,7 @@ async function postMoveNotices(
   newTopic: string,
   notify: { old: boolean; new: boolean },
 ) {
-  const bot = await caller.actors.ask<Principal>(caller.realm, { type: 'realm.notificationBot' });
+  const bot = await caller.actors.ask(caller.realm, { type: 'realm.notificationBot' });
   const botCaller = new CallerContext(caller.actors, bot);
   const who = `@_**${caller.principal.full_name}|${caller.principal.user_id}**`;
   const link = (topic: string) => `#**${channel.name}>${topic}**`;
@@ -153,7 +153,7 @@ export function messageEditRoutes(options: ApiOptions): Route[] {
         }
         const prepared =
           params.content !== undefined ? await prepareContent(caller, checkContent(params.content)) : undefined;
-        const edit = await actors.ask<EditReply>(addressOfKey(key), {
+        const edit = await actors.ask(addressOfKey(key), {
           type: 'message.edit',
           actor: principal,
           message_id: params.message_id,

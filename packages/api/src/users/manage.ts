@@ -14,7 +14,7 @@ const UpdateParams = {
 };
 
 async function userByEmail(actors: ActorClient, principal: Principal, email: string): Promise<UserProfile> {
-  return actors.ask<UserProfile>(realmAddress(principal.realm), { type: 'realm.userByEmail', email });
+  return actors.ask(realmAddress(principal.realm), { type: 'realm.userByEmail', email });
 }
 
 async function updateUser(

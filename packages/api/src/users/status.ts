@@ -1,14 +1,7 @@
 import { Type } from '@sinclair/typebox';
 import { defineRoute, type Route } from '@chat/edge';
 import { emojiCharacters, emojiCode } from '@chat/markdown';
-import {
-  ChatError,
-  mayManageUser,
-  type ReactionType,
-  type StatusEmoji,
-  type UserProfile,
-  type UserStatusJson,
-} from '@chat/protocol';
+import { ChatError, mayManageUser, type ReactionType, type StatusEmoji } from '@chat/protocol';
 import { CallerContext } from '../context.js';
 import type { ApiOptions } from '../options.js';
 import { changeSettings } from './settings.js';
@@ -118,7 +111,7 @@ export function statusRoutes(_options: ApiOptions): Route[] {
       tags: ['users'],
       async handler({ params, principal, actors }) {
         const caller = new CallerContext(actors, principal);
-        const status = await actors.ask<UserStatusJson>(caller.realm, {
+        const status = await actors.ask(caller.realm, {
           type: 'realm.userStatus',
           user_id: params.user_id,
         });
@@ -142,7 +135,7 @@ export function statusRoutes(_options: ApiOptions): Route[] {
       response: Type.Object({}),
       async handler({ params, principal, actors }) {
         const caller = new CallerContext(actors, principal);
-        const target = await actors.ask<UserProfile>(caller.realm, { type: 'realm.getUser', user_id: params.user_id });
+        const target = await actors.ask(caller.realm, { type: 'realm.getUser', user_id: params.user_id });
         // The original's access_user_by_id(for_admin=True).
         if (!mayManageUser({ id: principal.user_id, role: principal.role }, { botOwnerId: target.bot_owner_id })) {
           throw bad('Insufficient permission');
