@@ -18,6 +18,7 @@ export * from './user.js';
 export * from './personal.js';
 export * from './muting.js';
 export * from './queue.js';
+export * from './client-events.js';
 export * from './settings.js';
 export * from './status.js';
 export * from './bots.js';
