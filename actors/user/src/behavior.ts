@@ -19,6 +19,7 @@ import { decideMoved } from './moved.js';
 import { decidePersonal, isPersonalCommand } from './personal/personal.js';
 import { decideSettings, isSettingsCommand } from './settings.js';
 import { decideMuting, isMutingCommand, onArrival } from './muting.js';
+import { arm, decideScheduled, hasScheduled, isScheduledCommand, sendDue, TIMER } from './scheduled.js';
 import { applyEvent, initialState, topicKey, type UserEvent, type UserState } from './state.js';
 
 type Ctx = ActorContext<UserState>;
@@ -65,6 +66,7 @@ function decide(ctx: Ctx, command: UserCommand): Decision<UserEvent> | Promise<D
   if (isPersonalCommand(command)) return decidePersonal(ctx, command);
   if (isSettingsCommand(command)) return decideSettings(ctx, command);
   if (isMutingCommand(command)) return decideMuting(ctx, command);
+  if (isScheduledCommand(command)) return decideScheduled(ctx, command);
   const state = ctx.state;
   const at = Math.floor(ctx.now / 1000);
   switch (command.type) {
@@ -188,4 +190,7 @@ export const userBehavior: ActorBehavior<UserState, UserEvent> = {
   handle: (ctx, command: Command) => decide(ctx, command as UserCommand),
   apply: applyEvent,
   rows: (_state, event, address) => attachmentRows(address, event),
+  onTimer: (ctx, name) => (name === TIMER ? sendDue(ctx) : {}),
+  onActivate: (ctx) => arm(ctx),
+  canPassivate: (state) => !hasScheduled(state),
 };

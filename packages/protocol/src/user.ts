@@ -3,6 +3,7 @@ import type { ChannelInfo, IdRanges } from './channel.js';
 import type { QueueEvent } from './queue.js';
 import type { PersonalCommand } from './personal.js';
 import type { MutingCommand } from './muting.js';
+import type { ScheduledCommand } from './scheduled.js';
 import type { SettingsCommand } from './settings.js';
 import type { MovedReadCommand } from './move.js';
 
@@ -135,6 +136,7 @@ export type UserCommand =
   | AttachmentCommand
   | PersonalCommand
   | MutingCommand
+  | ScheduledCommand
   | SettingsCommand
   | MovedReadCommand;
 
