@@ -4,11 +4,12 @@ import {
   type QueueEvent,
   type ScheduledCommand,
   type StoredScheduled,
-  type UserCommand,
+  type ScheduledProtocol,
+  type ScheduledReplies,
 } from '@chat/protocol';
 import type { ActorContext, Decision } from '@chat/runtime';
 import { toOwnQueues, userIdOfKey } from './queues.js';
-import type { UserEvent, UserState } from './state.js';
+import type { UserEvent, UserHandlers, UserState } from './state.js';
 
 /**
  * Scheduled messages and reminders, sent by this actor's timer when due.
@@ -32,19 +33,12 @@ export const TIMER = 'scheduled';
 /** Timers sleep at most this long, then look again (setTimeout's range is about 24 days). */
 const MAX_SLEEP_MS = 60 * 60 * 1000;
 
-const COMMANDS: Record<ScheduledCommand['type'], true> = {
-  'user.schedule': true,
-  'user.editScheduled': true,
-  'user.unschedule': true,
-  'user.scheduled': true,
-};
 const EVENTS: Record<ScheduledEvent['type'], true> = {
   scheduledAdded: true,
   scheduledRemoved: true,
   scheduledFailed: true,
 };
 
-export const isScheduledCommand = (c: UserCommand): c is ScheduledCommand => Object.hasOwn(COMMANDS, c.type);
 export const isScheduledEvent = (e: UserEvent): e is ScheduledEvent => Object.hasOwn(EVENTS, e.type);
 
 const items = (state: Readonly<UserState>) => Object.values(state.scheduled?.byId ?? {});
@@ -132,7 +126,12 @@ export function arm(ctx: Ctx, also?: number): void {
   ctx.timers.set(TIMER, Math.min(delay, MAX_SLEEP_MS));
 }
 
-export function decideScheduled(ctx: Ctx, command: ScheduledCommand): Decision<UserEvent> {
+/** Each command's decision, with the reply its protocol table names. */
+function decideScheduled<K extends ScheduledCommand['type']>(
+  ctx: Ctx,
+  command: Extract<ScheduledCommand, { type: K }>,
+): Decision<UserEvent, ScheduledReplies[K]>;
+function decideScheduled(ctx: Ctx, command: ScheduledCommand): Decision<UserEvent> {
   const state = ctx.state;
   const me = userIdOfKey(ctx.address.key);
   const own = (events: QueueEvent[]) => toOwnQueues(ctx.address.key, state, events);
@@ -146,7 +145,8 @@ export function decideScheduled(ctx: Ctx, command: ScheduledCommand): Decision<U
   };
   switch (command.type) {
     case 'user.scheduled':
-      if (command.id === undefined) return { reply: listScheduled(state, command.kind, me) };
+      return { reply: listScheduled(state, command.kind, me) };
+    case 'user.scheduledItem':
       return { reply: find(command.kind, command.id) };
     case 'user.schedule': {
       const item: StoredScheduled = { ...command.item, id: (state.scheduled?.lastId ?? 0) + 1, failed: false };
@@ -166,6 +166,14 @@ export function decideScheduled(ctx: Ctx, command: ScheduledCommand): Decision<U
   }
 }
 
+export const scheduledHandlers: UserHandlers<ScheduledProtocol> = {
+  'user.schedule': decideScheduled,
+  'user.editScheduled': decideScheduled,
+  'user.unschedule': decideScheduled,
+  'user.scheduled': decideScheduled,
+  'user.scheduledItem': decideScheduled,
+};
+
 /**
  * Sends what is due, each under an idempotency key of its own, so that a
  * send repeated after a crash (the conversation answered, this actor had
@@ -181,7 +189,7 @@ export async function sendDue(ctx: Ctx): Promise<Decision<UserEvent>> {
   for (const item of waiting(state).filter((i) => i.scheduled_delivery_timestamp * 1000 <= ctx.now)) {
     const key = `scheduled:${ctx.address.key}:${item.id}:${item.scheduled_delivery_timestamp}`;
     try {
-      const sent = await ctx.actors.ask<{ id: number }>({ type: 'channel', key: item.send.key }, item.send.command, {
+      const sent = await ctx.actors.ask({ type: 'channel', key: item.send.key }, item.send.command, {
         idempotencyKey: key,
       });
       done.add(item.id);

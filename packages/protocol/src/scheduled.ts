@@ -1,4 +1,5 @@
 import type { ChannelCommand } from './channel.js';
+import type { ProtocolOf } from './contract.js';
 
 /**
  * Scheduled messages and reminders: kept by their author's UserActor and
@@ -39,5 +40,17 @@ export type ScheduledCommand =
   /** Replaces a scheduled message of this kind; refused when there is none. */
   | { type: 'user.editScheduled'; id: number; item: ScheduledInput }
   | { type: 'user.unschedule'; kind: 'message' | 'reminder'; id: number }
-  /** One of them (RESOURCE_NOT_FOUND when missing), or with no id, all of this kind. */
-  | { type: 'user.scheduled'; kind: 'message' | 'reminder'; id?: number };
+  /** All of this kind, as the reference's objects. */
+  | { type: 'user.scheduled'; kind: 'message' | 'reminder' }
+  /** One of them as kept (RESOURCE_NOT_FOUND when missing). */
+  | { type: 'user.scheduledItem'; kind: 'message' | 'reminder'; id: number };
+
+export type ScheduledReplies = {
+  'user.schedule': { id: number };
+  'user.editScheduled': null;
+  'user.unschedule': null;
+  'user.scheduled': Array<Record<string, unknown>>;
+  'user.scheduledItem': StoredScheduled;
+};
+
+export type ScheduledProtocol = ProtocolOf<ScheduledCommand, ScheduledReplies>;

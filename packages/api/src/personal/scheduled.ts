@@ -1,12 +1,6 @@
 import { Type } from '@sinclair/typebox';
 import { defineRoute, type Route } from '@chat/edge';
-import {
-  ChatError,
-  type Principal,
-  type ScheduledInput,
-  type ScheduledRequest,
-  type StoredScheduled,
-} from '@chat/protocol';
+import { ChatError, type ScheduledInput, type ScheduledRequest } from '@chat/protocol';
 import { CallerContext } from '../context.js';
 import { getMessages, type Located } from '../messages/fetch.js';
 import { clientName, prepareSend, type PreparedSend } from '../messages/send.js';
@@ -85,7 +79,7 @@ export function scheduledRoutes(options: ApiOptions): Route[] {
       tags: ['scheduled_messages'],
       async handler({ principal, actors }) {
         const caller = new CallerContext(actors, principal);
-        return { [field]: await actors.ask<unknown[]>(caller.me, { type: 'user.scheduled', kind }) };
+        return { [field]: await actors.ask(caller.me, { type: 'user.scheduled', kind }) };
       },
     });
   const remove = (kind: 'message' | 'reminder', path: string, idName: 'scheduled_message_id' | 'reminder_id') =>
@@ -126,7 +120,7 @@ export function scheduledRoutes(options: ApiOptions): Route[] {
         const caller = new CallerContext(actors, principal);
         const at = future(params.scheduled_delivery_timestamp);
         const item = await scheduledMessage(caller, options, clientName(request.userAgent), params, at);
-        const { id } = await actors.ask<{ id: number }>(caller.me, { type: 'user.schedule', item });
+        const { id } = await actors.ask(caller.me, { type: 'user.schedule', item });
         return { scheduled_message_id: id };
       },
     }),
@@ -148,7 +142,7 @@ export function scheduledRoutes(options: ApiOptions): Route[] {
       async handler({ params, principal, actors, request }) {
         const caller = new CallerContext(actors, principal);
         const id = params.scheduled_message_id;
-        const old = await actors.ask<StoredScheduled>(caller.me, { type: 'user.scheduled', kind: 'message', id });
+        const old = await actors.ask(caller.me, { type: 'user.scheduledItem', kind: 'message', id });
         if (params.type !== undefined && params.to === undefined) {
           throw bad('Recipient required when updating type of scheduled message.');
         }
@@ -192,7 +186,7 @@ export function scheduledRoutes(options: ApiOptions): Route[] {
         const [{ message }] = (await getMessages(caller, [params.message_id])) as [Located];
         const sender = (await caller.users([message.sender_id])).get(message.sender_id);
         const content = reminderContent(message, sender?.full_name ?? 'Unknown user', params.note?.trim() ?? '');
-        const bot = await actors.ask<Principal>(caller.realm, { type: 'realm.notificationBot' });
+        const bot = await actors.ask(caller.realm, { type: 'realm.notificationBot' });
         const toMe = { type: 'private', to: [principal.user_id], content };
         const ready = await prepareSend(new CallerContext(actors, bot), toMe, options, 'Internal', true);
         const item: ScheduledInput = {
@@ -203,7 +197,7 @@ export function scheduledRoutes(options: ApiOptions): Route[] {
           target_message_id: message.id,
           send: { key: ready.address.key, command: ready.command },
         };
-        const { id } = await actors.ask<{ id: number }>(caller.me, { type: 'user.schedule', item });
+        const { id } = await actors.ask(caller.me, { type: 'user.schedule', item });
         return { reminder_id: id };
       },
     }),
