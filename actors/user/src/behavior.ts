@@ -1,4 +1,5 @@
 import {
+  channelAddress,
   ChatError,
   decode,
   inRanges,
@@ -70,8 +71,8 @@ const handlers: UserHandlers<UserProtocol> = {
   'user.subscribed': (ctx, command) => {
     const state = ctx.state;
     if (state.subscriptions[command.channel_id]) return {};
-    const color = COLORS[Object.keys(state.subscriptions).length % COLORS.length]!;
-    const channelKey = `${realmOfKey(ctx.address.key)}:${command.channel_id}`;
+    const color = command.color ?? COLORS[Object.keys(state.subscriptions).length % COLORS.length]!;
+    const channelKey = channelAddress(realmOfKey(ctx.address.key), command.channel_id).key;
     const { channel_id: channelId, last_message_id: lastMessageId } = command;
     const tells = command.channel
       ? toOwnQueues(ctx.address.key, state, [subscriptionAdded(command.channel, newSubscription(color))])
