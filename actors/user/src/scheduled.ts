@@ -1,6 +1,7 @@
 import {
   ChatError,
   isRetriable,
+  userOfKey,
   type QueueEvent,
   type ScheduledCommand,
   type StoredScheduled,
@@ -8,7 +9,7 @@ import {
   type ScheduledReplies,
 } from '@chat/protocol';
 import type { ActorContext, Decision } from '@chat/runtime';
-import { toOwnQueues, userIdOfKey } from './queues.js';
+import { toOwnQueues } from './queues.js';
 import type { UserEvent, UserHandlers, UserState } from './state.js';
 
 /**
@@ -133,7 +134,7 @@ function decideScheduled<K extends ScheduledCommand['type']>(
 ): Decision<UserEvent, ScheduledReplies[K]>;
 function decideScheduled(ctx: Ctx, command: ScheduledCommand): Decision<UserEvent> {
   const state = ctx.state;
-  const me = userIdOfKey(ctx.address.key);
+  const me = userOfKey(ctx.address.key);
   const own = (events: QueueEvent[]) => toOwnQueues(ctx.address.key, state, events);
   const find = (kind: 'message' | 'reminder', id: number) => {
     const item = state.scheduled?.byId[id];
@@ -182,7 +183,7 @@ export const scheduledHandlers: UserHandlers<ScheduledProtocol> = {
  */
 export async function sendDue(ctx: Ctx): Promise<Decision<UserEvent>> {
   const state = ctx.state;
-  const me = userIdOfKey(ctx.address.key);
+  const me = userOfKey(ctx.address.key);
   const events: UserEvent[] = [];
   const queueEvents: QueueEvent[] = [];
   const done = new Set<number>();
