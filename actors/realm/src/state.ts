@@ -10,6 +10,7 @@ import { applyPublicListener, type PublicListenerEvent, type PublicListeners } f
 import { applyCanCreateUsers, type CanCreateUsersEvent } from './accounts/create-users-permission.js';
 import { applyBotEvent, type BotConfig, type BotEvent } from './bots/model.js';
 import { applySettingsChanged, type SettingsChangedEvent } from './settings.js';
+import { applyRoleChanged, type RoleChangedEvent } from './accounts/manage.js';
 import type { GroupSetting, RealmValue } from '@chat/protocol';
 
 /** One account of the realm, as the RealmActor keeps it. */
@@ -140,7 +141,8 @@ export type RealmEvent =
   | MessageIdEvent
   | CanCreateUsersEvent
   | BotEvent
-  | SettingsChangedEvent;
+  | SettingsChangedEvent
+  | RoleChangedEvent;
 
 export function initialState(stringId: string): RealmState {
   return {
@@ -176,6 +178,8 @@ export function applyEvent(state: RealmState, event: RealmEvent): void {
       return applyBotEvent(state, event);
     case 'realmSettingsChanged':
       return applySettingsChanged(state, event);
+    case 'roleChanged':
+      return applyRoleChanged(state, event);
     case 'messageIdsReserved':
     case 'messageIdTaken':
       return applyMessageIdEvent(state, event);

@@ -1,5 +1,6 @@
 import type { FolderCommand, FolderReplies } from './folders.js';
 import type { RealmSettingsCommand, RealmSettingsReplies } from './realm-settings.js';
+import type { UserAdminCommand, UserAdminReplies } from './user-admin.js';
 import type { GroupCommand, GroupReplies, GroupSetting } from './groups.js';
 import type { InviteCommand, InviteReplies } from './invites.js';
 import type { StatusCommand, StatusReplies } from './status.js';
@@ -248,6 +249,7 @@ export type RealmCommand =
   | { type: 'realm.publicListeners' }
   | GroupCommand
   | RealmSettingsCommand
+  | UserAdminCommand
   | FolderCommand
   | InviteCommand
   | StatusCommand
@@ -261,6 +263,7 @@ export type RealmReplies = GroupReplies &
   BotReplies &
   FolderReplies &
   RealmSettingsReplies &
+  UserAdminReplies &
   InviteReplies &
   StatusReplies & {
     /** The first accounts, in the order given. */
