@@ -26,6 +26,7 @@ import { decideCanCreateUsers } from './accounts/create-users-permission.js';
 import { decideMessageId, resumeMessageIds } from './message-ids.js';
 import { isStatusCommand, statusCommand } from './status/commands.js';
 import { botCommand, isBotCommand } from './bots/bots.js';
+import { decideSession, isSessionCommand } from './accounts/sessions.js';
 import {
   applyEvent,
   initialState,
@@ -137,6 +138,7 @@ function decide(ctx: Ctx, command: RealmCommand): Decision<RealmEvent> {
   if (isInviteCommand(command)) return inviteCommand(ctx, command);
   if (isStatusCommand(command)) return statusCommand(ctx, command);
   if (isBotCommand(command)) return botCommand(ctx, command);
+  if (isSessionCommand(command)) return decideSession(ctx, command);
   switch (command.type) {
     case 'realm.info':
       return {

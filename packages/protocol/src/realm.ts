@@ -6,6 +6,7 @@ import type { StatusCommand } from './status.js';
 import type { QueueEvent } from './queue.js';
 import type { WireError } from './errors.js';
 import type { BotCommand } from './bots.js';
+import type { SessionCommand } from './sessions.js';
 
 /**
  * The RealmActor's contract: the commands edges and tools send it and the
@@ -248,7 +249,8 @@ export type RealmCommand =
   | FolderCommand
   | InviteCommand
   | StatusCommand
-  | BotCommand;
+  | BotCommand
+  | SessionCommand;
 
 export interface LoginCandidate extends ApiKeyGrant {
   password_hash: string | null;
