@@ -33,6 +33,7 @@ export function hasContentAccess(state: ChannelState, who: Actor): boolean {
 
 /** Whether `who` may know the channel exists and see its settings and subscribers. */
 export function hasMetadataAccess(state: ChannelState, who: Actor): boolean {
+  if (state.kind === 'channel' && state.channel!.is_web_public) return true; // guests too, as in the original
   return hasContentAccess(state, who) || (state.kind === 'channel' && maySeeAllChannels(who));
 }
 

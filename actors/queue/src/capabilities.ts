@@ -11,6 +11,8 @@ const LEGACY_SETTINGS_EVENTS = new Set(['update_display_settings', 'update_globa
  */
 export function capabilityAllows(spec: QueueSpec, event: QueueEvent): boolean {
   if (LEGACY_SETTINGS_EVENTS.has(event.type)) return !spec.capabilities.user_settings_object;
+  // The legacy list of muted topics goes only to clients that did not ask for `user_topic` by name.
+  if (event.type === 'muted_topics') return !spec.event_types?.includes('user_topic');
   if (event.type === 'typing' && event.message_type === 'stream')
     return !!spec.capabilities.stream_typing_notifications;
   return true;

@@ -1,5 +1,6 @@
 import { ROLES, SYSTEM_GROUPS, type BotType, type ChannelEntry, type RealmSettings, type Role } from '@chat/protocol';
 import type { ChannelFolder } from '@chat/protocol';
+import type { Handlers } from '@chat/runtime';
 import type { StoredGroup } from './groups/model.js';
 import { applyInviteEvent, type EmailChange, type Invite, type InviteEvent } from './invites/state.js';
 import { applyActivity, type ActivityEvent } from './accounts/deactivation.js';
@@ -269,3 +270,6 @@ export function migrate(state: RealmState): void {
     };
   }
 }
+
+/** A table of handlers for (part of) the RealmActor's protocol. */
+export type RealmHandlers<P> = Handlers<RealmState, RealmEvent, P>;

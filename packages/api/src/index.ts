@@ -9,6 +9,8 @@ import { flagRoutes } from './messages/flags.js';
 import { readReceiptRoutes } from './messages/read-receipts.js';
 import { reportRoutes } from './messages/report.js';
 import { mutingRoutes } from './personal/muting.js';
+import { channelLookupRoutes } from './channels/lookups.js';
+import { mutedTopicRoutes } from './channels/muted-topics.js';
 import { sendRoutes } from './messages/send.js';
 import { eventRoutes } from './events/events.js';
 import { registerRoutes } from './events/register/route.js';
@@ -46,6 +48,8 @@ export function apiRoutes(options: ApiOptions): Route[] {
     ...readReceiptRoutes(),
     ...reportRoutes(options),
     ...mutingRoutes(),
+    ...channelLookupRoutes(),
+    ...mutedTopicRoutes(),
     ...channelRoutes(options),
     ...registerRoutes(options),
     ...eventRoutes(options),

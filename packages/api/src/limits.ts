@@ -8,6 +8,12 @@ export const LIMITS = {
   max_stream_description_length: 1024,
   /** Most messages one fetch may ask for, as the original. */
   max_fetch: 5000,
+  /**
+   * Most channels one subscription request may name: each may create a
+   * channel, so this bounds the work of one request (20,000 names once took
+   * 47 s and 500 MB).
+   */
+  max_channels_per_request: 500,
 } as const;
 
 const bad = (msg: string) => new ChatError('BAD_REQUEST', msg);
@@ -43,4 +49,10 @@ export function checkDescription(description: string): string {
     );
   }
   return description;
+}
+
+/** Refuses a subscription request naming more channels than one request may. */
+export function checkChannelCount(names: unknown[]): void {
+  const limit = LIMITS.max_channels_per_request;
+  if (names.length > limit) throw bad(`Too many channels in one request (limit: ${limit})`);
 }

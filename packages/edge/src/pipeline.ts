@@ -1,6 +1,5 @@
 import type { Context } from 'koa';
-import type { ActorClient, AskOptions } from '@chat/runtime';
-import type { ActorAddress, ActorType, Command } from '@chat/protocol';
+import { withOptions, type ActorClient } from '@chat/runtime';
 import { principalFor, type Authenticate, type AuthRequest, type SessionAuthenticate } from './auth.js';
 import { checkCsrf, CSRF_COOKIE, CSRF_HEADER, parseCookies, SESSION_COOKIE } from './csrf.js';
 import { bodyFields, formFields, removeFiles, uploadedFiles, type BodyParsers } from './body.js';
@@ -110,13 +109,5 @@ function requestInfo(ctx: Context): RequestInfo {
 
 /** Every ask of this request carries its id, so the actors' logs lead back to it. */
 export function scopedActors(actors: ActorClient, requestId: string): ActorClient {
-  return {
-    ask: <R>(to: ActorAddress, body: Command, opts?: AskOptions) => actors.ask<R>(to, body, { requestId, ...opts }),
-    tell: (to: ActorAddress, body: Command, opts?: Omit<AskOptions, 'idempotencyKey'>) =>
-      actors.tell(to, body, { requestId, ...opts }),
-    fanout: (type: ActorType, keys: string[], body: Command, opts?: Omit<AskOptions, 'idempotencyKey'>) =>
-      actors.fanout(type, keys, body, { requestId, ...opts }),
-    fanoutAsk: (type: ActorType, keys: string[], body: Command, opts: AskOptions & { idempotencyKey: string }) =>
-      actors.fanoutAsk(type, keys, body, { requestId, ...opts }),
-  };
+  return withOptions(actors, () => ({ requestId }));
 }

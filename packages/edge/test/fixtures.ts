@@ -2,7 +2,7 @@ import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { Type } from '@sinclair/typebox';
 import { ChatError, type ActorAddress, type Command } from '@chat/protocol';
-import type { ActorClient, AskOptions } from '@chat/runtime';
+import { typedClient, type AskOptions, type UntypedActorClient } from '@chat/runtime';
 import {
   createEdgeApp,
   createLogger,
@@ -34,11 +34,11 @@ export const authenticate: Authenticate = async ({ email, apiKey }) => {
 };
 
 /** Records each ask, and answers with what it was asked. */
-export class FakeActors implements ActorClient {
+export class FakeActors implements UntypedActorClient {
   readonly asks: { to: ActorAddress; body: Command; opts: AskOptions | undefined }[] = [];
-  async ask<R>(to: ActorAddress, body: Command, opts?: AskOptions): Promise<R> {
+  async ask(to: ActorAddress, body: Command, opts?: AskOptions): Promise<unknown> {
     this.asks.push({ to, body, opts });
-    return { echoed: body } as R;
+    return { echoed: body };
   }
   tell(): void {}
   fanout(): void {}
@@ -88,7 +88,9 @@ const routes = [
     }),
     aliases: { topic: ['subject'] },
     handler: async ({ params, actors, requestId }) => {
-      await actors.ask({ type: 'channel', key: '1.9' }, { type: 'send', message: params });
+      // A fake command to an address of no particular type: the fake actors answer anything.
+      const anywhere: ActorAddress = { type: 'channel', key: '1.9' };
+      await actors.ask(anywhere, { type: 'send', message: params });
       return { id: 42, params, requestId };
     },
   }),
@@ -145,6 +147,17 @@ const routes = [
   }),
   defineRoute({
     method: 'GET',
+    path: '/busy',
+    auth: 'none',
+    summary: 'Fails as overloaded',
+    description: 'A 5xx ChatError, which the edge logs.',
+    params: Type.Object({}),
+    handler: () => {
+      throw new ChatError('OVERLOADED', 'Too busy; try again');
+    },
+  }),
+  defineRoute({
+    method: 'GET',
     path: '/channel_lookup',
     auth: 'none',
     summary: 'Fails with a domain error',
@@ -186,16 +199,46 @@ export interface Started {
   baseUrl: string;
   actors: FakeActors;
   logLines: Record<string, unknown>[];
+  /** Log lines (as written) that name a top-level key twice, which JSON.parse would hide. */
+  repeatedKeys: string[];
+}
+
+/** The top-level keys of a JSON object text that appear more than once. */
+export function repeatedTopLevelKeys(text: string): string[] {
+  const seen = new Set<string>();
+  const repeated: string[] = [];
+  let depth = 0;
+  for (let i = 0; i < text.length; i++) {
+    const c = text[i];
+    if (c === '{' || c === '[') depth++;
+    else if (c === '}' || c === ']') depth--;
+    else if (c === '"') {
+      let j = i + 1;
+      while (text[j] !== '"') j += text[j] === '\\' ? 2 : 1;
+      const key = text.slice(i + 1, j);
+      i = j;
+      if (depth === 1 && text[j + 1] === ':') {
+        if (seen.has(key)) repeated.push(key);
+        seen.add(key);
+      }
+    }
+  }
+  return repeated;
 }
 
 /** The edge on a free port of the loopback interface, with its log lines captured. */
 export async function startEdge(): Promise<Started> {
   const logLines: Record<string, unknown>[] = [];
-  const logger = createLogger({ level: 'info' }, { write: (line: string) => void logLines.push(JSON.parse(line)) });
+  const repeatedKeys: string[] = [];
+  const write = (line: string) => {
+    if (repeatedTopLevelKeys(line).length > 0) repeatedKeys.push(line);
+    logLines.push(JSON.parse(line) as Record<string, unknown>);
+  };
+  const logger = createLogger({ level: 'info' }, { write });
   const actors = new FakeActors();
   const app = createEdgeApp({
     routes,
-    actors,
+    actors: typedClient(actors),
     authenticate,
     logger,
     metrics: createMetricsRegistry({ processMetrics: false }),
@@ -205,7 +248,7 @@ export async function startEdge(): Promise<Started> {
   const server = createServer(app.callback());
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
   const { port } = server.address() as AddressInfo;
-  return { server, baseUrl: `http://127.0.0.1:${port}`, actors, logLines };
+  return { server, baseUrl: `http://127.0.0.1:${port}`, actors, logLines, repeatedKeys };
 }
 
 export const basic = (email: string, key: string) => `Basic ${Buffer.from(`${email}:${key}`).toString('base64')}`;

@@ -1,5 +1,5 @@
 import anyTest, { type TestFn } from 'ava';
-import { IAGO, LIMITS, SECRET_MESSAGE, basic, startEdge, type Started } from './fixtures.js';
+import { IAGO, LIMITS, SECRET_MESSAGE, basic, repeatedTopLevelKeys, startEdge, type Started } from './fixtures.js';
 import { call } from './http.js';
 
 const test = anyTest as TestFn<Started>;
@@ -84,6 +84,16 @@ test('a plain Error is a 500 envelope that reveals nothing, logged with stack an
   const err = logged?.['err'] as Record<string, unknown> | undefined;
   t.is(err?.['message'], SECRET_MESSAGE);
   t.regex(String(err?.['stack']), /\n\s+at /);
+});
+
+test('no log line names a key twice, a 5xx domain error and a crash included', async (t) => {
+  t.deepEqual(repeatedTopLevelKeys('{"a":1,"b":{"a":2},"c":"\\"a\\":","a":3}'), ['a']);
+  await call(t.context.baseUrl, 'GET', '/api/v1/busy', { headers: { 'X-Request-Id': 'busy-1' } });
+  await call(t.context.baseUrl, 'GET', '/api/v1/crash');
+  await call(t.context.baseUrl, 'GET', '/api/v1/users/me', { headers: { Authorization: IAGO } });
+  const busy = t.context.logLines.filter((line) => line['requestId'] === 'busy-1');
+  t.true(busy.some((line) => line['msg'] === 'request failed' && line['error'] === 'Too busy; try again'));
+  t.deepEqual(t.context.repeatedKeys, []);
 });
 
 test('a ChatError keeps its status, code and extra fields', async (t) => {

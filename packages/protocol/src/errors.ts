@@ -18,6 +18,7 @@ export const ERROR_CODES = {
   PUSH_SERVICE_NOT_CONFIGURED: { status: 400, retriable: false },
   BAD_EVENT_QUEUE_ID: { status: 400, retriable: false },
   CANNOT_DEACTIVATE_GROUP_IN_USE: { status: 400, retriable: false },
+  CANNOT_DEACTIVATE_LAST_USER: { status: 400, retriable: false },
   UNAUTHORIZED: { status: 401, retriable: false },
   INVALID_API_KEY: { status: 401, retriable: false },
   USER_DEACTIVATED: { status: 401, retriable: false },

@@ -1,4 +1,5 @@
 export * from './address.js';
+export * from './contract.js';
 export * from './codec.js';
 export * from './envelope.js';
 export * from './errors.js';

@@ -1,12 +1,14 @@
-import type { FolderCommand } from './folders.js';
-import type { RealmSettingsCommand } from './realm-settings.js';
-import type { GroupCommand, GroupSetting } from './groups.js';
-import type { InviteCommand } from './invites.js';
-import type { StatusCommand } from './status.js';
+import type { FolderCommand, FolderReplies } from './folders.js';
+import type { RealmSettingsCommand, RealmSettingsReplies } from './realm-settings.js';
+import type { GroupCommand, GroupReplies, GroupSetting } from './groups.js';
+import type { InviteCommand, InviteReplies } from './invites.js';
+import type { StatusCommand, StatusReplies } from './status.js';
+import type { ProtocolOf } from './contract.js';
+import type { BotReplies } from './bots.js';
 import type { QueueEvent } from './queue.js';
 import type { WireError } from './errors.js';
 import type { BotCommand } from './bots.js';
-import type { SessionCommand } from './sessions.js';
+import type { SessionCommand, SessionReplies } from './sessions.js';
 
 /**
  * The RealmActor's contract: the commands edges and tools send it and the
@@ -217,7 +219,8 @@ export type RealmCommand =
   /** The operator grants or revokes an account's `can_create_users` (`change-user-role`); replies CanCreateUsersGrant. */
   | { type: 'realm.setCanCreateUsers'; email: string; granted: boolean }
   /** Deactivates (`active` false) or reactivates an account. */
-  | { type: 'realm.setActive'; actor: Principal; user_id: number; active: boolean }
+  /** `own`: the actor deactivates their own account (DELETE /users/me), under the rule of the last user and owner. */
+  | { type: 'realm.setActive'; actor: Principal; user_id: number; active: boolean; own?: boolean }
   | { type: 'realm.settings' }
   /** The principal of the bot that posts automated notices. */
   | { type: 'realm.notificationBot' }
@@ -255,3 +258,43 @@ export type RealmCommand =
 export interface LoginCandidate extends ApiKeyGrant {
   password_hash: string | null;
 }
+
+export type RealmReplies = GroupReplies &
+  BotReplies &
+  SessionReplies &
+  FolderReplies &
+  RealmSettingsReplies &
+  InviteReplies &
+  StatusReplies & {
+    /** The first accounts, in the order given. */
+    'realm.create': CreatedUser[];
+    'realm.info': RealmInfo;
+    'realm.createUser': CreatedUser;
+    'realm.createUsers': CreatedUser[];
+    'realm.authenticateMany': AuthenticateResult[];
+    'realm.loginCandidate': LoginCandidate;
+    'realm.devApiKey': ApiKeyGrant;
+    'realm.getUser': UserProfile;
+    'realm.listUsers': UserProfile[];
+    'realm.resetApiKey': { api_key: string };
+    'realm.setCanCreateUsers': CanCreateUsersGrant;
+    'realm.setActive': null;
+    'realm.settings': RealmSettings;
+    'realm.notificationBot': Principal;
+    'realm.resolve': Resolved;
+    'realm.registerChannel': ChannelEntry;
+    'realm.findChannel': ChannelEntry;
+    'realm.channels': ChannelEntry[];
+    'realm.renameChannel': null;
+    'realm.broadcast': null;
+    'realm.channelChanged': null;
+    'realm.publicListener': null;
+    'realm.publicMessage': null;
+    /** A message id, above `floor`. */
+    'realm.nextMessageId': number;
+    /** User ids. */
+    'realm.publicListeners': number[];
+  };
+
+/** The RealmActor's protocol table. */
+export type RealmProtocol = ProtocolOf<RealmCommand, RealmReplies>;

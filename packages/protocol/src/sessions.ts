@@ -1,3 +1,6 @@
+import type { ProtocolOf } from './contract.js';
+import type { Principal } from './realm.js';
+
 /**
  * Browser sessions, kept by the RealmActor beside the accounts they open.
  * The edge makes each session's secret key and sends only its SHA-256, so
@@ -15,8 +18,10 @@ export type SessionCommand =
   /** Logout: ends the session (a repeat is harmless); replies null. */
   | { type: 'realm.endSession'; key_hash: string };
 
-export const SESSION_COMMANDS: ReadonlySet<string> = new Set([
-  'realm.startSession',
-  'realm.sessionPrincipal',
-  'realm.endSession',
-]);
+export type SessionReplies = {
+  'realm.startSession': null;
+  'realm.sessionPrincipal': Principal | null;
+  'realm.endSession': null;
+};
+
+export type SessionProtocol = ProtocolOf<SessionCommand, SessionReplies>;

@@ -12,6 +12,7 @@ import {
   planFailure,
   planIntake,
   replyError,
+  stopping,
   unavailable,
   type Answer,
   type Change,
@@ -108,7 +109,7 @@ export class ActorCell {
   stop(): void {
     this.stopped = true;
     this.timers.clear();
-    for (const respond of this.holds.values()) respond(replyError(unavailable()));
+    for (const respond of this.holds.values()) respond(replyError(stopping()));
     this.holds.clear();
   }
 

@@ -67,6 +67,9 @@ export const ok = (body: unknown, at?: number): ReplyEnvelope =>
 export const internal = (): WireError => new ChatError('INTERNAL_SERVER_ERROR', 'Internal server error').toWire();
 export const unavailable = (): WireError =>
   new ChatError('OVERLOADED', 'The change could not be recorded; try again').toWire();
+/** A held reply (a waiting long poll) whose actor stops: its next owner answers it if asked again. */
+export const stopping = (): WireError =>
+  new ChatError('OVERLOADED', 'The server is restarting or moving this actor; try again').toWire();
 
 /** Before the behavior: a late message is refused, a repeated key answered from the cache; undefined: decide. */
 export function planIntake(

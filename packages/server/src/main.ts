@@ -1,6 +1,6 @@
 #!/usr/bin/env node
 import { parseArgs } from 'node:util';
-import { ChatError, realmAddress, type ApiKeyGrant } from '@chat/protocol';
+import { ChatError, realmAddress } from '@chat/protocol';
 import { ADMIN_COMMANDS, UsageError } from './admin.js';
 import { loadConfig } from './config.js';
 import { readClusterConfig, readRole } from './cluster-config.js';
@@ -32,25 +32,26 @@ async function start(): Promise<void> {
   if (role === 'actor-host') {
     const cluster = readClusterConfig();
     await startActorHostService(config, cluster, log);
-    console.log(`Actor host ${cluster.hostId} of cluster '${cluster.namespace}' is serving its shards`);
+    console.error(`Actor host ${cluster.hostId} of cluster '${cluster.namespace}' is serving its shards`);
     return; // Nest's shutdown hooks hand the shards off on SIGTERM and SIGINT.
   }
   const backend = role === 'edge' ? await connectEdgeBackend(config, readClusterConfig(), log) : undefined;
   const server = await startServer(config, backend);
   const where = role === 'edge' ? `cluster '${readClusterConfig().namespace}'` : `data: ${config.dataDir}`;
-  console.log(`\nTeam chat server (${role}, ${config.mode} mode) at ${server.url}  ${where}`);
+  // Lines for people go to stderr; stdout carries only the JSON log lines.
+  console.error(`\nTeam chat server (${role}, ${config.mode} mode) at ${server.url}  ${where}`);
   if (config.mode === 'development') {
-    const iago = await server.node.actors.ask<ApiKeyGrant>(realmAddress(DEV_REALM.stringId), {
+    const iago = await server.node.actors.ask(realmAddress(DEV_REALM.stringId), {
       type: 'realm.devApiKey',
       username: 'iago@zulip.com',
     });
-    console.log(`Try:  curl -u ${iago.email}:${iago.api_key} ${server.url}/api/v1/users/me\n`);
+    console.error(`Try:  curl -u ${iago.email}:${iago.api_key} ${server.url}/api/v1/users/me\n`);
   }
   let stopping = false;
   const stop = (signal: string) => {
     if (stopping) return;
     stopping = true;
-    console.log(`\n${signal}: stopping…`);
+    console.error(`\n${signal}: stopping…`);
     server.close().then(
       () => process.exit(0),
       (err: unknown) => {
@@ -102,7 +103,8 @@ if (!run) {
   console.log(HELP);
 } else {
   run.catch((err: unknown) => {
-    if (err instanceof UsageError || err instanceof ChatError || err instanceof DataFormatError) console.error(`error: ${err.message}`);
+    if (err instanceof UsageError || err instanceof ChatError || err instanceof DataFormatError)
+      console.error(`error: ${err.message}`);
     else console.error(err);
     process.exit(1);
   });

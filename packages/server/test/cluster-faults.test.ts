@@ -241,6 +241,34 @@ test.serial('fencing: a host paused past its lease writes nothing after it resum
   for (const content of acked) t.deepEqual(stored.get(content)?.length, 1, `${content} stored once`);
 });
 
+test.serial(
+  'graceful stop: a host stopped with SIGTERM hands its queues off, and a waiting poll goes on',
+  async (t) => {
+    const iago = await cluster.login('iago@zulip.com');
+    const hamlet = await cluster.login('hamlet@zulip.com');
+    const registered = await hamlet.post<{ queue_id: string }>('/register', { event_types: ['message'] });
+    const queueId = registered.body.queue_id;
+    const ownerId = await cluster.ownerOf(shardOf(queueAddress('zulip', queueId), cluster.config.shardCount));
+    const owner = cluster.hosts.find((h) => h.id === ownerId)!;
+    const poll = poller(hamlet, queueId);
+    await sleep(1000);
+    owner.signal('SIGTERM');
+    await new Promise((resolve) => owner.child.once('exit', resolve));
+    const sent = await iago.post<{ id: number }>('/messages', {
+      type: 'stream',
+      to: 'Denmark',
+      topic: 'graceful',
+      content: 'after the stop',
+    });
+    t.is(sent.status, 200);
+    for (let i = 0; i < 100 && !poll.ids.has(sent.body.id); i++) await sleep(200);
+    await poll.stop();
+    t.log(`stopped ${ownerId}, the host of queue ${queueId}; poll errors [${poll.errors.join('; ')}]`);
+    t.true(poll.ids.has(sent.body.id), 'the poll waiting at the stop gets the next message on the same queue');
+    t.deepEqual(poll.errors, [], 'the client saw no error');
+  },
+);
+
 test.serial('ownership checker: no two hosts ever acted for one shard at once', (t) => {
   const overlaps = cluster.checker.overlaps();
   t.log(

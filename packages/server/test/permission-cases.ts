@@ -10,6 +10,8 @@ import { peopleCases } from './permission-cases-people.js';
 import { personalCases } from './permission-cases-personal.js';
 import { readingCases } from './permission-cases-reading.js';
 import { mutingCases } from './permission-cases-muting.js';
+import { ownAccountCases } from './permission-cases-own-account.js';
+import { lookupCases } from './permission-cases-lookups.js';
 
 /**
  * The rows of the permission matrix (permission-matrix.test.ts): every
@@ -29,6 +31,8 @@ export const OPERATIONS: Operation[] = [
   ...orgCases,
   ...readingCases,
   ...mutingCases,
+  ...ownAccountCases,
+  ...lookupCases,
 ];
 
 /** Routes served outside the schema-described API (they answer bytes or redirects too), so not in openapi.json. */

@@ -51,11 +51,9 @@ export class ServerProcess {
           resolve(this.url);
         }
       };
+      // The server prints its URL for people on stderr, its JSON log lines on stdout.
       child.stdout!.on('data', onData);
-      child.stderr!.on('data', (chunk: Buffer) => {
-        this.onOutput?.(chunk.toString());
-        this.output = (this.output + chunk.toString()).slice(-KEPT_OUTPUT);
-      });
+      child.stderr!.on('data', onData);
       child.once('exit', (code) => {
         clearTimeout(timer);
         reject(new Error(`server exited with ${code} before it was ready:\n${this.output}`));

@@ -14,12 +14,14 @@ const bad = (msg: string) => new ChatError('BAD_REQUEST', msg);
  * owners). A deactivated account cannot log in, leaves every group's member
  * list and shows as inactive; nothing it wrote is removed.
  */
-export function decideSetActive(state: RealmState, command: SetActive): Decision<ActivityEvent> {
+export function decideSetActive(state: RealmState, command: SetActive): Decision<ActivityEvent, null> {
   const actor: Principal = command.actor;
+  if (command.own) checkOwnDeactivation(state, actor.user_id);
   // The original's words (access_user_by_id for an administrator's action).
-  if (!isAdministrator(actor)) throw bad('Insufficient permission');
+  else if (!isAdministrator(actor)) throw bad('Insufficient permission');
   const target = state.accounts[command.user_id];
-  if (!target || target.botType !== null) throw bad('No such user');
+  // Bots are deactivated through their own operations, yet reactivated here, as in the original.
+  if (!target || (target.botType !== null && !command.own && !command.active)) throw bad('No such user');
   if (target.isActive === command.active) throw bad(command.active ? 'User is already active' : 'No such user');
   if (isOwner(target) && !isOwner(actor)) throw bad('Must be an organization owner');
   if (!command.active && isOwner(target)) {
@@ -32,6 +34,19 @@ export function decideSetActive(state: RealmState, command: SetActive): Decision
     fanouts: [toEveryone(state, [{ type: 'realm_user', op: 'update', person }])],
     reply: null,
   };
+}
+
+/** The original's rule for leaving on one's own: never the last active user, nor the last owner. */
+function checkOwnDeactivation(state: RealmState, userId: number): void {
+  const active = Object.values(state.accounts).filter((a) => a.isActive && a.id !== state.notificationBotId);
+  const last = (entity: string, isLastOwner: boolean) =>
+    new ChatError('CANNOT_DEACTIVATE_LAST_USER', `Cannot deactivate the only ${entity}`, {
+      entity,
+      is_last_owner: isLastOwner,
+    });
+  if (active.length === 1) throw last('user', false);
+  const owners = active.filter((a) => isOwner(a));
+  if (owners.length === 1 && owners[0]!.id === userId) throw last('organization owner', true);
 }
 
 export function applyActivity(state: RealmState, event: ActivityEvent): void {

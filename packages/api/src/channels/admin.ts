@@ -1,9 +1,11 @@
+import { setTopicPolicy } from './muted-topics.js';
 import { Type, type Static } from '@sinclair/typebox';
 import { defineRoute, type Route } from '@chat/edge';
 import { ChatError, channelAddress, CHANNEL_PERMISSIONS, type ChannelChanges, type ChannelInfo } from '@chat/protocol';
 import { CallerContext } from '../context.js';
 import { checkDescription, LIMITS, normalizeTopic } from '../limits.js';
 import { renderDescription } from '../markdown.js';
+import { channelRetention } from './create.js';
 import type { ApiOptions } from '../options.js';
 
 const GroupSetting = Type.Union([
@@ -33,15 +35,6 @@ const UpdateParams = Type.Object({
   ...permissionParams,
 });
 
-function retentionOf(raw: number | string): number | null {
-  if (raw === 'realm_default') return null;
-  if (raw === 'unlimited') return -1;
-  const days = typeof raw === 'number' ? raw : /^\d+$/.test(raw) ? Number(raw) : NaN;
-  if (!Number.isSafeInteger(days) || days < 1)
-    throw new ChatError('BAD_REQUEST', "Bad value for 'message_retention_days': " + raw);
-  return days;
-}
-
 function changesOf(params: Static<typeof UpdateParams>): ChannelChanges {
   const changes: ChannelChanges = {};
   if (params.new_name !== undefined) changes.name = params.new_name.trim();
@@ -54,8 +47,6 @@ function changesOf(params: Static<typeof UpdateParams>): ChannelChanges {
   if (params.history_public_to_subscribers !== undefined) {
     changes.history_public_to_subscribers = params.history_public_to_subscribers;
   }
-  if (params.message_retention_days !== undefined)
-    changes.message_retention_days = retentionOf(params.message_retention_days);
   if (params.is_archived !== undefined) changes.is_archived = params.is_archived;
   if (params.folder_id !== undefined) changes.folder_id = params.folder_id;
   if (params.topics_policy !== undefined)
@@ -79,6 +70,9 @@ export function channelAdminRoutes(options: ApiOptions): Route[] {
         const caller = new CallerContext(actors, principal);
         const settings = await caller.settings();
         const changes = changesOf(params);
+        if (params.message_retention_days !== undefined) {
+          changes.message_retention_days = channelRetention(principal, params.message_retention_days);
+        }
         // The realm refuses an unknown folder, and groups that do not exist or are deactivated.
         if (typeof changes.folder_id === 'number') {
           await actors.ask(caller.realm, { type: 'realm.findChannelFolder', folder_id: changes.folder_id });
@@ -143,7 +137,7 @@ export function channelAdminRoutes(options: ApiOptions): Route[] {
         const address = channelAddress(principal.realm, params.stream_id);
         const deadline = Date.now() + options.topicDeleteBudgetMs;
         for (;;) {
-          const { complete } = await actors.ask<{ complete: boolean }>(address, {
+          const { complete } = await actors.ask(address, {
             type: 'topic.delete',
             actor: principal,
             topic,
@@ -170,12 +164,7 @@ export function channelAdminRoutes(options: ApiOptions): Route[] {
         const caller = new CallerContext(actors, principal);
         const topic = normalizeTopic(params.topic, await caller.settings());
         const info: ChannelInfo = await caller.channelInfo(params.stream_id);
-        await actors.ask(caller.me, {
-          type: 'user.setTopic',
-          channel_id: info.stream_id,
-          topic,
-          visibility_policy: params.visibility_policy,
-        });
+        await setTopicPolicy(caller, info.stream_id, topic, params.visibility_policy);
         return {};
       },
     }),

@@ -16,10 +16,10 @@ import {
 } from '@chat/protocol';
 import { channelAdminRoutes } from './admin.js';
 import { subscriptionSettingsRoutes } from './subscription-settings.js';
-import { createChannel, type NewChannelSpec } from './create.js';
+import { channelRetention, createChannel, type NewChannelSpec } from './create.js';
 import { channelJson, subscriptionJson } from './json.js';
 import { CallerContext } from '../context.js';
-import { checkDescription, LIMITS } from '../limits.js';
+import { checkChannelCount, checkDescription, LIMITS } from '../limits.js';
 import type { ApiOptions } from '../options.js';
 
 const Principals = Type.Union([Type.Array(Type.Integer()), Type.Array(Type.String())], {
@@ -59,6 +59,7 @@ interface ChannelOptions {
   is_default_stream?: boolean | undefined;
   history_public_to_subscribers?: boolean | undefined;
   topics_policy?: string | undefined;
+  message_retention_days?: number | string | undefined;
 }
 
 /** A new channel as the caller asked for it, once the realm's creation permissions allow it. */
@@ -80,11 +81,14 @@ function newChannelSpec(principal: Principal, settings: RealmSettings, options: 
       ? { history_public_to_subscribers: options.history_public_to_subscribers }
       : {}),
     ...(options.topics_policy ? { topics_policy: options.topics_policy as TopicsPolicy } : {}),
+    ...(options.message_retention_days !== undefined
+      ? { message_retention_days: channelRetention(principal, options.message_retention_days) }
+      : {}),
   };
 }
 
 async function channelsOf(caller: CallerContext): Promise<ChannelEntry[]> {
-  return caller.actors.ask<ChannelEntry[]>(caller.realm, { type: 'realm.channels' });
+  return caller.actors.ask(caller.realm, { type: 'realm.channels' });
 }
 
 interface SubscribeParams extends Partial<Omit<ChannelOptions, 'name'>> {
@@ -96,6 +100,7 @@ interface SubscribeParams extends Partial<Omit<ChannelOptions, 'name'>> {
 /** Subscribes the caller (or the principals) to channels, creating missing ones: POST and PATCH /users/me/subscriptions. */
 async function subscribe(caller: CallerContext, params: SubscribeParams) {
   const { principal, actors } = caller;
+  checkChannelCount(params.subscriptions);
   const settings = await caller.settings();
   const users = await principalsOf(caller, params.principals);
   const subscribed: Record<string, string[]> = {};
@@ -120,7 +125,7 @@ async function subscribe(caller: CallerContext, params: SubscribeParams) {
       continue;
     }
     const result = await actors
-      .ask<{ added: number[]; already: number[] }>(channelAddress(principal.realm, found.channel_id), {
+      .ask(channelAddress(principal.realm, found.channel_id), {
         type: 'channel.subscribe',
         actor: principal,
         users,
@@ -147,12 +152,13 @@ async function subscribe(caller: CallerContext, params: SubscribeParams) {
 /** Unsubscribes the caller (or, with permission, the principals): DELETE and PATCH /users/me/subscriptions. */
 async function unsubscribe(caller: CallerContext, names: string[], principals: number[] | string[] | undefined) {
   const { principal, actors } = caller;
+  checkChannelCount(names);
   const users = await principalsOf(caller, principals);
   const removed: string[] = [];
   const notRemoved: string[] = [];
   for (const name of names) {
     const entry = await caller.channelByName(name);
-    const result = await actors.ask<{ removed: number[] }>(channelAddress(principal.realm, entry.channel_id), {
+    const result = await actors.ask(channelAddress(principal.realm, entry.channel_id), {
       type: 'channel.unsubscribe',
       actor: principal,
       users,
@@ -373,10 +379,10 @@ export function channelRoutes(options: ApiOptions): Route[] {
       async handler({ params, principal, actors }) {
         const caller = new CallerContext(actors, principal);
         const settings = await caller.settings();
-        const topics = await actors.ask<Array<{ name: string; max_id: number }>>(
-          channelAddress(principal.realm, params.stream_id),
-          { type: 'topic.list', viewer: principal },
-        );
+        const topics = await actors.ask(channelAddress(principal.realm, params.stream_id), {
+          type: 'topic.list',
+          viewer: principal,
+        });
         const display = params.allow_empty_topic_name ? null : settings.empty_topic_display_name;
         return { topics: topics.map((t) => ({ ...t, name: t.name === '' && display !== null ? display : t.name })) };
       },

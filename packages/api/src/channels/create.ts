@@ -1,11 +1,13 @@
 import type { ActorClient } from '@chat/runtime';
 import {
+  ChatError,
+  isOwner,
   channelAddress,
   defaultChannelPermissions,
   realmAddress,
-  type ChannelEntry,
   type ChannelPermissions,
   type ChannelSettings,
+  type Principal,
   type TopicsPolicy,
 } from '@chat/protocol';
 import { renderDescription } from '../markdown.js';
@@ -32,7 +34,7 @@ export async function createChannel(
   subscribers: number[],
   now = Date.now(),
 ): Promise<number> {
-  const entry = await actors.ask<ChannelEntry>(realmAddress(realm), {
+  const entry = await actors.ask(realmAddress(realm), {
     type: 'realm.registerChannel',
     entry: {
       name: spec.name,
@@ -62,4 +64,20 @@ export async function createChannel(
   };
   await actors.ask(channelAddress(realm, entry.channel_id), { type: 'channel.create', channel, subscribers });
   return entry.channel_id;
+}
+
+/**
+ * A channel's `message_retention_days` as the original takes it, at
+ * creation or update: owners only (OrganizationOwnerRequiredError), then
+ * "realm_default" (null), "unlimited" (-1) or a positive number of days.
+ */
+export function channelRetention(principal: Principal, raw: number | string): number | null {
+  if (!isOwner(principal)) throw new ChatError('UNAUTHORIZED_PRINCIPAL', 'Must be an organization owner');
+  if (raw === 'realm_default') return null;
+  if (raw === 'unlimited') return -1;
+  const days = typeof raw === 'number' ? raw : /^\d+$/.test(raw) ? Number(raw) : NaN;
+  if (!Number.isSafeInteger(days) || days < 1) {
+    throw new ChatError('BAD_REQUEST', "Bad value for 'message_retention_days': " + raw);
+  }
+  return days;
 }

@@ -1,6 +1,9 @@
-import { ChatError, type ActorAddress, type QueueCommand, type QueueReply } from '@chat/protocol';
+import { ChatError, type ActorAddress, type QueueCommand } from '@chat/protocol';
 import type { ActorClient } from '@chat/runtime';
 import type { ApiOptions } from '../options.js';
+
+/** How long a poll whose queue's host stopped waits before it asks the next host. */
+const RETRY_PAUSE_MS = 250;
 
 type Get = Extract<QueueCommand, { type: 'queue.get' }> & { since: number };
 
@@ -10,9 +13,11 @@ type Get = Extract<QueueCommand, { type: 'queue.get' }> & { since: number };
  * wait is asked in slices: when a slice passes unanswered, the edge asks
  * again, and the ask reaches whichever host owns the queue by then. The
  * queue answers the new ask and drops the old one, so nothing is answered
- * twice.
+ * twice. A queue whose host stops (a graceful stop, a shard handed off)
+ * answers its waiting poll OVERLOADED: that too is asked again, after a
+ * pause, and reaches the queue's next host.
  */
-export async function pollQueue(actors: ActorClient, options: ApiOptions, to: ActorAddress, get: Get) {
+export async function pollQueue(actors: ActorClient, options: ApiOptions, to: ActorAddress<'queue'>, get: Get) {
   // The queue answers a waiting poll by its heartbeat; leave room for that answer.
   const deadline = get.since + options.heartbeatMs + 10_000;
   const slice = options.pollSliceMs;
@@ -20,10 +25,12 @@ export async function pollQueue(actors: ActorClient, options: ApiOptions, to: Ac
     const left = deadline - Date.now();
     const timeoutMs = slice === undefined || get.dont_block ? left : Math.min(left, slice);
     try {
-      return await actors.ask<QueueReply>(to, get, { timeoutMs });
+      return await actors.ask(to, get, { timeoutMs });
     } catch (err) {
-      const again = err instanceof ChatError && err.code === 'REQUEST_TIMEOUT' && timeoutMs < left;
-      if (!again) throw err;
+      const code = err instanceof ChatError ? err.code : undefined;
+      const moving = code === 'OVERLOADED' && !get.dont_block && Date.now() + RETRY_PAUSE_MS < deadline;
+      if (moving) await new Promise((resolve) => setTimeout(resolve, RETRY_PAUSE_MS));
+      else if (!(code === 'REQUEST_TIMEOUT' && timeoutMs < left)) throw err;
     }
   }
 }

@@ -28,7 +28,7 @@ async function postMoveNotices(
   newTopic: string,
   notify: { old: boolean; new: boolean },
 ) {
-  const bot = await caller.actors.ask<Principal>(caller.realm, { type: 'realm.notificationBot' });
+  const bot = await caller.actors.ask(caller.realm, { type: 'realm.notificationBot' });
   const botCaller = new CallerContext(caller.actors, bot);
   const who = `@_**${caller.principal.full_name}|${caller.principal.user_id}**`;
   const link = (topic: string) => `#**${channel.name}>${topic}**`;
@@ -135,6 +135,11 @@ export function messageEditRoutes(options: ApiOptions): Route[] {
         const located = await messageOf(caller, params.message_id);
         const { key, message } = located;
         const topic = params.topic !== undefined ? normalizeTopic(params.topic, settings) : undefined;
+        // The empty topic cannot be resolved (as the original: the bare mark, or the mark and the display name).
+        const mark = RESOLVED_TOPIC_PREFIX.trim();
+        if (topic === mark || topic === `${RESOLVED_TOPIC_PREFIX}${settings.empty_topic_display_name}`) {
+          throw new ChatError('BAD_REQUEST', 'General chat cannot be marked as resolved');
+        }
         // The same channel as stream_id is a move within it, handled below.
         if (params.stream_id !== undefined && params.stream_id !== message.channel_id) {
           await moveToChannel(caller, options, located, {
@@ -148,7 +153,7 @@ export function messageEditRoutes(options: ApiOptions): Route[] {
         }
         const prepared =
           params.content !== undefined ? await prepareContent(caller, checkContent(params.content)) : undefined;
-        const edit = await actors.ask<EditReply>(addressOfKey(key), {
+        const edit = await actors.ask(addressOfKey(key), {
           type: 'message.edit',
           actor: principal,
           message_id: params.message_id,

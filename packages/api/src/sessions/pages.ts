@@ -1,14 +1,5 @@
 import { checkCsrf, CSRF_COOKIE, CSRF_HEADER, maskCsrfSecret, parseCookies, type RequestLimits } from '@chat/edge';
-import {
-  ChatError,
-  DECOY_PASSWORD_HASH,
-  isChatError,
-  realmAddress,
-  verifyPassword,
-  type ApiKeyGrant,
-  type LoginCandidate,
-  type UserProfile,
-} from '@chat/protocol';
+import { ChatError, DECOY_PASSWORD_HASH, isChatError, realmAddress, verifyPassword } from '@chat/protocol';
 import { escapeHtml, paragraph, readForm, renderPage } from '../invitations/pages.js';
 import type { RawContext, RawDeps, RawMiddleware } from '../uploads/downloads.js';
 import { csrfCookie, endSession, startSession } from './sessions.js';
@@ -107,11 +98,7 @@ async function passwordLogin(ctx: RawContext, deps: SessionPageDeps): Promise<vo
   const counted = `${realm}:${username.toLowerCase()}`;
   await limits?.loginAttempt(counted);
   const candidate = await deps.actors
-    .ask<LoginCandidate>(
-      realmAddress(realm),
-      { type: 'realm.loginCandidate', username },
-      { requestId: ctx.state.requestId },
-    )
+    .ask(realmAddress(realm), { type: 'realm.loginCandidate', username }, { requestId: ctx.state.requestId })
     .catch((err: unknown) => {
       if (isChatError(err) && (err.code === 'AUTHENTICATION_FAILED' || err.code === 'USER_DEACTIVATED'))
         return undefined;
@@ -131,7 +118,7 @@ async function logout(ctx: RawContext, deps: RawDeps): Promise<void> {
 }
 
 async function devLoginPage(ctx: RawContext, deps: RawDeps): Promise<void> {
-  const users = await deps.actors.ask<UserProfile[]>(realmAddress(realmOf(ctx, deps)), { type: 'realm.listUsers' });
+  const users = await deps.actors.ask(realmAddress(realmOf(ctx, deps)), { type: 'realm.listUsers' });
   const token = tokenField(ctx, deps);
   const buttons = users
     .filter((u) => u.is_active && !u.is_bot)
@@ -148,7 +135,7 @@ async function devLogin(ctx: RawContext, deps: RawDeps): Promise<void> {
   if (!form) return;
   const realm = realmOf(ctx, deps);
   const grant = await deps.actors
-    .ask<ApiKeyGrant>(realmAddress(realm), { type: 'realm.devApiKey', username: form.get('direct_email') ?? '' })
+    .ask(realmAddress(realm), { type: 'realm.devApiKey', username: form.get('direct_email') ?? '' })
     .catch((err: unknown) => {
       if (isChatError(err)) return undefined;
       throw err;

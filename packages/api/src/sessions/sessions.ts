@@ -8,7 +8,7 @@ import {
   setCookie,
   type SessionAuthenticate,
 } from '@chat/edge';
-import { realmAddress, SESSION_AGE_SECONDS, type Principal } from '@chat/protocol';
+import { realmAddress, SESSION_AGE_SECONDS } from '@chat/protocol';
 import type { ActorClient } from '@chat/runtime';
 import type { ApiOptions } from '../options.js';
 
@@ -33,7 +33,7 @@ export function sessionAuthenticate(options: ApiOptions): SessionAuthenticate {
   return async (key, req) => {
     if (!KEY.test(key)) return undefined;
     const realm = realmAddress(options.realmOf(req.request));
-    const principal = await req.actors.ask<Principal | null>(realm, {
+    const principal = await req.actors.ask(realm, {
       type: 'realm.sessionPrincipal',
       key_hash: hashKey(key),
     });

@@ -31,6 +31,25 @@ function setActiveRoute(
 
 export function deactivationRoutes(): Route[] {
   return [
+    defineRoute({
+      method: 'DELETE',
+      path: '/users/me',
+      auth: 'required',
+      params: Type.Object({}),
+      summary: 'Deactivate own user',
+      description: "Deactivates the caller's account, unless it is the organization's only user or only owner.",
+      tags: ['users'],
+      async handler({ principal, actors }) {
+        await actors.ask(realmAddress(principal.realm), {
+          type: 'realm.setActive',
+          actor: principal,
+          user_id: principal.user_id,
+          active: false,
+          own: true,
+        });
+        return {};
+      },
+    }),
     setActiveRoute(
       'DELETE',
       '/users/{user_id}',

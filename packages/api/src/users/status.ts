@@ -1,7 +1,7 @@
 import { Type } from '@sinclair/typebox';
 import { defineRoute, type Route } from '@chat/edge';
 import { emojiCharacters, emojiCode } from '@chat/markdown';
-import { ChatError, type ReactionType, type StatusEmoji, type UserStatusJson } from '@chat/protocol';
+import { ChatError, type ReactionType, type StatusEmoji } from '@chat/protocol';
 import { CallerContext } from '../context.js';
 import type { ApiOptions } from '../options.js';
 import { changeSettings } from './settings.js';
@@ -111,7 +111,7 @@ export function statusRoutes(_options: ApiOptions): Route[] {
       tags: ['users'],
       async handler({ params, principal, actors }) {
         const caller = new CallerContext(actors, principal);
-        const status = await actors.ask<UserStatusJson>(caller.realm, {
+        const status = await actors.ask(caller.realm, {
           type: 'realm.userStatus',
           user_id: params.user_id,
         });

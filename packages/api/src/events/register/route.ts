@@ -1,16 +1,10 @@
 import { randomUUID } from 'node:crypto';
 import { Type } from '@sinclair/typebox';
 import { defineRoute, type Route } from '@chat/edge';
-import {
-  conversationAddress,
-  isMessageEvent,
-  queueAddress,
-  realmAddress,
-  type QueueReply,
-  type QueueSpec,
-} from '@chat/protocol';
+import { conversationAddress, isMessageEvent, queueAddress, realmAddress, type QueueSpec } from '@chat/protocol';
 import { CallerContext } from '../../context.js';
 import { narrowTerms } from '../../messages/fetch.js';
+import { checkEventsNarrow } from './narrow.js';
 import type { ApiOptions } from '../../options.js';
 import { ReadPositions } from './reads.js';
 import { Snapshot } from './snapshot.js';
@@ -69,7 +63,7 @@ export function registerRoutes(options: ApiOptions): Route[] {
         const spec: QueueSpec = {
           user_id: principal.user_id,
           event_types: params.event_types ?? null,
-          narrow: await narrowTerms(caller, params.narrow ?? []),
+          narrow: await narrowTerms(caller, checkEventsNarrow(params.narrow ?? [])),
           all_public_streams: params.all_public_streams ?? false,
           apply_markdown: params.apply_markdown ?? false,
           client_gravatar: params.client_gravatar ?? true,
@@ -101,7 +95,7 @@ export function registerRoutes(options: ApiOptions): Route[] {
         });
         const reads = new ReadPositions(actors);
         await snapshot.build(new CallerContext(reads.client, principal), options);
-        const dropped = await actors.ask<QueueReply>(queue, {
+        const dropped = await actors.ask(queue, {
           type: 'queue.cover',
           user_id: principal.user_id,
           through: reads.cover(snapshot.types),

@@ -1,15 +1,4 @@
-import {
-  isAdministrator,
-  newSubscription,
-  type Organization,
-  VISIBILITY,
-  type RealmInfo,
-  type UserTopic,
-  type UserSettings,
-  type ChannelEntry,
-  type UserProfile,
-  type BotJson,
-} from '@chat/protocol';
+import { isAdministrator, isGuest, maySeePublicChannels, newSubscription } from '@chat/protocol';
 import type { CallerContext } from '../../context.js';
 import { subscriptionJson } from '../../channels/json.js';
 import { withGlobalDefaults } from '../../channels/notification-defaults.js';
@@ -20,6 +9,7 @@ import { renderUser } from '../../users/json.js';
 import { presentBot } from '../../bots/json.js';
 import { UnreadIndex } from './unread.js';
 import { mutingSections, personalSections } from './personal.js';
+import { mutedTopics } from '../../channels/muted-topics.js';
 import { groupSections } from './group-sections.js';
 import { addPeopleSections, type PeopleRequest } from './people.js';
 import { realmSection } from './realm-section.js';
@@ -71,16 +61,6 @@ export interface SnapshotRequest {
  * asks. Fields that later events change live in mutable structures until
  * `finish`, so that events that raced the snapshot can be folded in.
  */
-/** The legacy `muted_topics`: [channel name, topic, when muted] for each muted topic. */
-async function mutedTopics(caller: CallerContext, topics: UserTopic[]): Promise<Array<[string, string, number]>> {
-  const muted = topics.filter((t) => t.visibility_policy === VISIBILITY.muted);
-  const names = new Map<number, string>();
-  for (const t of muted) {
-    if (!names.has(t.stream_id)) names.set(t.stream_id, (await caller.channelInfo(t.stream_id)).name);
-  }
-  return muted.map((t) => [names.get(t.stream_id)!, t.topic_name, t.last_updated]);
-}
-
 export class Snapshot {
   readonly body: Record<string, unknown> = {};
   unread: UnreadIndex | undefined;
@@ -112,8 +92,8 @@ export class Snapshot {
     this.body.max_reminder_note_length = 1000;
     this.body.max_bulk_new_subscription_messages = 100;
     if (this.wants('realm')) {
-      const info = await caller.actors.ask<RealmInfo>(caller.realm, { type: 'realm.info' });
-      const org = await caller.actors.ask<Organization>(caller.realm, { type: 'realm.organization' });
+      const info = await caller.actors.ask(caller.realm, { type: 'realm.info' });
+      const org = await caller.actors.ask(caller.realm, { type: 'realm.organization' });
       Object.assign(this.body, realmSection(org, info, options));
       this.types.add('realm');
     }
@@ -122,14 +102,14 @@ export class Snapshot {
       emptySections((section) => this.wants(section)),
     );
     if (this.wants('subscription')) {
-      const channels = await caller.actors.ask<ChannelEntry[]>(caller.realm, { type: 'realm.channels' });
+      const channels = await caller.actors.ask(caller.realm, { type: 'realm.channels' });
       const subscribed = new Set(Object.keys(state.subscriptions).map(Number));
       const unsubscribed = new Set(state.unsubscribed);
       const all = await Promise.all([...subscribed, ...unsubscribed].map((id) => caller.channelInfo(id)));
       const infos = all.filter((info) => this.req.archived_channels || !info.is_archived);
       const global = this.req.notification_settings_null
         ? null
-        : await caller.actors.ask<UserSettings>(caller.me, { type: 'user.settings' });
+        : await caller.actors.ask(caller.me, { type: 'user.settings' });
       const json = infos.map((info) => {
         const settings = state.subscriptions[info.stream_id];
         const subscribers =
@@ -141,8 +121,11 @@ export class Snapshot {
       });
       this.body.subscriptions = json.filter((j) => subscribed.has(j.id)).map((j) => j.sub);
       this.body.unsubscribed = json.filter((j) => !subscribed.has(j.id)).map((j) => j.sub);
+      // Who cannot see public channels (guests) learns only the web-public ones, as in the original.
+      const seesPublic = maySeePublicChannels(caller.principal);
       this.body.never_subscribed = channels
         .filter((c) => !subscribed.has(c.channel_id) && !unsubscribed.has(c.channel_id) && !c.invite_only)
+        .filter((c) => seesPublic || c.is_web_public)
         .filter((c) => this.req.archived_channels || !c.is_archived)
         .map((c) => ({
           stream_id: c.channel_id,
@@ -154,7 +137,7 @@ export class Snapshot {
       this.types.add('subscription').add('stream');
     }
     if (this.wants('realm_user')) {
-      const users = await caller.actors.ask<UserProfile[]>(caller.realm, { type: 'realm.listUsers' });
+      const users = await caller.actors.ask(caller.realm, { type: 'realm.listUsers' });
       this.body.realm_users = users.filter((u) => u.is_active).map((u) => renderUser(u, this.req.client_gravatar));
       this.body.realm_non_active_users = users
         .filter((u) => !u.is_active)
@@ -164,7 +147,7 @@ export class Snapshot {
       this.types.add('realm_user');
     }
     if (this.wants('realm_bot')) {
-      const bots = await caller.actors.ask<BotJson[]>(caller.realm, {
+      const bots = await caller.actors.ask(caller.realm, {
         type: 'realm.bots',
         actor: caller.principal,
         scope: 'administered',
@@ -190,7 +173,8 @@ export class Snapshot {
         this.body.streams = (await visibleChannels(caller, { ...visible, include_all: admin })).map(strip);
       if (this.wants('default_streams')) {
         const all = await visibleChannels(caller, { ...visible, include_all: true });
-        this.body.realm_default_streams = all.filter((s) => s.is_default).map(strip);
+        // The original pretends to guests that there are no default channels.
+        this.body.realm_default_streams = isGuest(caller.principal) ? [] : all.filter((s) => s.is_default).map(strip);
       }
     }
     // No linkifiers can be configured yet, so clients with or without `linkifier_url_template` read none.

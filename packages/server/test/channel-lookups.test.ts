@@ -1,0 +1,108 @@
+import { withServer, type Logins } from './context.js';
+import { newPerson, type Person } from './people.js';
+import { next, register, type Event } from './queues.js';
+import { bodyOf, refused, succeeds } from './replies.js';
+
+/** Subscription status, a channel's e-mail address, and the legacy muted_topics form kept in step with user topics. */
+const test = withServer(['iago']);
+
+type T = { context: Logins<'iago'> };
+
+async function channel(owner: Person, members: Person[], inviteOnly = false) {
+  const name = `lookups ${Date.now()} ${Math.random()}`;
+  const subscribers = JSON.stringify([owner, ...members].map((p) => p.user_id));
+  const { id } = await bodyOf<{ id: number }>(
+    owner.client.post('/channels/create', { name, subscribers, invite_only: inviteOnly }),
+  );
+  return { id, name };
+}
+
+const people = (t: T, ...names: string[]) => Promise.all(names.map((name) => newPerson(t.context, name)));
+
+test('subscription status says who is subscribed, for channels the caller may see', async (t) => {
+  const [alice, bob, carol] = (await people(t, 'Alice L', 'Bob L', 'Carol L')) as [Person, Person, Person];
+  const place = await channel(alice, [bob]);
+  const status = async (who: Person, userId: number, channelId: number) =>
+    (
+      await succeeds<{ is_subscribed: boolean }>(
+        'GET',
+        `/users/${userId}/subscriptions/${channelId}`,
+        who.client.get(`/users/${userId}/subscriptions/${channelId}`),
+      )
+    ).is_subscribed;
+  t.true(await status(carol, bob.user_id, place.id));
+  t.false(await status(bob, carol.user_id, place.id));
+  const secret = await channel(alice, [bob], true);
+  t.true(await status(bob, alice.user_id, secret.id));
+  await refused(t, carol.client.get(`/users/${alice.user_id}/subscriptions/${secret.id}`), 'Invalid channel ID');
+  await refused(t, carol.client.get(`/users/999999/subscriptions/${place.id}`), 'No such user');
+  await bodyOf(t.context.iago.delete(`/users/${bob.user_id}`));
+  await refused(t, carol.client.get(`/users/${bob.user_id}/subscriptions/${place.id}`), 'User is deactivated');
+});
+
+test("a channel's e-mail address is empty without an e-mail gateway; its checks stand", async (t) => {
+  const [alice, bob] = (await people(t, 'Alice M', 'Bob M')) as [Person, Person];
+  const secret = await channel(alice, [], true);
+  const reply = await succeeds<{ email: string }>(
+    'GET',
+    `/streams/${secret.id}/email_address`,
+    alice.client.get(`/streams/${secret.id}/email_address`),
+  );
+  t.is(reply.email, '');
+  await refused(t, bob.client.get(`/streams/${secret.id}/email_address`), 'Invalid channel ID');
+  await refused(t, alice.client.get(`/streams/${secret.id}/email_address`, { sender_id: bob.user_id }), 'No such bot');
+});
+
+test('muting a topic the legacy way changes user topics, and each form tells its own clients', async (t) => {
+  const [alice] = (await people(t, 'Alice T')) as [Person];
+  const place = await channel(alice, []);
+  const legacy = await register(alice.client, { event_types: ['muted_topics'] });
+  const modern = await register(alice.client, { event_types: ['user_topic', 'muted_topics'] });
+  const mute = (params: Record<string, unknown>) =>
+    succeeds(
+      'PATCH',
+      '/users/me/subscriptions/muted_topics',
+      alice.client.patch('/users/me/subscriptions/muted_topics', params),
+    );
+  await mute({ stream_id: place.id, topic: 'Lunch', op: 'add' });
+  const isList = (e: Event) => e.type === 'muted_topics';
+  const list = await next(legacy, isList);
+  t.deepEqual(
+    (list.muted_topics as Array<[string, string, number]>).map(([name, topic]) => [name, topic]),
+    [[place.name, 'Lunch']],
+  );
+  const topic = await next(modern, (e) => e.type === 'user_topic' && e.topic_name === 'Lunch');
+  t.is(topic.visibility_policy, 1);
+  const { snapshot } = await register(alice.client, { fetch_event_types: ['user_topic', 'muted_topics'] });
+  t.true((snapshot.user_topics as Array<{ topic_name: string }>).some((u) => u.topic_name === 'Lunch'));
+  t.is((snapshot.muted_topics as unknown[]).length, 1);
+  // By name this time, and back to the default.
+  await mute({ stream: place.name, topic: 'Lunch', op: 'remove' });
+  const cleared = await next(modern, (e) => e.type === 'user_topic' && e.visibility_policy === 0);
+  t.is(cleared.topic_name, 'Lunch');
+  t.false(modern.seen.some(isList), 'a client that asked for user_topic gets no legacy list');
+  await refused(
+    t,
+    alice.client.patch('/users/me/subscriptions/muted_topics', {
+      stream: place.name,
+      stream_id: place.id,
+      topic: 'x',
+      op: 'add',
+    }),
+    "Please choose one: 'stream' or 'stream_id'.",
+  );
+  await refused(
+    t,
+    alice.client.patch('/users/me/subscriptions/muted_topics', { topic: 'x', op: 'add' }),
+    "Please supply 'stream'.",
+  );
+  await refused(
+    t,
+    alice.client.patch('/users/me/subscriptions/muted_topics', {
+      stream: 'no such channel here',
+      topic: 'x',
+      op: 'add',
+    }),
+    "Invalid channel name 'no such channel here'",
+  );
+});

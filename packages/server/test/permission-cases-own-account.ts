@@ -1,0 +1,26 @@
+import { expectOk } from './matrix-fixtures.js';
+import { authenticated, OK, refused, type Operation } from './matrix-model.js';
+
+/**
+ * DELETE /users/me: every account may leave, except the only owner of its
+ * organization (the development realm's desdemona, the other realm's
+ * owner): CANNOT_DEACTIVATE_LAST_USER (reference, deactivate-own-user
+ * 400). Whoever left is reactivated by the owner after the call, so the
+ * callers stay as the other rows need them.
+ */
+const LAST_OWNER = refused('CANNOT_DEACTIVATE_LAST_USER', 'Cannot deactivate the only organization owner', {
+  entity: 'organization owner',
+  is_last_owner: true,
+});
+
+export const ownAccountCases: Operation[] = [
+  {
+    method: 'DELETE',
+    template: '/users/me',
+    request: () => ({ path: '/users/me' }),
+    after: async (fx, caller, reply) => {
+      if (reply.status === 200) await expectOk(fx.callers.owner.client.post(`/users/${caller.userId}/reactivate`));
+    },
+    expect: authenticated({ everyone: OK, owner: LAST_OWNER, otherRealm: LAST_OWNER }),
+  },
+];
