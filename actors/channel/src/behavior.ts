@@ -24,7 +24,7 @@ const handlers: Handlers<ChannelState, ChannelEvent, ChannelProtocol> = {
   'channel.create': (ctx, command) => {
     const state = ctx.state;
     if (state.kind !== 'none') throw new ChatError('BAD_REQUEST', `Channel '${state.channel?.name}' already exists`);
-    return created(ctx.address.key, command.channel, command.subscribers);
+    return created(ctx.address.key, command.channel, command.subscribers, command.color);
   },
   'channel.info': ({ state }, command) => {
     if (state.kind !== 'channel') throw invalidChannel();
@@ -90,7 +90,12 @@ function locationRows(key: string, event: ChannelEvent): StoreWrite[] {
 }
 
 /** A new channel: its subscribers get `subscription` op `add`, and everyone who sees it `stream` op `create`. */
-function created(key: string, channel: ChannelSettings, subscribers: number[]): Decision<ChannelEvent, null> {
+function created(
+  key: string,
+  channel: ChannelSettings,
+  subscribers: number[],
+  color: string | undefined,
+): Decision<ChannelEvent, null> {
   const info = { ...channel, subscribers, first_message_id: null, last_message_id: null };
   const stream = streamCreated(info);
   return {
@@ -102,6 +107,7 @@ function created(key: string, channel: ChannelSettings, subscribers: number[]): 
         channel_id: channel.stream_id,
         last_message_id: 0,
         channel: info,
+        ...(color !== undefined ? { color } : {}),
       }),
       fanout(key, subscribers, [stream]),
     ],

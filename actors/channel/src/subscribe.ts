@@ -40,6 +40,7 @@ export function decideSubscribe(ctx: ActorContext<ChannelState>, cmd: Subscribe)
     channel_id: channel.stream_id,
     last_message_id: lastMessageId(state),
     channel: channelInfo(state, members),
+    ...(cmd.color !== undefined ? { color: cmd.color } : {}),
   });
   const peer = peerEvent('peer_add', channel.stream_id, added);
   // Those who see the channel keep its subscriber count; new subscribers get the whole list instead.

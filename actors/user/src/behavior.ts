@@ -68,7 +68,7 @@ const handlers: UserHandlers<UserProtocol> = {
   'user.subscribed': (ctx, command) => {
     const state = ctx.state;
     if (state.subscriptions[command.channel_id]) return {};
-    const color = COLORS[Object.keys(state.subscriptions).length % COLORS.length]!;
+    const color = command.color ?? COLORS[Object.keys(state.subscriptions).length % COLORS.length]!;
     const channelKey = `${realmOfKey(ctx.address.key)}:${command.channel_id}`;
     const { channel_id: channelId, last_message_id: lastMessageId } = command;
     const tells = command.channel

@@ -166,10 +166,11 @@ export interface FetchResult {
 export type EditPropagation = 'change_one' | 'change_later' | 'change_all';
 
 export type ChannelCommand =
-  | { type: 'channel.create'; channel: ChannelSettings; subscribers: number[] }
+  /** `color`: the new subscribers' color, when they asked for one. */
+  | { type: 'channel.create'; channel: ChannelSettings; subscribers: number[]; color?: string }
   /** With a viewer, refused unless the viewer may see the channel's metadata. */
   | { type: 'channel.info'; viewer?: Principal }
-  | { type: 'channel.subscribe'; actor: Principal | null; users: UserRef[]; settings: RealmSettings }
+  | { type: 'channel.subscribe'; actor: Principal | null; users: UserRef[]; settings: RealmSettings; color?: string }
   | { type: 'channel.unsubscribe'; actor: Principal; users: UserRef[] }
   | {
       type: 'channel.update';

@@ -101,7 +101,8 @@ export type SubscriptionAddEvent = {
 
 export type UserCommand =
   /** With `channel` (the channel after the change), the user's queues hear `subscription` op `add`. */
-  | { type: 'user.subscribed'; channel_id: number; last_message_id: number; channel?: ChannelInfo }
+  /** `color`: the one the subscriber asked for; otherwise the next of the palette. */
+  | { type: 'user.subscribed'; channel_id: number; last_message_id: number; channel?: ChannelInfo; color?: string }
   /** Raises the `subscription remove` event here, where the snapshot reads subscriptions from. */
   | { type: 'user.unsubscribed'; channel_id: number; name: string }
   | { type: 'user.conversation'; key: string; user_ids: number[]; message_id: number }

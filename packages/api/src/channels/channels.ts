@@ -15,7 +15,7 @@ import {
   type UserRef,
 } from '@chat/protocol';
 import { channelAdminRoutes } from './admin.js';
-import { subscriptionSettingsRoutes } from './subscription-settings.js';
+import { checkColor, subscriptionSettingsRoutes } from './subscription-settings.js';
 import { channelRetention, createChannel, type NewChannelSpec } from './create.js';
 import { channelJson, subscriptionJson } from './json.js';
 import { CallerContext } from '../context.js';
@@ -92,7 +92,7 @@ async function channelsOf(caller: CallerContext): Promise<ChannelEntry[]> {
 }
 
 interface SubscribeParams extends Partial<Omit<ChannelOptions, 'name'>> {
-  subscriptions: Array<{ name: string; description?: string | undefined }>;
+  subscriptions: Array<{ name: string; description?: string | undefined; color?: string | undefined }>;
   principals?: number[] | string[] | undefined;
   authorization_errors_fatal?: boolean | undefined;
 }
@@ -106,14 +106,20 @@ async function subscribe(caller: CallerContext, params: SubscribeParams) {
   const subscribed: Record<string, string[]> = {};
   const already: Record<string, string[]> = {};
   const unauthorized: string[] = [];
+  for (const sub of params.subscriptions) if (sub.color !== undefined) checkColor(sub.color);
   for (const sub of params.subscriptions) {
     const name = checkChannelName(sub.name);
+    // The subscribers' color: the one asked for, else the next of each one's palette.
+    const color = sub.color !== undefined ? { color: sub.color } : {};
     const found = await caller.channelByName(name).catch((err: unknown) => {
       if (err instanceof ChatError && err.code === 'STREAM_DOES_NOT_EXIST') return undefined;
       throw err;
     });
     if (!found) {
-      const spec = newChannelSpec(principal, settings, { ...params, name, description: sub.description });
+      const spec = {
+        ...newChannelSpec(principal, settings, { ...params, name, description: sub.description }),
+        ...color,
+      };
       await createChannel(
         actors,
         principal.realm,
@@ -130,6 +136,7 @@ async function subscribe(caller: CallerContext, params: SubscribeParams) {
         actor: principal,
         users,
         settings,
+        ...color,
       })
       .catch((err: unknown) => {
         if (params.authorization_errors_fatal === false && err instanceof ChatError) return undefined;
@@ -194,7 +201,13 @@ export function channelRoutes(options: ApiOptions): Route[] {
       path: '/users/me/subscriptions',
       auth: 'required',
       params: Type.Object({
-        subscriptions: Type.Array(Type.Object({ name: Type.String(), description: Type.Optional(Type.String()) })),
+        subscriptions: Type.Array(
+          Type.Object({
+            name: Type.String(),
+            description: Type.Optional(Type.String()),
+            color: Type.Optional(Type.String()),
+          }),
+        ),
         principals: Type.Optional(Principals),
         authorization_errors_fatal: Type.Optional(Type.Boolean({ default: true })),
         announce: Type.Optional(Type.Boolean({ default: false })),

@@ -23,6 +23,8 @@ export interface NewChannelSpec {
   topics_policy?: TopicsPolicy;
   folder_id?: number | null;
   permissions?: Partial<ChannelPermissions>;
+  /** The first subscribers' color, when they asked for one. */
+  color?: string;
 }
 
 /** Reserves the name in the realm's directory, then creates the ChannelActor with its first subscribers. */
@@ -62,7 +64,12 @@ export async function createChannel(
     folder_id: spec.folder_id ?? null,
     topics_policy: spec.topics_policy ?? 'inherit',
   };
-  await actors.ask(channelAddress(realm, entry.channel_id), { type: 'channel.create', channel, subscribers });
+  await actors.ask(channelAddress(realm, entry.channel_id), {
+    type: 'channel.create',
+    channel,
+    subscribers,
+    ...(spec.color !== undefined ? { color: spec.color } : {}),
+  });
   return entry.channel_id;
 }
 
