@@ -17,6 +17,7 @@ import { emailChangeHandlers } from './accounts/email-change.js';
 import { userAdded } from './people.js';
 import { folderHandlers } from './folders.js';
 import { settingsHandlers as organizationHandlers } from './settings.js';
+import { userAdminHandlers } from './accounts/manage.js';
 import { groupHandlers } from './groups/groups.js';
 import { broadcast } from './broadcast.js';
 import { decidePublicListener, listeners, relayPublicMessage } from './public-listeners.js';
@@ -110,6 +111,7 @@ const handlers: RealmHandlers<RealmProtocol> = {
   ...statusHandlers,
   ...directoryHandlers,
   ...organizationHandlers,
+  ...userAdminHandlers,
   ...botHandlers,
   ...sessionHandlers,
   'realm.create': (ctx, command) => {

@@ -11,6 +11,7 @@ import { applyCanCreateUsers, type CanCreateUsersEvent } from './accounts/create
 import { applyBotEvent, type BotConfig, type BotEvent } from './bots/model.js';
 import { applySessionEvent, endSessionsOf, type Session, type SessionEvent } from './accounts/sessions.js';
 import { applySettingsChanged, type SettingsChangedEvent } from './settings.js';
+import { applyRoleChanged, type RoleChangedEvent } from './accounts/manage.js';
 import type { GroupSetting, RealmValue } from '@chat/protocol';
 
 /** One account of the realm, as the RealmActor keeps it. */
@@ -144,7 +145,8 @@ export type RealmEvent =
   | CanCreateUsersEvent
   | BotEvent
   | SessionEvent
-  | SettingsChangedEvent;
+  | SettingsChangedEvent
+  | RoleChangedEvent;
 
 export function initialState(stringId: string): RealmState {
   return {
@@ -187,6 +189,8 @@ export function applyEvent(state: RealmState, event: RealmEvent): void {
       return applySessionEvent(state, event);
     case 'realmSettingsChanged':
       return applySettingsChanged(state, event);
+    case 'roleChanged':
+      return applyRoleChanged(state, event);
     case 'messageIdsReserved':
     case 'messageIdTaken':
       return applyMessageIdEvent(state, event);

@@ -32,7 +32,11 @@ type EdgeContext = Context & { state: EdgeState; params?: Record<string, string>
 export function routeMiddleware(route: Route, deps: PipelineDeps, prefix: '/api/v1' | '/json' = '/api/v1') {
   const template = `${prefix}${route.path}`;
   const parse = route.files ? deps.parsers.upload : deps.parsers.standard;
-  return async (ctx: EdgeContext): Promise<void> => {
+  return async (ctx: EdgeContext, next: () => Promise<unknown>): Promise<void> => {
+    if (route.pathMatch && !route.pathMatch(ctx.params ?? {})) {
+      await next();
+      return;
+    }
     const { requestId, log } = ctx.state;
     ctx.state.route = template;
     const actors = scopedActors(deps.actors, requestId);

@@ -1,5 +1,6 @@
 import type { FolderCommand, FolderReplies } from './folders.js';
 import type { RealmSettingsCommand, RealmSettingsReplies } from './realm-settings.js';
+import type { UserAdminCommand, UserAdminReplies } from './user-admin.js';
 import type { GroupCommand, GroupReplies, GroupSetting } from './groups.js';
 import type { InviteCommand, InviteReplies } from './invites.js';
 import type { StatusCommand, StatusReplies } from './status.js';
@@ -249,6 +250,7 @@ export type RealmCommand =
   | { type: 'realm.publicListeners' }
   | GroupCommand
   | RealmSettingsCommand
+  | UserAdminCommand
   | FolderCommand
   | InviteCommand
   | StatusCommand
@@ -264,6 +266,7 @@ export type RealmReplies = GroupReplies &
   SessionReplies &
   FolderReplies &
   RealmSettingsReplies &
+  UserAdminReplies &
   InviteReplies &
   StatusReplies & {
     /** The first accounts, in the order given. */
