@@ -1,4 +1,5 @@
 import {
+  channelAddress,
   ChatError,
   decode,
   inRanges,
@@ -69,7 +70,7 @@ const handlers: UserHandlers<UserProtocol> = {
     const state = ctx.state;
     if (state.subscriptions[command.channel_id]) return {};
     const color = command.color ?? COLORS[Object.keys(state.subscriptions).length % COLORS.length]!;
-    const channelKey = `${realmOfKey(ctx.address.key)}:${command.channel_id}`;
+    const channelKey = channelAddress(realmOfKey(ctx.address.key), command.channel_id).key;
     const { channel_id: channelId, last_message_id: lastMessageId } = command;
     const tells = command.channel
       ? toOwnQueues(ctx.address.key, state, [subscriptionAdded(command.channel, newSubscription(color))])

@@ -1,4 +1,4 @@
-import { isAdministrator, isGuest, maySeePublicChannels, newSubscription } from '@chat/protocol';
+import { isAdministrator, isGuest, maySeePublicChannels, newSubscription, participantsOfKey } from '@chat/protocol';
 import type { CallerContext } from '../../context.js';
 import { subscriptionJson } from '../../channels/json.js';
 import { withGlobalDefaults } from '../../channels/notification-defaults.js';
@@ -214,14 +214,11 @@ export class Snapshot {
    */
   foldNewest(key: string, id: number): void {
     this.maxMessageId = Math.max(this.maxMessageId, id);
-    const users = /:dm:([\d,]+)$/.exec(key)?.[1];
+    const users = participantsOfKey(key);
     if (!users || !this.wants('recent_private_conversations')) return;
     const known = this.recent.get(key);
     if (known && known.max_message_id >= id) return;
-    const others = users
-      .split(',')
-      .map(Number)
-      .filter((u) => u !== this.me);
+    const others = users.filter((u) => u !== this.me);
     this.recent.set(key, { user_ids: others, max_message_id: id });
   }
 
