@@ -20,6 +20,7 @@ import { decideMoved } from './moved.js';
 import { personalHandlers } from './personal/personal.js';
 import { settingsHandlers } from './settings.js';
 import { mutingHandlers, onArrival } from './muting.js';
+import { arm, hasScheduled, scheduledHandlers, sendDue, TIMER } from './scheduled.js';
 import { applyEvent, initialState, topicKey, type UserEvent, type UserHandlers, type UserState } from './state.js';
 
 type Ctx = ActorContext<UserState>;
@@ -67,6 +68,7 @@ const handlers: UserHandlers<UserProtocol> = {
   ...settingsHandlers,
   ...attachmentHandlers,
   ...mutingHandlers,
+  ...scheduledHandlers,
   'user.subscribed': (ctx, command) => {
     const state = ctx.state;
     if (state.subscriptions[command.channel_id]) return {};
@@ -197,4 +199,7 @@ export const userBehavior: ActorBehavior<UserState, UserEvent> = {
   handle: handlerTable(handlers),
   apply: applyEvent,
   rows: (_state, event, address) => attachmentRows(address, event),
+  onTimer: (ctx, name) => (name === TIMER ? sendDue(ctx) : {}),
+  onActivate: (ctx) => arm(ctx),
+  canPassivate: (state) => !hasScheduled(state),
 };
