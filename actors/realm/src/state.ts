@@ -11,6 +11,7 @@ import { applyCanCreateUsers, type CanCreateUsersEvent } from './accounts/create
 import { applyBotEvent, type BotConfig, type BotEvent } from './bots/model.js';
 import { applySettingsChanged, type SettingsChangedEvent } from './settings.js';
 import { applyRoleChanged, type RoleChangedEvent } from './accounts/manage.js';
+import { applyDefaultChannelSet, type DefaultChannelSetEvent } from './default-channels.js';
 import type { GroupSetting, RealmValue } from '@chat/protocol';
 
 /** One account of the realm, as the RealmActor keeps it. */
@@ -142,7 +143,8 @@ export type RealmEvent =
   | CanCreateUsersEvent
   | BotEvent
   | SettingsChangedEvent
-  | RoleChangedEvent;
+  | RoleChangedEvent
+  | DefaultChannelSetEvent;
 
 export function initialState(stringId: string): RealmState {
   return {
@@ -180,6 +182,8 @@ export function applyEvent(state: RealmState, event: RealmEvent): void {
       return applySettingsChanged(state, event);
     case 'roleChanged':
       return applyRoleChanged(state, event);
+    case 'defaultChannelSet':
+      return applyDefaultChannelSet(state, event);
     case 'messageIdsReserved':
     case 'messageIdTaken':
       return applyMessageIdEvent(state, event);
