@@ -11,6 +11,7 @@ import { flagRoutes } from './messages/flags.js';
 import { readReceiptRoutes } from './messages/read-receipts.js';
 import { reportRoutes } from './messages/report.js';
 import { mutingRoutes } from './personal/muting.js';
+import { scheduledRoutes } from './personal/scheduled.js';
 import { channelLookupRoutes } from './channels/lookups.js';
 import { mutedTopicRoutes } from './channels/muted-topics.js';
 import { sendRoutes } from './messages/send.js';
@@ -53,6 +54,7 @@ export function apiRoutes(options: ApiOptions): Route[] {
     ...readReceiptRoutes(),
     ...reportRoutes(options),
     ...mutingRoutes(),
+    ...scheduledRoutes(options),
     ...channelLookupRoutes(),
     ...mutedTopicRoutes(),
     ...channelRoutes(options),

@@ -18,6 +18,7 @@ export * from './ranges.js';
 export * from './user.js';
 export * from './personal.js';
 export * from './muting.js';
+export * from './scheduled.js';
 export * from './queue.js';
 export * from './settings.js';
 export * from './status.js';

@@ -2,9 +2,9 @@ import { Type } from '@sinclair/typebox';
 import { defineRoute, type Route } from '@chat/edge';
 import { emojiCode, isEmojiName } from '@chat/markdown';
 import { RESOLVED_TOPIC_PREFIX } from '@chat/narrow';
-import { ChatError, type Principal, type ViewedMessage } from '@chat/protocol';
+import { ChatError, type Principal, type ViewedMessage, conversationOfKey } from '@chat/protocol';
 import { prepareContent } from './content.js';
-import { addressOfKey, CallerContext } from '../context.js';
+import { CallerContext } from '../context.js';
 import { getMessages, type Located } from './fetch.js';
 import { checkContent, normalizeTopic } from '../limits.js';
 import { moveToChannel } from './move-channel.js';
@@ -90,7 +90,7 @@ export function messageEditRoutes(options: ApiOptions): Route[] {
       async handler({ params, principal, actors }) {
         const caller = new CallerContext(actors, principal);
         const key = await keyOf(caller, params.message_id);
-        await actors.ask(addressOfKey(key), {
+        await actors.ask(conversationOfKey(key), {
           type: method === 'POST' ? 'reaction.add' : 'reaction.remove',
           actor: principal,
           message_id: params.message_id,
@@ -153,7 +153,7 @@ export function messageEditRoutes(options: ApiOptions): Route[] {
         }
         const prepared =
           params.content !== undefined ? await prepareContent(caller, checkContent(params.content)) : undefined;
-        const edit = await actors.ask(addressOfKey(key), {
+        const edit = await actors.ask(conversationOfKey(key), {
           type: 'message.edit',
           actor: principal,
           message_id: params.message_id,
@@ -196,7 +196,7 @@ export function messageEditRoutes(options: ApiOptions): Route[] {
       async handler({ params, principal, actors }) {
         const caller = new CallerContext(actors, principal);
         const key = await keyOf(caller, params.message_id);
-        await actors.ask(addressOfKey(key), {
+        await actors.ask(conversationOfKey(key), {
           type: 'message.delete',
           actor: principal,
           message_id: params.message_id,
