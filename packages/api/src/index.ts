@@ -81,4 +81,6 @@ export { uploadDownloads, type RawContext, type RawDeps, type RawMiddleware } fr
 export { tusUploads, type TusUploads } from './uploads/tus.js';
 export type { Mail, Mailer } from './ports/mailer.js';
 export { confirmationPages } from './invitations/join.js';
+export { sessionPages, type SessionPageDeps } from './sessions/pages.js';
+export { sessionAuthenticate } from './sessions/sessions.js';
 export type { PushBouncer, PushNotification, PushOutcome, PushPayload } from './ports/push-bouncer.js';

@@ -22,3 +22,4 @@ export * from './queue.js';
 export * from './settings.js';
 export * from './status.js';
 export * from './bots.js';
+export * from './sessions.js';

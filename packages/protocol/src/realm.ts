@@ -9,6 +9,7 @@ import type { BotReplies } from './bots.js';
 import type { QueueEvent } from './queue.js';
 import type { WireError } from './errors.js';
 import type { BotCommand } from './bots.js';
+import type { SessionCommand, SessionReplies } from './sessions.js';
 
 /**
  * The RealmActor's contract: the commands edges and tools send it and the
@@ -253,7 +254,8 @@ export type RealmCommand =
   | FolderCommand
   | InviteCommand
   | StatusCommand
-  | BotCommand;
+  | BotCommand
+  | SessionCommand;
 
 export interface LoginCandidate extends ApiKeyGrant {
   password_hash: string | null;
@@ -261,6 +263,7 @@ export interface LoginCandidate extends ApiKeyGrant {
 
 export type RealmReplies = GroupReplies &
   BotReplies &
+  SessionReplies &
   FolderReplies &
   RealmSettingsReplies &
   UserAdminReplies &

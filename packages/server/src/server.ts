@@ -5,13 +5,22 @@ import {
   apiRoutes,
   authenticateWith,
   confirmationPages,
+  sessionAuthenticate,
+  sessionPages,
   emojiData,
   FEATURE_LEVEL,
   tusUploads,
   uploadDownloads,
   type ApiOptions,
 } from '@chat/api';
-import { createEdgeApp, createLogger, createMetricsRegistry, RateLimiter, type RateLimitStores } from '@chat/edge';
+import {
+  createEdgeApp,
+  createLogger,
+  createMetricsRegistry,
+  RateLimiter,
+  type EdgeState,
+  type RateLimitStores,
+} from '@chat/edge';
 import { authMetrics } from './metrics.js';
 import type { ActorClient, FileStore } from '@chat/runtime';
 import type { Registry } from 'prom-client';
@@ -88,6 +97,10 @@ export async function startServer(config: Config, backend?: Backend): Promise<Ru
   node.metrics?.(metrics);
   const authenticate = authenticateWith(options, authMetrics(metrics));
   const raw = { options, actors: node.actors, authenticate };
+  const rateLimiter = config.rateLimits && new RateLimiter(config.rateLimits, node.rateLimitStores);
+  const loginLimits = rateLimiter
+    ? { loginLimits: (ctx: { state: unknown }) => rateLimiter.forRequest(ctx.state as EdgeState) }
+    : {};
   const tus = tusUploads({ ...raw, directory: join(config.dataDir, 'tus') });
   const app = createEdgeApp({
     routes: apiRoutes(options),
@@ -98,8 +111,15 @@ export async function startServer(config: Config, backend?: Backend): Promise<Ru
     limits: { bodyBytes: config.maxBodyBytes, uploadBytes: config.maxFileUploadSizeMib * 1024 * 1024 },
     info: { title: 'Team chat API', version: `feature level ${FEATURE_LEVEL}` },
     // Downloads, tus, pages and the emoji data answer bytes, not envelopes, so they are not routes.
-    raw: [uploadDownloads(raw), tus.middleware, confirmationPages(raw), emojiData()],
-    ...(config.rateLimits && { rateLimiter: new RateLimiter(config.rateLimits, node.rateLimitStores) }),
+    raw: [
+      uploadDownloads(raw),
+      tus.middleware,
+      confirmationPages(raw),
+      sessionPages({ ...raw, ...loginLimits }),
+      emojiData(),
+    ],
+    ...(rateLimiter && { rateLimiter }),
+    session: sessionAuthenticate(options),
   });
   server.on('request', app.callback());
   log.info({ port, mode: config.mode, dataDir: config.dataDir }, 'server listening');

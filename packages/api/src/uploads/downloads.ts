@@ -24,6 +24,7 @@ export interface RawContext {
   state: { requestId: string; log: AuthRequest['log']; route?: string; secretPath?: boolean; principal?: Principal };
   get(field: string): string;
   set(field: string, value: string): void;
+  append(field: string, value: string): void;
 }
 export type RawMiddleware = (ctx: RawContext, next: () => Promise<unknown>) => Promise<unknown>;
 
