@@ -19,6 +19,7 @@ import { folderHandlers } from './folders.js';
 import { settingsHandlers as organizationHandlers } from './settings.js';
 import { userAdminHandlers } from './accounts/manage.js';
 import { defaultChannelHandlers } from './default-channels.js';
+import { playgroundHandlers } from './playgrounds.js';
 import { groupHandlers } from './groups/groups.js';
 import { broadcast } from './broadcast.js';
 import { decidePublicListener, listeners, relayPublicMessage } from './public-listeners.js';
@@ -114,6 +115,7 @@ const handlers: RealmHandlers<RealmProtocol> = {
   ...organizationHandlers,
   ...userAdminHandlers,
   ...defaultChannelHandlers,
+  ...playgroundHandlers,
   ...botHandlers,
   ...sessionHandlers,
   'realm.create': (ctx, command) => {

@@ -18,7 +18,8 @@ import {
 } from './settings.js';
 import { applyRoleChanged, type RoleChangedEvent } from './accounts/manage.js';
 import { applyDefaultChannelSet, type DefaultChannelSetEvent } from './default-channels.js';
-import type { GroupSetting, RealmValue } from '@chat/protocol';
+import { applyPlaygroundEvent, type PlaygroundEvent } from './playgrounds.js';
+import type { GroupSetting, Playground, RealmValue } from '@chat/protocol';
 
 /** One account of the realm, as the RealmActor keeps it. */
 export interface Account {
@@ -63,6 +64,8 @@ export interface RealmState {
   options?: Record<string, RealmValue | GroupSetting>;
   /** The user settings new users start with, as administrators changed them (absent: the server's defaults). */
   userDefaults?: Record<string, RealmValue>;
+  /** Code playgrounds by id (absent in older snapshots). */
+  playgrounds?: Record<number, Playground>;
   /** Sends the automated notices (topic moves, resolutions). */
   notificationBotId: number | null;
   /** User-defined groups by id (absent in older snapshots); system groups are computed from roles. */
@@ -156,7 +159,8 @@ export type RealmEvent =
   | SettingsChangedEvent
   | UserDefaultsChangedEvent
   | RoleChangedEvent
-  | DefaultChannelSetEvent;
+  | DefaultChannelSetEvent
+  | PlaygroundEvent;
 
 export function initialState(stringId: string): RealmState {
   return {
@@ -205,6 +209,8 @@ export function applyEvent(state: RealmState, event: RealmEvent): void {
       return applyRoleChanged(state, event);
     case 'defaultChannelSet':
       return applyDefaultChannelSet(state, event);
+    case 'playgroundChanged':
+      return applyPlaygroundEvent(state, event);
     case 'messageIdsReserved':
     case 'messageIdTaken':
       return applyMessageIdEvent(state, event);

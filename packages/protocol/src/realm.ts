@@ -2,6 +2,7 @@ import type { FolderCommand, FolderReplies } from './folders.js';
 import type { RealmSettingsCommand, RealmSettingsReplies } from './realm-settings.js';
 import type { UserAdminCommand, UserAdminReplies } from './user-admin.js';
 import type { DefaultChannelCommand, DefaultChannelReplies } from './default-channels.js';
+import type { PlaygroundCommand, PlaygroundReplies } from './playgrounds.js';
 import type { GroupCommand, GroupReplies, GroupSetting } from './groups.js';
 import type { InviteCommand, InviteReplies } from './invites.js';
 import type { StatusCommand, StatusReplies } from './status.js';
@@ -253,6 +254,7 @@ export type RealmCommand =
   | RealmSettingsCommand
   | UserAdminCommand
   | DefaultChannelCommand
+  | PlaygroundCommand
   | FolderCommand
   | InviteCommand
   | StatusCommand
@@ -270,6 +272,7 @@ export type RealmReplies = GroupReplies &
   RealmSettingsReplies &
   UserAdminReplies &
   DefaultChannelReplies &
+  PlaygroundReplies &
   InviteReplies &
   StatusReplies & {
     /** The first accounts, in the order given. */

@@ -1,7 +1,33 @@
-import { missing, type LadderCase, type LadderSection } from './ladder.js';
+import type { ChatClient } from '@chat/testkit';
+import { missing, onMade, type LadderCase, type LadderSection } from './ladder.js';
+
+const made = { playground: 0 };
+
+async function prepare(client: ChatClient): Promise<void> {
+  const params = { name: 'Ladder doomed', pygments_language: 'Rust', url_template: 'https://r.example/{code}' };
+  made.playground = (await client.post<{ id: number }>('/realm/playgrounds', params)).body.id;
+}
 
 /** The route ladder's cases (routes.test.ts) for organization settings and managing other users. */
 const cases: LadderCase[] = [
+  {
+    method: 'POST',
+    path: '/realm/playgrounds',
+    auth: true,
+    valid: { name: 'Ladder playground', pygments_language: 'Python', url_template: 'https://p.example/{code}' },
+    bad: missing('url_template', { name: 'Ladder playground', pygments_language: 'Python' }),
+  },
+  onMade(
+    'DELETE',
+    '/realm/playgrounds/{playground_id}',
+    () => `/realm/playgrounds/${made.playground}`,
+    {},
+    {
+      path: '/realm/playgrounds/one',
+      params: {},
+      name: 'playground_id',
+    },
+  ),
   {
     method: 'PATCH',
     path: '/realm/user_settings_defaults',
@@ -57,4 +83,4 @@ const cases: LadderCase[] = [
   },
 ];
 
-export const orgLadder: LadderSection = { cases };
+export const orgLadder: LadderSection = { prepare, cases };

@@ -103,6 +103,10 @@ export class Snapshot {
       this.body,
       emptySections((section) => this.wants(section)),
     );
+    if (this.wants('realm_playgrounds')) {
+      this.body.realm_playgrounds = await caller.actors.ask(caller.realm, { type: 'realm.playgrounds' });
+      this.types.add('realm_playgrounds');
+    }
     if (this.wants('realm_user_settings_defaults')) {
       const org = await caller.actors.ask(caller.realm, { type: 'realm.organization' });
       Object.assign(this.body, userDefaultsSection(org.user_defaults));
