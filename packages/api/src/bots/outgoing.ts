@@ -98,10 +98,16 @@ async function deliver(
         continue;
       }
       log.warn({ err, bot: delivery.service.user_id }, 'outgoing webhook failed');
-      const why =
-        err instanceof Unreachable ? err.message : `The outgoing webhook server answered what is not JSON: ${String(err)}`;
-      await reply('Failure! Bot is unavailable').catch(() => undefined);
-      await notifyOwner(bot, delivery, options, `\n${why}`).catch((e: unknown) =>
+      const [failure, detail] =
+        err instanceof Unreachable
+          ? ['Bot is unavailable', err.message]
+          : [
+              (err as Error).message,
+              'The outgoing webhook server attempted to send a message in Zulip, ' +
+                `but that request resulted in the following error:\n> ${(err as Error).message}`,
+            ];
+      await reply(`Failure! ${failure}`).catch(() => undefined);
+      await notifyOwner(bot, delivery, options, `\n${detail}`).catch((e: unknown) =>
         log.warn({ err: e }, 'outgoing webhook failure not reported'),
       );
       return;
@@ -150,15 +156,34 @@ async function post({ service, team, trigger, message }: Delivery): Promise<{ st
         : 'A connection error occurred. Is my bot server down?',
     );
   }
-  const buffer = await response.arrayBuffer();
-  if (buffer.byteLength > MAX_ANSWER_BYTES) throw new Error('answer too large');
-  return { status: response.status, text: new TextDecoder().decode(buffer) };
+  return { status: response.status, text: await readCapped(response) };
+}
+
+/** The answer's text, refused past MAX_ANSWER_BYTES without reading the rest. */
+async function readCapped(response: Response): Promise<string> {
+  const chunks: Uint8Array[] = [];
+  let size = 0;
+  for await (const chunk of response.body ?? []) {
+    size += (chunk as Uint8Array).byteLength;
+    if (size > MAX_ANSWER_BYTES) {
+      await response.body?.cancel();
+      throw new Error(`the answer is larger than ${MAX_ANSWER_BYTES} bytes`);
+    }
+    chunks.push(chunk as Uint8Array);
+  }
+  return Buffer.concat(chunks).toString('utf8');
 }
 
 /** The message an answer asks for, or null: `response_not_required`, no content, or blank content. */
 function contentOf(service: OutgoingService, text: string): string | null {
-  const json: unknown = JSON.parse(text);
-  if (json === '' || typeof json !== 'object' || json === null) return null;
+  let json: unknown;
+  try {
+    json = JSON.parse(text);
+  } catch {
+    throw new Error('Invalid JSON in response');
+  }
+  if (json === '') return null; // old zulip_botserver's "no response"
+  if (typeof json !== 'object' || json === null || Array.isArray(json)) throw new Error('Invalid response format');
   const answer = json as Record<string, unknown>;
   let content: unknown;
   if (service.interface === SLACK_INTERFACE) content = answer.text;
