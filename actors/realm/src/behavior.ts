@@ -18,6 +18,7 @@ import { userAdded } from './people.js';
 import { folderHandlers } from './folders.js';
 import { settingsHandlers as organizationHandlers } from './settings.js';
 import { userAdminHandlers } from './accounts/manage.js';
+import { defaultChannelHandlers } from './default-channels.js';
 import { groupHandlers } from './groups/groups.js';
 import { broadcast } from './broadcast.js';
 import { decidePublicListener, listeners, relayPublicMessage } from './public-listeners.js';
@@ -112,6 +113,7 @@ const handlers: RealmHandlers<RealmProtocol> = {
   ...directoryHandlers,
   ...organizationHandlers,
   ...userAdminHandlers,
+  ...defaultChannelHandlers,
   ...botHandlers,
   ...sessionHandlers,
   'realm.create': (ctx, command) => {

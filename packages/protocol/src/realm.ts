@@ -1,6 +1,7 @@
 import type { FolderCommand, FolderReplies } from './folders.js';
 import type { RealmSettingsCommand, RealmSettingsReplies } from './realm-settings.js';
 import type { UserAdminCommand, UserAdminReplies } from './user-admin.js';
+import type { DefaultChannelCommand, DefaultChannelReplies } from './default-channels.js';
 import type { GroupCommand, GroupReplies, GroupSetting } from './groups.js';
 import type { InviteCommand, InviteReplies } from './invites.js';
 import type { StatusCommand, StatusReplies } from './status.js';
@@ -251,6 +252,7 @@ export type RealmCommand =
   | GroupCommand
   | RealmSettingsCommand
   | UserAdminCommand
+  | DefaultChannelCommand
   | FolderCommand
   | InviteCommand
   | StatusCommand
@@ -267,6 +269,7 @@ export type RealmReplies = GroupReplies &
   FolderReplies &
   RealmSettingsReplies &
   UserAdminReplies &
+  DefaultChannelReplies &
   InviteReplies &
   StatusReplies & {
     /** The first accounts, in the order given. */

@@ -1,7 +1,14 @@
-import type { LadderCase, LadderSection } from './ladder.js';
+import { missing, type LadderCase, type LadderSection } from './ladder.js';
 
 /** The route ladder's cases (routes.test.ts) for organization settings and managing other users. */
 const cases: LadderCase[] = [
+  ...(['POST', 'DELETE'] as const).map((method): LadderCase => ({
+    method,
+    path: '/default_streams',
+    auth: true,
+    valid: { stream_id: 3 },
+    bad: missing('stream_id'),
+  })),
   {
     method: 'PATCH',
     path: '/realm',
