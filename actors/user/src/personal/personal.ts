@@ -1,5 +1,5 @@
 import type { PersonalProtocol, PersonalSnapshot } from '@chat/protocol';
-import { applyBotStorageEvent, decideBotStorage, type BotStorageEvent } from './bot-storage.js';
+import { applyBotStorageEvent, botStorageHandlers, type BotStorageEvent } from './bot-storage.js';
 import { applyDraftEvent, decideDraft, draftsSection, type DraftEvent } from './drafts.js';
 import { applyPushEvent, decidePush, type PushEvent } from './push.js';
 import { applySnippetEvent, decideSnippet, listSnippets, type SnippetEvent } from './snippets.js';
@@ -52,9 +52,7 @@ export const personalHandlers: UserHandlers<PersonalProtocol> = {
   'user.addPushDevice': decidePush,
   'user.removePushDevice': decidePush,
   'user.pushDevices': decidePush,
-  'user.botStorage': ({ state }, command) => decideBotStorage(state, command),
-  'user.putBotStorage': ({ state }, command) => decideBotStorage(state, command),
-  'user.removeBotStorage': ({ state }, command) => decideBotStorage(state, command),
+  ...botStorageHandlers,
   'user.personalSnapshot': (ctx, command) => {
     const wants = new Set(command.sections);
     const reply: PersonalSnapshot = {};
