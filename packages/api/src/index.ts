@@ -21,6 +21,7 @@ import { uploadRoutes } from './uploads/uploads.js';
 import { groupRoutes } from './groups/groups.js';
 import { folderRoutes } from './realm/folders.js';
 import { realmSettingsRoutes } from './realm/settings.js';
+import { userDefaultsRoutes } from './realm/user-defaults.js';
 import { draftRoutes } from './personal/drafts.js';
 import { snippetRoutes } from './personal/snippets.js';
 import { navigationViewRoutes } from './personal/navigation-views.js';
@@ -64,6 +65,7 @@ export function apiRoutes(options: ApiOptions): Route[] {
     ...groupRoutes(),
     ...folderRoutes(),
     ...realmSettingsRoutes(options),
+    ...userDefaultsRoutes(),
     ...draftRoutes(options),
     ...snippetRoutes(options),
     ...navigationViewRoutes(options),
