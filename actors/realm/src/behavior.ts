@@ -16,6 +16,7 @@ import { directoryCommand } from './directory.js';
 import { inviteCommand, isInviteCommand, spentInvites } from './invites/invites.js';
 import { userAdded } from './people.js';
 import { folderCommand, isFolderCommand } from './folders.js';
+import { emojiCommand, isEmojiCommand } from './emoji.js';
 import { isSettingsCommand, settingsCommand } from './settings.js';
 import { groupCommand, isGroupCommand } from './groups/groups.js';
 import { broadcast } from './broadcast.js';
@@ -216,6 +217,7 @@ function decide(ctx: Ctx, command: RealmCommand): Decision<RealmEvent> {
     default:
       if (isGroupCommand(command)) return groupCommand(ctx, command);
       if (isFolderCommand(command)) return folderCommand(ctx, command);
+      if (isEmojiCommand(command)) return emojiCommand(state, command);
       if (isSettingsCommand(command)) return settingsCommand(state, command);
       return directoryCommand(ctx, command);
   }

@@ -1,3 +1,4 @@
+import type { EmojiCommand } from './emoji.js';
 import type { FolderCommand } from './folders.js';
 import type { RealmSettingsCommand } from './realm-settings.js';
 import type { GroupCommand, GroupSetting } from './groups.js';
@@ -247,6 +248,7 @@ export type RealmCommand =
   | GroupCommand
   | RealmSettingsCommand
   | FolderCommand
+  | EmojiCommand
   | InviteCommand
   | StatusCommand
   | BotCommand;

@@ -6,6 +6,7 @@ import {
   authenticateWith,
   confirmationPages,
   emojiData,
+  emojiImages,
   FEATURE_LEVEL,
   tusUploads,
   uploadDownloads,
@@ -98,7 +99,7 @@ export async function startServer(config: Config, backend?: Backend): Promise<Ru
     limits: { bodyBytes: config.maxBodyBytes, uploadBytes: config.maxFileUploadSizeMib * 1024 * 1024 },
     info: { title: 'Team chat API', version: `feature level ${FEATURE_LEVEL}` },
     // Downloads, tus, pages and the emoji data answer bytes, not envelopes, so they are not routes.
-    raw: [uploadDownloads(raw), tus.middleware, confirmationPages(raw), emojiData()],
+    raw: [uploadDownloads(raw), tus.middleware, confirmationPages(raw), emojiData(), emojiImages(options)],
     ...(config.rateLimits && { rateLimiter: new RateLimiter(config.rateLimits, node.rateLimitStores) }),
   });
   server.on('request', app.callback());

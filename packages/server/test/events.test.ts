@@ -98,7 +98,7 @@ test('an idle queue is collected: BAD_EVENT_QUEUE_ID with the queue id', async (
     const kept = await register(othello, { event_types: ['message'] });
     const idle = await register(othello, { event_types: ['message'] });
     // Polling keeps a queue alive; the other one is left alone for twice its idle time.
-    for (const until = Date.now() + 3000; Date.now() < until; ) {
+    for (const until = Date.now() + 3000; Date.now() < until;) {
       await new Promise((resolve) => setTimeout(resolve, 200));
       const polled = await othello.get('/events', { queue_id: kept.queue_id, dont_block: true });
       t.is(polled.status, 200, JSON.stringify(polled.body));
