@@ -3,11 +3,10 @@ import {
   encode,
   messageLocationKey,
   realmOfKey,
-  type ChannelCommand,
+  type ChannelProtocol,
   type ChannelSettings,
-  type Command,
 } from '@chat/protocol';
-import type { ActorBehavior, ActorContext, Decision, StoreWrite } from '@chat/runtime';
+import { handlerTable, type ActorBehavior, type Decision, type Handlers, type StoreWrite } from '@chat/runtime';
 import { hasMetadataAccess, invalidChannel, requireContentAccess } from './access.js';
 import { decideEdit } from './edit/edit.js';
 import { channelInfo, fanout, streamCreated, toOnlookers } from './events.js';
@@ -21,61 +20,46 @@ import { applyEvent, initialState, upcast, type ChannelEvent, type ChannelState 
 import { decideSubscribe, decideUnsubscribe } from './subscribe.js';
 import { decideUpdate } from './update.js';
 
-type Ctx = ActorContext<ChannelState>;
-
-function decide(ctx: Ctx, command: ChannelCommand): Decision<ChannelEvent> | Promise<Decision<ChannelEvent>> {
-  const state = ctx.state;
-  switch (command.type) {
-    case 'channel.create':
-      if (state.kind !== 'none') throw new ChatError('BAD_REQUEST', `Channel '${state.channel?.name}' already exists`);
-      return created(ctx.address.key, command.channel, command.subscribers);
-    case 'channel.info':
-      if (state.kind !== 'channel') throw invalidChannel();
-      if (command.viewer && !hasMetadataAccess(state, command.viewer)) throw invalidChannel();
-      return { reply: channelInfo(state) };
-    case 'channel.subscribe':
-      return decideSubscribe(ctx, command);
-    case 'channel.unsubscribe':
-      return decideUnsubscribe(ctx, command);
-    case 'channel.update':
-      return decideUpdate(ctx, command);
-    case 'message.send':
-      return decideSend(ctx, command);
-    case 'message.fetch':
-      return decideFetch(ctx, command);
-    case 'message.get':
-      return decideGet(ctx, command);
-    case 'message.match':
-      return decideMatch(ctx, command);
-    case 'message.firstUnread':
-      if (state.kind === 'none') return { reply: null };
-      requireContentAccess(state, command.viewer);
-      return { reply: firstUnread(state, ctx.address.key, command.viewer) ?? null };
-    case 'message.edit':
-      return decideEdit(ctx, command);
-    case 'message.delete':
-      return decideDelete(ctx, command);
-    case 'topic.delete':
-      return decideTopicDelete(ctx, command);
-    case 'reaction.add':
-    case 'reaction.remove':
-      return decideReaction(ctx, command);
-    case 'topic.list':
-      return decideTopics(ctx, command);
-    case 'message.moveOut':
-      return decideMoveOut(ctx, command);
-    case 'message.moveIn':
-      return decideMoveIn(ctx, command);
-    case 'message.moveEnd':
-      return decideMoveEnd(ctx, command);
-  }
-}
+const handlers: Handlers<ChannelState, ChannelEvent, ChannelProtocol> = {
+  'channel.create': (ctx, command) => {
+    const state = ctx.state;
+    if (state.kind !== 'none') throw new ChatError('BAD_REQUEST', `Channel '${state.channel?.name}' already exists`);
+    return created(ctx.address.key, command.channel, command.subscribers, command.color);
+  },
+  'channel.info': ({ state }, command) => {
+    if (state.kind !== 'channel') throw invalidChannel();
+    if (command.viewer && !hasMetadataAccess(state, command.viewer)) throw invalidChannel();
+    return { reply: channelInfo(state) };
+  },
+  'channel.subscribe': decideSubscribe,
+  'channel.unsubscribe': decideUnsubscribe,
+  'channel.update': decideUpdate,
+  'message.send': decideSend,
+  'message.fetch': decideFetch,
+  'message.get': decideGet,
+  'message.match': decideMatch,
+  'message.firstUnread': (ctx, command) => {
+    const state = ctx.state;
+    if (state.kind === 'none') return { reply: null };
+    requireContentAccess(state, command.viewer);
+    return { reply: firstUnread(state, ctx.address.key, command.viewer) ?? null };
+  },
+  'message.edit': decideEdit,
+  'message.delete': decideDelete,
+  'topic.delete': decideTopicDelete,
+  'reaction.add': decideReaction,
+  'reaction.remove': decideReaction,
+  'topic.list': decideTopics,
+  'message.moveOut': decideMoveOut,
+  'message.moveIn': decideMoveIn,
+  'message.moveEnd': decideMoveEnd,
+};
 
 export const channelBehavior: ActorBehavior<ChannelState, ChannelEvent> = {
   type: 'channel',
   eventVersion: 2,
   initial: initialState,
-  handle: (ctx, command: Command) => decide(ctx, command as ChannelCommand),
+  handle: handlerTable(handlers),
   apply: applyEvent,
   upcast,
   rows: (_state, event, address) => locationRows(address.key, event),
@@ -106,7 +90,12 @@ function locationRows(key: string, event: ChannelEvent): StoreWrite[] {
 }
 
 /** A new channel: its subscribers get `subscription` op `add`, and everyone who sees it `stream` op `create`. */
-function created(key: string, channel: ChannelSettings, subscribers: number[]): Decision<ChannelEvent> {
+function created(
+  key: string,
+  channel: ChannelSettings,
+  subscribers: number[],
+  color: string | undefined,
+): Decision<ChannelEvent, null> {
   const info = { ...channel, subscribers, first_message_id: null, last_message_id: null };
   const stream = streamCreated(info);
   return {
@@ -118,6 +107,7 @@ function created(key: string, channel: ChannelSettings, subscribers: number[]): 
         channel_id: channel.stream_id,
         last_message_id: 0,
         channel: info,
+        ...(color !== undefined ? { color } : {}),
       }),
       fanout(key, subscribers, [stream]),
     ],

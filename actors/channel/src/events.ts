@@ -1,13 +1,14 @@
 import {
+  realmAddress,
   realmOfKey,
   ROLES,
   type ChannelInfo,
   type ChannelSettings,
-  type Command,
   type QueueEvent,
   type Reaction,
   type StoredMessage,
 } from '@chat/protocol';
+import type { Tell } from '@chat/runtime';
 import { canSee } from './access.js';
 import { dmParticipants, toUsers } from './members.js';
 import { lastMessageId, type ChannelState } from './state.js';
@@ -25,10 +26,9 @@ export function audience(state: ChannelState, key: string): number[] {
  * The same events for the organization's users who see this channel without
  * being subscribed (`except`, who heard directly): the RealmActor knows them.
  */
-export function toOnlookers(channel: ChannelSettings, key: string, events: QueueEvent[], except: number[]) {
-  const to = channel.invite_only ? ('administrators' as const) : ('members' as const);
-  const body: Command = { type: 'realm.broadcast', events, to, except };
-  return { to: { type: 'realm' as const, key: realmOfKey(key) }, body };
+export function toOnlookers(channel: ChannelSettings, key: string, events: QueueEvent[], except: number[]): Tell {
+  const to = channel.invite_only ? 'administrators' : 'members';
+  return { to: realmAddress(realmOfKey(key)), body: { type: 'realm.broadcast', events, to, except } };
 }
 
 /** `stream` op `create`; the edge renders each channel in the reference's shape. */

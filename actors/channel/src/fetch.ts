@@ -1,9 +1,9 @@
 import { htmlToText } from '@chat/markdown';
 import { highlight, matches, narrowMessage, type NarrowMessage, type ResolvedTerm } from '@chat/narrow';
 import type { ChannelCommand, FetchResult, StoredMessage, Viewer, ViewedMessage } from '@chat/protocol';
-import type { ActorContext, Decision } from '@chat/runtime';
+import type { ActorContext } from '@chat/runtime';
 import { canSee, invalidMessage, requireContentAccess, requireMessageAccess } from './access.js';
-import { lowerBound, type ChannelEvent, type ChannelState } from './state.js';
+import { lowerBound, type ChannelState, type ChannelDecision } from './state.js';
 import { view } from './view.js';
 
 type Fetch = Extract<ChannelCommand, { type: 'message.fetch' }>;
@@ -28,7 +28,7 @@ export function matcher(state: ChannelState, key: string, viewer: Viewer, terms:
   };
 }
 
-export function decideFetch(ctx: ActorContext<ChannelState>, cmd: Fetch): Decision<ChannelEvent> {
+export function decideFetch(ctx: ActorContext<ChannelState>, cmd: Fetch): ChannelDecision<'message.fetch'> {
   const state = ctx.state;
   requireContentAccess(state, cmd.viewer);
   const test = matcher(state, ctx.address.key, cmd.viewer, cmd.narrow as ResolvedTerm[]);

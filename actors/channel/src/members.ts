@@ -1,4 +1,5 @@
-import { realmOfKey, type Command } from '@chat/protocol';
+import { realmOfKey, type CommandTo } from '@chat/protocol';
+import type { Fanout } from '@chat/runtime';
 
 /** `realm:dm:3,7` -> [3, 7]; undefined for a channel key. */
 export function dmParticipants(key: string): number[] | undefined {
@@ -7,11 +8,7 @@ export function dmParticipants(key: string): number[] | undefined {
 }
 
 /** One body for many users' actors: a single fan-out, so an owed message is recorded once, not per user. */
-export function toUsers(
-  key: string,
-  userIds: number[],
-  body: Command,
-): { type: 'user'; keys: string[]; body: Command } {
+export function toUsers(key: string, userIds: number[], body: CommandTo<'user'>): Fanout {
   const realm = realmOfKey(key);
   return { type: 'user', keys: userIds.map((id) => `${realm}:${id}`), body };
 }

@@ -1,13 +1,13 @@
 import { ChatError, inGroupSetting, mayDeleteTopic, type ChannelCommand } from '@chat/protocol';
-import type { ActorContext, Decision } from '@chat/runtime';
+import type { ActorContext } from '@chat/runtime';
 import { can, canSee, invalidMessage, requireContentAccess, requireMessageAccess } from './access.js';
 import { deleteEvent, fanout, reactionEvent, receivers } from './events.js';
-import { findMessage, type ChannelEvent, type ChannelState } from './state.js';
+import { findMessage, type ChannelState, type ChannelDecision } from './state.js';
 
 type Of<T extends ChannelCommand['type']> = Extract<ChannelCommand, { type: T }>;
 type Ctx = ActorContext<ChannelState>;
 
-export function decideDelete(ctx: Ctx, cmd: Of<'message.delete'>): Decision<ChannelEvent> {
+export function decideDelete(ctx: Ctx, cmd: Of<'message.delete'>): ChannelDecision<'message.delete'> {
   const state = ctx.state;
   requireMessageAccess(state, cmd.actor);
   const message = findMessage(state, cmd.message_id);
@@ -35,7 +35,7 @@ export function decideDelete(ctx: Ctx, cmd: Of<'message.delete'>): Decision<Chan
 }
 
 /** Deletes up to `batch` of the topic's newest messages; `complete` once none remain. */
-export function decideTopicDelete(ctx: Ctx, cmd: Of<'topic.delete'>): Decision<ChannelEvent> {
+export function decideTopicDelete(ctx: Ctx, cmd: Of<'topic.delete'>): ChannelDecision<'topic.delete'> {
   const state = ctx.state;
   requireContentAccess(state, cmd.actor);
   if (!mayDeleteTopic(cmd.actor)) {
@@ -56,7 +56,10 @@ export function decideTopicDelete(ctx: Ctx, cmd: Of<'topic.delete'>): Decision<C
   };
 }
 
-export function decideReaction(ctx: Ctx, cmd: Of<'reaction.add' | 'reaction.remove'>): Decision<ChannelEvent> {
+export function decideReaction(
+  ctx: Ctx,
+  cmd: Of<'reaction.add' | 'reaction.remove'>,
+): ChannelDecision<'reaction.add' | 'reaction.remove'> {
   const state = ctx.state;
   requireMessageAccess(state, cmd.actor);
   const message = findMessage(state, cmd.message_id);
@@ -78,7 +81,7 @@ export function decideReaction(ctx: Ctx, cmd: Of<'reaction.add' | 'reaction.remo
 }
 
 /** Topics with their newest visible message, newest first. */
-export function decideTopics(ctx: Ctx, cmd: Of<'topic.list'>): Decision<ChannelEvent> {
+export function decideTopics(ctx: Ctx, cmd: Of<'topic.list'>): ChannelDecision<'topic.list'> {
   const state = ctx.state;
   requireContentAccess(state, cmd.viewer);
   const newest = new Map<string, { name: string; max_id: number }>();

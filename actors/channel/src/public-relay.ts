@@ -1,4 +1,5 @@
 import { realmAddress, realmOfKey, type QueueEvent } from '@chat/protocol';
+import type { Tell } from '@chat/runtime';
 import type { ChannelState } from './state.js';
 
 /**
@@ -9,8 +10,12 @@ import type { ChannelState } from './state.js';
  * the `message` event travels this way: edits, deletions and reactions go to
  * the message's recipients alone. Web-public channels are public too.
  */
-export function toPublicListeners(state: ChannelState, key: string, events: QueueEvent[], recipients: number[]) {
+export function toPublicListeners(
+  state: ChannelState,
+  key: string,
+  events: QueueEvent[],
+  recipients: number[],
+): Tell[] {
   if (state.kind !== 'channel' || state.channel!.invite_only) return [];
-  const body = { type: 'realm.publicMessage', events, except: recipients };
-  return [{ to: realmAddress(realmOfKey(key)), body }];
+  return [{ to: realmAddress(realmOfKey(key)), body: { type: 'realm.publicMessage', events, except: recipients } }];
 }

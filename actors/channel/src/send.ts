@@ -8,12 +8,12 @@ import {
   type RealmSettings,
   type StoredMessage,
 } from '@chat/protocol';
-import type { ActorContext, Decision } from '@chat/runtime';
+import type { ActorContext } from '@chat/runtime';
 import { can, hasContentAccess } from './access.js';
 import { fanout, messageForEvent } from './events.js';
 import { dmParticipants, toUsers } from './members.js';
 import { toPublicListeners } from './public-relay.js';
-import { lastMessageId, type ChannelEvent, type ChannelState } from './state.js';
+import { lastMessageId, type ChannelEvent, type ChannelState, type ChannelDecision } from './state.js';
 
 type Send = Extract<ChannelCommand, { type: 'message.send' }>;
 
@@ -88,10 +88,10 @@ function checkChannelSend(state: ChannelState, cmd: Send): void {
  */
 function nextMessageId(ctx: ActorContext<ChannelState>): Promise<number> {
   const realm = realmAddress(realmOfKey(ctx.address.key));
-  return ctx.actors.ask<number>(realm, { type: 'realm.nextMessageId', floor: lastMessageId(ctx.state) });
+  return ctx.actors.ask(realm, { type: 'realm.nextMessageId', floor: lastMessageId(ctx.state) });
 }
 
-export async function decideSend(ctx: ActorContext<ChannelState>, cmd: Send): Promise<Decision<ChannelEvent>> {
+export async function decideSend(ctx: ActorContext<ChannelState>, cmd: Send): Promise<ChannelDecision<'message.send'>> {
   const state = ctx.state;
   const events: ChannelEvent[] = [];
   if (state.kind === 'none') {

@@ -1,5 +1,13 @@
 import { defaultChannelPermissions } from '@chat/protocol';
-import type { ChannelChanges, ChannelSettings, MessageEdit, Reaction, StoredMessage } from '@chat/protocol';
+import type {
+  ChannelChanges,
+  ChannelReplies,
+  ChannelSettings,
+  MessageEdit,
+  Reaction,
+  StoredMessage,
+} from '@chat/protocol';
+import type { Decision } from '@chat/runtime';
 import { applyMoveEvent, type MoveEvent, type PendingMove } from './move/state.js';
 
 /**
@@ -158,3 +166,6 @@ export function upcast(event: unknown, version: number): ChannelEvent {
   } as ChannelSettings;
   return { type: 'channelCreated', channel, subscribers };
 }
+
+/** What a handler of the command type `K` decides: its reply is the one the protocol table names. */
+export type ChannelDecision<K extends keyof ChannelReplies> = Decision<ChannelEvent, ChannelReplies[K]>;

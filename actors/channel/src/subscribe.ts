@@ -1,9 +1,9 @@
 import { ChatError, mayAddSubscribers, maySeePublicChannels, type ChannelCommand, type UserRef } from '@chat/protocol';
-import type { ActorContext, Decision } from '@chat/runtime';
+import type { ActorContext } from '@chat/runtime';
 import { can, canAdminister, hasContentAccess, invalidChannel, isMember, type Actor } from './access.js';
 import { channelInfo, fanout, peerEvent, toOnlookers } from './events.js';
 import { toUsers } from './members.js';
-import { lastMessageId, type ChannelEvent, type ChannelState } from './state.js';
+import { lastMessageId, type ChannelState, type ChannelDecision } from './state.js';
 
 type Subscribe = Extract<ChannelCommand, { type: 'channel.subscribe' }>;
 type Unsubscribe = Extract<ChannelCommand, { type: 'channel.unsubscribe' }>;
@@ -17,7 +17,7 @@ function mayJoin(state: ChannelState, who: Actor): boolean {
 const mayAddOthers = (state: ChannelState, who: Actor, cmd: Subscribe) =>
   mayAddSubscribers(who, state.channel!, isMember(state, who.user_id), cmd.settings.can_add_subscribers_group);
 
-export function decideSubscribe(ctx: ActorContext<ChannelState>, cmd: Subscribe): Decision<ChannelEvent> {
+export function decideSubscribe(ctx: ActorContext<ChannelState>, cmd: Subscribe): ChannelDecision<'channel.subscribe'> {
   const state = ctx.state;
   if (state.kind !== 'channel') throw invalidChannel();
   const channel = state.channel!;
@@ -40,6 +40,7 @@ export function decideSubscribe(ctx: ActorContext<ChannelState>, cmd: Subscribe)
     channel_id: channel.stream_id,
     last_message_id: lastMessageId(state),
     channel: channelInfo(state, members),
+    ...(cmd.color !== undefined ? { color: cmd.color } : {}),
   });
   const peer = peerEvent('peer_add', channel.stream_id, added);
   // Those who see the channel keep its subscriber count; new subscribers get the whole list instead.
@@ -60,7 +61,10 @@ function mayRemove(state: ChannelState, actor: Actor, user: UserRef): boolean {
   return can(state, 'can_remove_subscribers_group', actor);
 }
 
-export function decideUnsubscribe(ctx: ActorContext<ChannelState>, cmd: Unsubscribe): Decision<ChannelEvent> {
+export function decideUnsubscribe(
+  ctx: ActorContext<ChannelState>,
+  cmd: Unsubscribe,
+): ChannelDecision<'channel.unsubscribe'> {
   const state = ctx.state;
   if (state.kind !== 'channel') throw invalidChannel();
   for (const user of cmd.users) {

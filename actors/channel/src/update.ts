@@ -6,16 +6,16 @@ import {
   type ChannelCommand,
   type ChannelSettings,
 } from '@chat/protocol';
-import type { ActorContext, Decision } from '@chat/runtime';
+import type { ActorContext } from '@chat/runtime';
 import { canAdminister, hasContentAccess, invalidChannel, type Actor } from './access.js';
 import { audience, fanout, toOnlookers } from './events.js';
-import type { ChannelEvent, ChannelState } from './state.js';
+import type { ChannelEvent, ChannelState, ChannelDecision } from './state.js';
 import { streamUpdates } from './stream-events.js';
 
 type Update = Extract<ChannelCommand, { type: 'channel.update' }>;
 const bad = (msg: string) => new ChatError('BAD_REQUEST', msg);
 
-export function decideUpdate(ctx: ActorContext<ChannelState>, cmd: Update): Decision<ChannelEvent> {
+export function decideUpdate(ctx: ActorContext<ChannelState>, cmd: Update): ChannelDecision<'channel.update'> {
   const state = ctx.state;
   const actor: Actor = cmd.actor;
   if (state.kind !== 'channel' || !(hasContentAccess(state, actor) || canAdminister(state, actor))) {
@@ -25,7 +25,8 @@ export function decideUpdate(ctx: ActorContext<ChannelState>, cmd: Update): Deci
   const channel = state.channel!;
   const changes = cmd.changes;
   const next: ChannelSettings = { ...channel, ...changes };
-  if (changes.is_archived === true && !cmd.archive) throw bad('Channels can only be archived with the delete operation.');
+  if (changes.is_archived === true && !cmd.archive)
+    throw bad('Channels can only be archived with the delete operation.');
   if (cmd.archive && channel.is_archived) throw bad(`Channel '${channel.name}' is already archived.`);
   const privacy = ['invite_only', 'history_public_to_subscribers', 'is_web_public', 'is_archived'];
   if (channel.is_archived && changes.is_archived !== false && Object.keys(changes).some((k) => !privacy.includes(k))) {

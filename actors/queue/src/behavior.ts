@@ -1,13 +1,20 @@
 import {
   ChatError,
   userAddress,
-  type Command,
   type NumberedEvent,
   type QueueCommand,
   type QueueEvent,
+  type QueueProtocol,
   type QueueReply,
 } from '@chat/protocol';
-import { originOf, type ActorBehavior, type ActorContext, type Decision } from '@chat/runtime';
+import {
+  handlerTable,
+  originOf,
+  type ActorBehavior,
+  type ActorContext,
+  type Decision,
+  type Handlers,
+} from '@chat/runtime';
 import { forQueue, inSnapshot, wants } from './filter.js';
 import { applyEvent, initialState, type Origin, type QueueEventRecord, type QueueState } from './state.js';
 
@@ -25,7 +32,7 @@ export interface QueueOptions {
 }
 
 type Ctx = ActorContext<QueueState>;
-type QueueDecision = Decision<QueueEventRecord>;
+type QueueDecision<Reply = unknown> = Decision<QueueEventRecord, Reply>;
 
 const POLL = 'poll';
 const queueIdOf = (key: string) => key.slice(key.indexOf(':') + 1);
@@ -40,11 +47,15 @@ function reply(state: QueueState, events: NumberedEvent[]): QueueReply {
 
 const removeFromOwner = (ctx: Ctx) => ({
   to: userAddress(realmOf(ctx.address.key), ctx.state.spec!.user_id),
-  body: { type: 'user.removeQueue', queue_id: queueIdOf(ctx.address.key) },
+  body: { type: 'user.removeQueue' as const, queue_id: queueIdOf(ctx.address.key) },
 });
 
 /** Collects the queue: the owner's UserActor stops delivering to it, a waiting poll learns it is gone. */
-function collect(ctx: Ctx, reason: 'idle' | 'full' | 'deleted', extra: QueueDecision = {}): QueueDecision {
+function collect<R = null>(
+  ctx: Ctx,
+  reason: 'idle' | 'full' | 'deleted',
+  extra: QueueDecision<R> = {},
+): QueueDecision<R> {
   const queueId = queueIdOf(ctx.address.key);
   ctx.timers.cancel('heartbeat');
   ctx.timers.cancel('idle');
@@ -57,7 +68,7 @@ function collect(ctx: Ctx, reason: 'idle' | 'full' | 'deleted', extra: QueueDeci
 }
 
 /** Appends events and answers a waiting poll with everything unacknowledged. */
-function append(ctx: Ctx, options: QueueOptions, events: QueueEvent[], origin?: Origin): QueueDecision {
+function append(ctx: Ctx, options: QueueOptions, events: QueueEvent[], origin?: Origin): QueueDecision<null> {
   const state = ctx.state;
   if (events.length === 0) return {};
   const numbered = events.map((event, i) => ({ ...event, id: state.nextId + i }) as NumberedEvent);
@@ -65,7 +76,7 @@ function append(ctx: Ctx, options: QueueOptions, events: QueueEvent[], origin?: 
   // Until the snapshot's cover comes, each event keeps its origin, so the cover can tell what it holds.
   const pushed: QueueEventRecord =
     origin && !state.cover ? { type: 'pushed', events: numbered, origin } : { type: 'pushed', events: numbered };
-  const decision: QueueDecision = { events: [pushed] };
+  const decision: QueueDecision<null> = { events: [pushed] };
   if (ctx.holding(POLL)) {
     ctx.timers.cancel('heartbeat');
     decision.release = [{ name: POLL, reply: reply(state, [...state.events, ...numbered]) }];
@@ -73,7 +84,11 @@ function append(ctx: Ctx, options: QueueOptions, events: QueueEvent[], origin?: 
   return decision;
 }
 
-function decideGet(ctx: Ctx, options: QueueOptions, cmd: Extract<QueueCommand, { type: 'queue.get' }>): QueueDecision {
+function decideGet(
+  ctx: Ctx,
+  options: QueueOptions,
+  cmd: Extract<QueueCommand, { type: 'queue.get' }>,
+): QueueDecision<QueueReply> {
   const state = ctx.state;
   const queueId = queueIdOf(ctx.address.key);
   if (state.status !== 'live' || state.spec!.user_id !== cmd.user_id) throw badQueue(queueId);
@@ -96,39 +111,43 @@ function decideGet(ctx: Ctx, options: QueueOptions, cmd: Extract<QueueCommand, {
   return { soft, release, hold: POLL };
 }
 
-function decide(ctx: Ctx, options: QueueOptions, cmd: QueueCommand): QueueDecision {
-  const state = ctx.state;
-  const queueId = queueIdOf(ctx.address.key);
-  switch (cmd.type) {
-    case 'queue.register':
-      if (state.status !== 'none') throw new ChatError('BAD_REQUEST', `Queue ${queueId} already exists`);
+function handlers(options: QueueOptions): Handlers<QueueState, QueueEventRecord, QueueProtocol> {
+  return {
+    'queue.register': (ctx, cmd) => {
+      const queueId = queueIdOf(ctx.address.key);
+      if (ctx.state.status !== 'none') throw new ChatError('BAD_REQUEST', `Queue ${queueId} already exists`);
       ctx.timers.set('idle', options.idleMs);
       return { events: [{ type: 'registered', spec: cmd.spec }], reply: { queue_id: queueId, last_event_id: -1 } };
-    case 'queue.push': {
+    },
+    'queue.push': (ctx, cmd) => {
+      const state = ctx.state;
       // The owner's list still names a collected queue (its removal is told at most once): say it again.
       if (state.status === 'gone') return { tells: [removeFromOwner(ctx)] };
       if (state.status !== 'live') return {};
       const origin = originOf(ctx.idempotencyKey);
       const kept = cmd.events.filter((e) => wants(state, e) && !inSnapshot(state.cover, origin, e));
+      const queueId = queueIdOf(ctx.address.key);
       return append(
         ctx,
         options,
         kept.map((e) => forQueue(queueId, e)),
         origin,
       );
-    }
-    case 'queue.get':
-      return decideGet(ctx, options, cmd);
-    case 'queue.cover': {
-      if (state.status !== 'live' || state.spec!.user_id !== cmd.user_id) throw badQueue(queueId);
+    },
+    'queue.get': (ctx, cmd) => decideGet(ctx, options, cmd),
+    'queue.cover': (ctx, cmd) => {
+      const state = ctx.state;
+      if (state.status !== 'live' || state.spec!.user_id !== cmd.user_id) throw badQueue(queueIdOf(ctx.address.key));
       const cover = cmd.through;
       const dropped = state.events.filter((e) => inSnapshot(cover, state.origins?.[e.id], e));
       return { events: [{ type: 'covered', cover, dropped: dropped.map((e) => e.id) }], reply: reply(state, dropped) };
-    }
-    case 'queue.delete':
-      if (state.status !== 'live' || state.spec!.user_id !== cmd.user_id) throw badQueue(queueId);
+    },
+    'queue.delete': (ctx, cmd) => {
+      const state = ctx.state;
+      if (state.status !== 'live' || state.spec!.user_id !== cmd.user_id) throw badQueue(queueIdOf(ctx.address.key));
       return collect(ctx, 'deleted', { reply: null });
-  }
+    },
+  };
 }
 
 function onTimer(ctx: Ctx, options: QueueOptions, name: string): QueueDecision {
@@ -152,7 +171,7 @@ export function queueBehavior(options: QueueOptions): ActorBehavior<QueueState, 
     // sender that recovers after a crash sends again everything since its last checkpoint (up to 10 s of
     // traffic), and a busy queue must still know those keys: 4,096 cover 10 s at 400 events a second.
     idempotencyCapacity: 4096,
-    handle: (ctx, command: Command) => decide(ctx, options, command as QueueCommand),
+    handle: handlerTable(handlers(options)),
     apply: applyEvent,
     onTimer: (ctx, name) => onTimer(ctx, options, name),
     // After a restart or a move the client gets the whole idle timeout again.

@@ -4,29 +4,30 @@ import {
   isOwner,
   isRole,
   secretsEqual,
-  type Command,
   type CreatedUser,
   type NewUser,
   type Principal,
-  type RealmCommand,
+  type RealmProtocol,
 } from '@chat/protocol';
-import type { ActorBehavior, ActorContext, Decision } from '@chat/runtime';
+import { handlerTable, type ActorBehavior } from '@chat/runtime';
 import { toPrincipal, toProfile } from './profile.js';
-import { directoryCommand } from './directory.js';
-import { inviteCommand, isInviteCommand, spentInvites } from './invites/invites.js';
+import { directoryHandlers } from './directory.js';
+import { inviteHandlers, spentInvites } from './invites/invites.js';
+import { emailChangeHandlers } from './accounts/email-change.js';
 import { userAdded } from './people.js';
-import { folderCommand, isFolderCommand } from './folders.js';
-import { emojiCommand, isEmojiCommand } from './emoji.js';
-import { isSettingsCommand, settingsCommand } from './settings.js';
-import { groupCommand, isGroupCommand } from './groups/groups.js';
+import { folderHandlers } from './folders.js';
+import { emojiHandlers } from './emoji.js';
+import { settingsHandlers as organizationHandlers } from './settings.js';
+import { userAdminHandlers } from './accounts/manage.js';
+import { groupHandlers } from './groups/groups.js';
 import { broadcast } from './broadcast.js';
 import { decidePublicListener, listeners, relayPublicMessage } from './public-listeners.js';
 import { createUsers } from './accounts/bulk.js';
 import { decideSetActive } from './accounts/deactivation.js';
 import { decideCanCreateUsers } from './accounts/create-users-permission.js';
 import { decideMessageId, resumeMessageIds } from './message-ids.js';
-import { isStatusCommand, statusCommand } from './status/commands.js';
-import { botCommand, isBotCommand } from './bots/bots.js';
+import { statusHandlers } from './status/commands.js';
+import { botHandlers } from './bots/bots.js';
 import {
   applyEvent,
   initialState,
@@ -34,10 +35,9 @@ import {
   NOTIFICATION_BOT,
   type Account,
   type RealmEvent,
+  type RealmHandlers,
   type RealmState,
 } from './state.js';
-
-type Ctx = ActorContext<RealmState>;
 
 const MAX_NAME_LENGTH = 100;
 // Deliberately loose: the address is confirmed by mail, not by a pattern.
@@ -103,9 +103,19 @@ export function newAccount(state: RealmState, user: NewUser, id: number, now: nu
 
 export const toCreated = (account: Account): CreatedUser => ({ ...toProfile(account), api_key: account.apiKey });
 
-function decide(ctx: Ctx, command: RealmCommand): Decision<RealmEvent> {
-  const state = ctx.state;
-  if (command.type === 'realm.create') {
+const handlers: RealmHandlers<RealmProtocol> = {
+  ...groupHandlers,
+  ...folderHandlers,
+  ...emojiHandlers,
+  ...inviteHandlers,
+  ...emailChangeHandlers,
+  ...statusHandlers,
+  ...directoryHandlers,
+  ...organizationHandlers,
+  ...userAdminHandlers,
+  ...botHandlers,
+  'realm.create': (ctx, command) => {
+    const state = ctx.state;
     if (state.exists) throw new ChatError('BAD_REQUEST', `Realm '${state.stringId}' already exists`);
     if (!command.users.some(isOwner)) {
       throw new ChatError('BAD_REQUEST', 'A new realm needs an owner');
@@ -133,101 +143,102 @@ function decide(ctx: Ctx, command: RealmCommand): Decision<RealmEvent> {
     const created = [...accounts, bot].map((account) => ({ type: 'accountCreated' as const, account }));
     const botEvent = { type: 'notificationBotCreated' as const, userId: bot.id };
     return { events: [info, ...created, botEvent], reply: accounts.map(toCreated) };
-  }
-  if (!state.exists) throw noRealm();
-  if (isInviteCommand(command)) return inviteCommand(ctx, command);
-  if (isStatusCommand(command)) return statusCommand(ctx, command);
-  if (isBotCommand(command)) return botCommand(ctx, command);
-  switch (command.type) {
-    case 'realm.info':
-      return {
-        reply: {
-          id: state.id,
-          string_id: state.stringId,
-          name: state.name,
-          description: state.description,
-          development: state.development,
-          web_public_access_enabled: state.webPublicAccessEnabled,
-          date_created: state.dateCreated,
-        },
-      };
-    case 'realm.createUser': {
-      const account = newAccount(state, command.user, state.nextUserId, ctx.now);
-      const spent = spentInvites(state, account.email);
-      const events: RealmEvent[] = [{ type: 'accountCreated', account }, ...spent];
-      return { events, reply: toCreated(account), fanouts: [userAdded(state, account)] };
-    }
-    case 'realm.createUsers':
-      return createUsers(state, command.users, ctx.now);
-    case 'realm.authenticateMany':
-      return {
-        reply: command.credentials.map(({ email, api_key }) => {
-          try {
-            return { principal: authenticate(state, email, api_key) };
-          } catch (err) {
-            if (err instanceof ChatError) return { error: err.toWire() };
-            throw err;
-          }
-        }),
-      };
-    case 'realm.loginCandidate': {
-      const account = activeAccount(state, command.username);
-      if (account.botType !== null) throw wrongLogin();
-      return {
-        reply: {
-          api_key: account.apiKey,
-          email: account.email,
-          user_id: account.id,
-          password_hash: account.passwordHash,
-        },
-      };
-    }
-    case 'realm.devApiKey': {
-      if (!state.development) throw new ChatError('BAD_REQUEST', 'DevAuthBackend not enabled.');
-      const account = activeAccount(state, command.username);
-      return { reply: { api_key: account.apiKey, email: account.email, user_id: account.id } };
-    }
-    case 'realm.getUser': {
-      const account = state.accounts[command.user_id];
-      if (!account) throw new ChatError('BAD_REQUEST', 'No such user');
-      return { reply: toProfile(account) };
-    }
-    case 'realm.listUsers':
-      return { reply: Object.values(state.accounts).map(toProfile) };
-    case 'realm.broadcast':
-      return broadcast(state, command);
-    case 'realm.publicListener':
-      return decidePublicListener(state, command);
-    case 'realm.publicMessage':
-      return relayPublicMessage(state, command);
-    case 'realm.nextMessageId':
-      return decideMessageId(state, command.floor);
-    case 'realm.publicListeners':
-      return { reply: listeners(state) };
-    case 'realm.setActive':
-      return decideSetActive(state, command);
-    case 'realm.setCanCreateUsers':
-      return decideCanCreateUsers(state, command);
-    case 'realm.resetApiKey': {
-      const account = accountByEmail(state, command.email);
-      if (!account) throw new ChatError('BAD_REQUEST', `No user with email '${command.email}'`);
-      const apiKey = generateApiKey();
-      return { events: [{ type: 'apiKeyChanged', userId: account.id, apiKey }], reply: { api_key: apiKey } };
-    }
-    default:
-      if (isGroupCommand(command)) return groupCommand(ctx, command);
-      if (isFolderCommand(command)) return folderCommand(ctx, command);
-      if (isEmojiCommand(command)) return emojiCommand(state, command);
-      if (isSettingsCommand(command)) return settingsCommand(state, command);
-      return directoryCommand(ctx, command);
-  }
-}
+  },
+  'realm.info': ({ state }) => {
+    return {
+      reply: {
+        id: state.id,
+        string_id: state.stringId,
+        name: state.name,
+        description: state.description,
+        development: state.development,
+        web_public_access_enabled: state.webPublicAccessEnabled,
+        date_created: state.dateCreated,
+      },
+    };
+  },
+  'realm.createUser': (ctx, command) => {
+    const state = ctx.state;
+    const account = newAccount(state, command.user, state.nextUserId, ctx.now);
+    const spent = spentInvites(state, account.email);
+    const events: RealmEvent[] = [{ type: 'accountCreated', account }, ...spent];
+    return { events, reply: toCreated(account), fanouts: [userAdded(state, account)] };
+  },
+  'realm.createUsers': (ctx, command) => {
+    const state = ctx.state;
+    return createUsers(state, command.users, ctx.now);
+  },
+  'realm.authenticateMany': ({ state }, command) => {
+    return {
+      reply: command.credentials.map(({ email, api_key }) => {
+        try {
+          return { principal: authenticate(state, email, api_key) };
+        } catch (err) {
+          if (err instanceof ChatError) return { error: err.toWire() };
+          throw err;
+        }
+      }),
+    };
+  },
+  'realm.loginCandidate': ({ state }, command) => {
+    const account = activeAccount(state, command.username);
+    if (account.botType !== null) throw wrongLogin();
+    return {
+      reply: {
+        api_key: account.apiKey,
+        email: account.email,
+        user_id: account.id,
+        password_hash: account.passwordHash,
+      },
+    };
+  },
+  'realm.devApiKey': ({ state }, command) => {
+    if (!state.development) throw new ChatError('BAD_REQUEST', 'DevAuthBackend not enabled.');
+    const account = activeAccount(state, command.username);
+    return { reply: { api_key: account.apiKey, email: account.email, user_id: account.id } };
+  },
+  'realm.getUser': ({ state }, command) => {
+    const account = state.accounts[command.user_id];
+    if (!account) throw new ChatError('BAD_REQUEST', 'No such user');
+    return { reply: toProfile(account) };
+  },
+  'realm.listUsers': ({ state }) => {
+    return { reply: Object.values(state.accounts).map(toProfile) };
+  },
+  'realm.broadcast': ({ state }, command) => {
+    return broadcast(state, command);
+  },
+  'realm.publicListener': ({ state }, command) => {
+    return decidePublicListener(state, command);
+  },
+  'realm.publicMessage': ({ state }, command) => {
+    return relayPublicMessage(state, command);
+  },
+  'realm.nextMessageId': ({ state }, command) => decideMessageId(state, command.floor),
+  'realm.publicListeners': ({ state }) => {
+    return { reply: listeners(state) };
+  },
+  'realm.setActive': ({ state }, command) => {
+    return decideSetActive(state, command);
+  },
+  'realm.setCanCreateUsers': ({ state }, command) => {
+    return decideCanCreateUsers(state, command);
+  },
+  'realm.resetApiKey': ({ state }, command) => {
+    const account = accountByEmail(state, command.email);
+    if (!account) throw new ChatError('BAD_REQUEST', `No user with email '${command.email}'`);
+    const apiKey = generateApiKey();
+    return { events: [{ type: 'apiKeyChanged', userId: account.id, apiKey }], reply: { api_key: apiKey } };
+  },
+};
 
 export const realmBehavior: ActorBehavior<RealmState, RealmEvent> = {
   type: 'realm',
   eventVersion: 1,
   initial: initialState,
-  handle: (ctx, command: Command) => decide(ctx, command as RealmCommand),
+  handle: handlerTable(handlers, (ctx, command) => {
+    if (command.type !== 'realm.create' && !ctx.state.exists) throw noRealm();
+  }),
   apply: applyEvent,
   onActivate: (ctx) => {
     migrate(ctx.state as RealmState);

@@ -1,14 +1,6 @@
-import {
-  maySeeAllChannels,
-  maySeePublicChannels,
-  type Command,
-  type QueueEvent,
-  type RealmCommand,
-} from '@chat/protocol';
-import type { Decision } from '@chat/runtime';
+import { maySeeAllChannels, maySeePublicChannels, type QueueEvent, type RealmCommand } from '@chat/protocol';
+import type { Decision, Fanout } from '@chat/runtime';
 import type { Account, RealmEvent, RealmState } from './state.js';
-
-type Fanout = NonNullable<Decision<RealmEvent>['fanouts']>[number];
 
 /**
  * Events every active account of the organization hears (user groups,
@@ -23,8 +15,7 @@ function toAccounts(state: RealmState, events: QueueEvent[], who: (a: Account) =
   const keys = Object.values(state.accounts)
     .filter((a) => a.isActive && who(a))
     .map((a) => `${state.stringId}:${a.id}`);
-  const body: Command = { type: 'user.deliver', events };
-  return { type: 'user', keys, body };
+  return { type: 'user', keys, body: { type: 'user.deliver', events } };
 }
 
 /** Events for these users, active ones only. */
@@ -37,7 +28,7 @@ export function toUsers(state: RealmState, ids: Iterable<number>, events: QueueE
 export function broadcast(
   state: RealmState,
   command: Extract<RealmCommand, { type: 'realm.broadcast' }>,
-): Decision<RealmEvent> {
+): Decision<RealmEvent, null> {
   const except = new Set(command.except);
   const sees = command.to === 'members' ? maySeePublicChannels : maySeeAllChannels;
   const reaches = (a: Account) => !except.has(a.id) && sees(a);

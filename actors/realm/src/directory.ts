@@ -1,10 +1,10 @@
 import { ChatError, type ChannelEntry, type RealmCommand, type Resolved, type UserRef } from '@chat/protocol';
-import type { ActorContext, Decision } from '@chat/runtime';
 import { groupsByName } from './groups/model.js';
 import { toPrincipal } from './profile.js';
-import type { Account, RealmEvent, RealmState } from './state.js';
+import type { Account, RealmState } from './state.js';
+import type { RealmHandlers } from './state.js';
+import type { RealmProtocol } from '@chat/protocol';
 
-type Ctx = ActorContext<RealmState>;
 type DirectoryCommand = Extract<
   RealmCommand,
   {
@@ -54,42 +54,44 @@ function resolve(state: RealmState, query: Extract<RealmCommand, { type: 'realm.
   return { users: [...users.values()].map(toUserRef), groups, channels };
 }
 
-export function directoryCommand(ctx: Ctx, command: DirectoryCommand): Decision<RealmEvent> {
-  const state = ctx.state;
-  switch (command.type) {
-    case 'realm.settings':
-      return { reply: state.settings };
-    case 'realm.resolve':
-      return { reply: resolve(state, command.query) };
-    case 'realm.notificationBot':
-      return { reply: toPrincipal(state, state.accounts[state.notificationBotId!]!) };
-    case 'realm.registerChannel': {
-      const name = command.entry.name.trim();
-      if (state.channelsByName[name.toLowerCase()] !== undefined) {
-        throw new ChatError('BAD_REQUEST', `Channel '${name}' already exists`);
-      }
-      const channelId = state.nextChannelId;
-      const entry = { ...command.entry, name, channel_id: channelId };
-      return { events: [{ type: 'channelRegistered', channelId, name, entry }], reply: entry };
+export const directoryHandlers: RealmHandlers<Pick<RealmProtocol, DirectoryCommand['type']>> = {
+  'realm.settings': ({ state }) => {
+    return { reply: state.settings };
+  },
+  'realm.resolve': ({ state }, command) => {
+    return { reply: resolve(state, command.query) };
+  },
+  'realm.notificationBot': ({ state }) => {
+    return { reply: toPrincipal(state, state.accounts[state.notificationBotId!]!) };
+  },
+  'realm.registerChannel': ({ state }, command) => {
+    const name = command.entry.name.trim();
+    if (state.channelsByName[name.toLowerCase()] !== undefined) {
+      throw new ChatError('BAD_REQUEST', `Channel '${name}' already exists`);
     }
-    case 'realm.findChannel': {
-      const id = state.channelsByName[command.name.trim().toLowerCase()];
-      if (id === undefined) throw noChannel(command.name);
-      return { reply: state.channels[id] };
+    const channelId = state.nextChannelId;
+    const entry = { ...command.entry, name, channel_id: channelId };
+    return { events: [{ type: 'channelRegistered', channelId, name, entry }], reply: entry };
+  },
+  'realm.findChannel': ({ state }, command) => {
+    const id = state.channelsByName[command.name.trim().toLowerCase()];
+    if (id === undefined) throw noChannel(command.name);
+    return { reply: state.channels[id] };
+  },
+  'realm.channels': ({ state }) => {
+    return { reply: Object.values(state.channels) };
+  },
+  'realm.renameChannel': ({ state }, command) => {
+    const entry = state.channels[command.channel_id];
+    if (!entry) throw new ChatError('BAD_REQUEST', 'Invalid channel ID');
+    const taken = state.channelsByName[command.name.toLowerCase()];
+    if (taken !== undefined && taken !== command.channel_id) {
+      throw new ChatError('BAD_REQUEST', `Channel name '${command.name}' is already taken.`);
     }
-    case 'realm.channels':
-      return { reply: Object.values(state.channels) };
-    case 'realm.renameChannel': {
-      const entry = state.channels[command.channel_id];
-      if (!entry) throw new ChatError('BAD_REQUEST', 'Invalid channel ID');
-      const taken = state.channelsByName[command.name.toLowerCase()];
-      if (taken !== undefined && taken !== command.channel_id) {
-        throw new ChatError('BAD_REQUEST', `Channel name '${command.name}' is already taken.`);
-      }
-      return { events: [{ type: 'channelRenamed', channelId: entry.channel_id, name: command.name }], reply: null };
-    }
-    case 'realm.channelChanged':
-      if (!state.channels[command.entry.channel_id]) return {};
-      return { events: [{ type: 'channelChanged', entry: command.entry }] };
-  }
-}
+    return { events: [{ type: 'channelRenamed', channelId: entry.channel_id, name: command.name }], reply: null };
+  },
+  'realm.channelChanged': ({ state }, command) => {
+    if (!state.channels[command.entry.channel_id]) return {};
+    return { events: [{ type: 'channelChanged', entry: command.entry }] };
+  },
+};

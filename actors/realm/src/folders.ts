@@ -1,27 +1,12 @@
-import {
-  ChatError,
-  mayManageChannelFolders,
-  type ChannelFolder,
-  type FolderCommand,
-  type RealmCommand,
-} from '@chat/protocol';
-import type { ActorContext, Decision } from '@chat/runtime';
+import { ChatError, mayManageChannelFolders, type ChannelFolder, type FolderCommand } from '@chat/protocol';
 import { toEveryone } from './broadcast.js';
-import type { RealmEvent, RealmState } from './state.js';
+import type { RealmState } from './state.js';
+import type { RealmHandlers } from './state.js';
+import type { FolderProtocol } from '@chat/protocol';
 
-type Ctx = ActorContext<RealmState>;
 const bad = (msg: string) => new ChatError('BAD_REQUEST', msg);
 const MAX_NAME_LENGTH = 60;
 const MAX_DESCRIPTION_LENGTH = 1024;
-
-const FOLDER_COMMANDS = new Set<string>([
-  'realm.channelFolders',
-  'realm.findChannelFolder',
-  'realm.createChannelFolder',
-  'realm.updateChannelFolder',
-  'realm.reorderChannelFolders',
-]);
-export const isFolderCommand = (command: RealmCommand): command is FolderCommand => FOLDER_COMMANDS.has(command.type);
 
 const foldersOf = (state: RealmState): ChannelFolder[] =>
   Object.values(state.channelFolders ?? {}).sort((a, b) => a.order - b.order || a.id - b.id);
@@ -58,7 +43,12 @@ function checkDescription(description: string): string {
   return description;
 }
 
-function save(state: RealmState, folders: ChannelFolder[], event: Record<string, unknown>, reply: unknown = null) {
+function save<R = null>(
+  state: RealmState,
+  folders: ChannelFolder[],
+  event: Record<string, unknown>,
+  reply: R = null as R,
+) {
   return {
     events: folders.map((folder) => ({ type: 'channelFolderSaved' as const, folder })),
     fanouts: [toEveryone(state, [{ type: 'channel_folder', ...event }])],
@@ -84,40 +74,41 @@ function update(state: RealmState, cmd: Extract<FolderCommand, { type: 'realm.up
   return save(state, [folder], { op: 'update', channel_folder_id: folder.id, data });
 }
 
-export function folderCommand(ctx: Ctx, command: FolderCommand): Decision<RealmEvent> {
-  const state = ctx.state;
-  switch (command.type) {
-    case 'realm.channelFolders':
-      return { reply: foldersOf(state).filter((f) => command.include_archived || !f.is_archived) };
-    case 'realm.findChannelFolder':
-      return { reply: find(state, command.folder_id) };
-    case 'realm.createChannelFolder': {
-      requireAdmin(state, command.actor_id);
-      const existing = foldersOf(state);
-      const folder: ChannelFolder = {
-        id: Math.max(0, ...existing.map((f) => f.id)) + 1,
-        name: checkName(state, command.name),
-        description: checkDescription(command.description),
-        rendered_description: command.rendered_description,
-        // New folders go last.
-        order: existing.length === 0 ? 0 : Math.max(...existing.map((f) => f.order)) + 1,
-        date_created: Math.floor(ctx.now / 1000),
-        creator_id: command.actor_id,
-        is_archived: false,
-      };
-      return save(state, [folder], { op: 'add', channel_folder: folder }, { channel_folder_id: folder.id });
-    }
-    case 'realm.updateChannelFolder':
-      return update(state, command);
-    case 'realm.reorderChannelFolders': {
-      requireAdmin(state, command.actor_id);
-      const folders = foldersOf(state);
-      // As the original: every folder must be named once; ids of no folder are passed over.
-      const order = command.order.filter((id) => folders.some((f) => f.id === id));
-      const complete = new Set(order).size === order.length && order.length === folders.length;
-      if (!complete) throw bad('Invalid order mapping.');
-      const reordered = folders.map((f) => ({ ...f, order: order.indexOf(f.id) }));
-      return save(state, reordered, { op: 'reorder', order });
-    }
-  }
-}
+export const folderHandlers: RealmHandlers<FolderProtocol> = {
+  'realm.channelFolders': ({ state }, command) => {
+    return { reply: foldersOf(state).filter((f) => command.include_archived || !f.is_archived) };
+  },
+  'realm.findChannelFolder': ({ state }, command) => {
+    return { reply: find(state, command.folder_id) };
+  },
+  'realm.createChannelFolder': (ctx, command) => {
+    const state = ctx.state;
+    requireAdmin(state, command.actor_id);
+    const existing = foldersOf(state);
+    const folder: ChannelFolder = {
+      id: Math.max(0, ...existing.map((f) => f.id)) + 1,
+      name: checkName(state, command.name),
+      description: checkDescription(command.description),
+      rendered_description: command.rendered_description,
+      // New folders go last.
+      order: existing.length === 0 ? 0 : Math.max(...existing.map((f) => f.order)) + 1,
+      date_created: Math.floor(ctx.now / 1000),
+      creator_id: command.actor_id,
+      is_archived: false,
+    };
+    return save(state, [folder], { op: 'add', channel_folder: folder }, { channel_folder_id: folder.id });
+  },
+  'realm.updateChannelFolder': ({ state }, command) => {
+    return update(state, command);
+  },
+  'realm.reorderChannelFolders': ({ state }, command) => {
+    requireAdmin(state, command.actor_id);
+    const folders = foldersOf(state);
+    // As the original: every folder must be named once; ids of no folder are passed over.
+    const order = command.order.filter((id) => folders.some((f) => f.id === id));
+    const complete = new Set(order).size === order.length && order.length === folders.length;
+    if (!complete) throw bad('Invalid order mapping.');
+    const reordered = folders.map((f) => ({ ...f, order: order.indexOf(f.id) }));
+    return save(state, reordered, { op: 'reorder', order });
+  },
+};

@@ -22,9 +22,7 @@ export interface MessageIds {
   next: number;
 }
 
-export type MessageIdEvent =
-  | { type: 'messageIdsReserved'; through: number }
-  | { type: 'messageIdTaken'; id: number };
+export type MessageIdEvent = { type: 'messageIdsReserved'; through: number } | { type: 'messageIdTaken'; id: number };
 
 const idsOf = (state: RealmState): MessageIds => state.messageIds ?? { reserved: 0, next: 1 };
 

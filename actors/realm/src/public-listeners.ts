@@ -1,4 +1,4 @@
-import { maySeePublicChannels, type Command, type RealmCommand } from '@chat/protocol';
+import { maySeePublicChannels, type RealmCommand } from '@chat/protocol';
 import type { Decision } from '@chat/runtime';
 import type { RealmState } from './state.js';
 
@@ -15,7 +15,7 @@ export type PublicListenerEvent = { type: 'publicListenerSet'; userId: number; l
 type ListenerCommand = Extract<RealmCommand, { type: 'realm.publicListener' }>;
 type MessageCommand = Extract<RealmCommand, { type: 'realm.publicMessage' }>;
 
-export function decidePublicListener(state: RealmState, command: ListenerCommand): Decision<PublicListenerEvent> {
+export function decidePublicListener(state: RealmState, command: ListenerCommand): Decision<PublicListenerEvent, null> {
   const known = state.publicListeners?.[command.user_id];
   // A stale repeat loses; at an equal seq "not listening" wins (a UserActor repairing a stale entry).
   const newer =
@@ -47,10 +47,10 @@ function isReader(state: RealmState, userId: number): boolean {
  * fan-out to those users only, whose actors pass the events to their
  * all-public queues alone.
  */
-export function relayPublicMessage(state: RealmState, command: MessageCommand): Decision<PublicListenerEvent> {
+export function relayPublicMessage(state: RealmState, command: MessageCommand): Decision<PublicListenerEvent, null> {
   const except = new Set(command.except);
   const to = listeners(state).filter((id) => !except.has(id));
   if (to.length === 0) return { reply: null };
-  const body: Command = { type: 'user.deliverPublic', events: command.events };
+  const body = { type: 'user.deliverPublic' as const, events: command.events };
   return { fanouts: [{ type: 'user', keys: to.map((id) => `${state.stringId}:${id}`), body }], reply: null };
 }

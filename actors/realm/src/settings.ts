@@ -17,12 +17,12 @@ import {
   type RealmSettings,
   type RealmSettingsCommand,
   type RealmValue,
-  type RealmCommand,
+  type RealmSettingsProtocol,
 } from '@chat/protocol';
 import type { Decision } from '@chat/runtime';
 import { toEveryone } from './broadcast.js';
 import { checkGroupSetting } from './groups/settings.js';
-import type { RealmEvent, RealmState } from './state.js';
+import type { RealmEvent, RealmHandlers, RealmState } from './state.js';
 
 type Setting = RealmValue | GroupSetting;
 
@@ -35,9 +35,6 @@ export interface SettingsChangedEvent {
 const bad = (msg: string) => new ChatError('BAD_REQUEST', msg);
 const notAdmin = () => new ChatError('UNAUTHORIZED_PRINCIPAL', 'Must be an organization administrator');
 const notOwner = () => new ChatError('UNAUTHORIZED_PRINCIPAL', 'Must be an organization owner');
-
-const COMMANDS = new Set<string>(['realm.organization', 'realm.updateSettings']);
-export const isSettingsCommand = (command: RealmCommand): command is RealmSettingsCommand => COMMANDS.has(command.type);
 
 /** The settings no messaging rule reads, with the defaults of those never changed. */
 function optionsOf(state: RealmState): Record<string, Setting> {
@@ -93,7 +90,7 @@ function eventFor(name: string, value: Setting): QueueEvent {
 function update(
   state: RealmState,
   cmd: Extract<RealmSettingsCommand, { type: 'realm.updateSettings' }>,
-): Decision<RealmEvent> {
+): Decision<RealmEvent, Record<string, unknown>> {
   const actor = state.accounts[cmd.actor_id];
   if (!actor?.isActive || !isAdministrator(actor)) throw notAdmin();
   const names = [...Object.keys(cmd.values), ...Object.keys(cmd.groups)];
@@ -130,14 +127,10 @@ function update(
   };
 }
 
-export function settingsCommand(state: RealmState, command: RealmSettingsCommand): Decision<RealmEvent> {
-  switch (command.type) {
-    case 'realm.organization':
-      return { reply: organization(state) };
-    case 'realm.updateSettings':
-      return update(state, command);
-  }
-}
+export const settingsHandlers: RealmHandlers<RealmSettingsProtocol> = {
+  'realm.organization': ({ state }) => ({ reply: organization(state) }),
+  'realm.updateSettings': ({ state }, command) => update(state, command),
+};
 
 export function applySettingsChanged(state: RealmState, event: SettingsChangedEvent): void {
   const settings: Record<string, unknown> = { ...state.settings };

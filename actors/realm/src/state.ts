@@ -1,5 +1,6 @@
 import { ROLES, SYSTEM_GROUPS, type BotType, type ChannelEntry, type RealmSettings, type Role } from '@chat/protocol';
 import type { ChannelFolder, RealmEmoji } from '@chat/protocol';
+import type { Handlers } from '@chat/runtime';
 import type { StoredGroup } from './groups/model.js';
 import { applyInviteEvent, type EmailChange, type Invite, type InviteEvent } from './invites/state.js';
 import { applyActivity, type ActivityEvent } from './accounts/deactivation.js';
@@ -9,6 +10,7 @@ import { applyPublicListener, type PublicListenerEvent, type PublicListeners } f
 import { applyCanCreateUsers, type CanCreateUsersEvent } from './accounts/create-users-permission.js';
 import { applyBotEvent, type BotConfig, type BotEvent } from './bots/model.js';
 import { applySettingsChanged, type SettingsChangedEvent } from './settings.js';
+import { applyRoleChanged, type RoleChangedEvent } from './accounts/manage.js';
 import type { GroupSetting, RealmValue } from '@chat/protocol';
 
 /** One account of the realm, as the RealmActor keeps it. */
@@ -142,7 +144,8 @@ export type RealmEvent =
   | MessageIdEvent
   | CanCreateUsersEvent
   | BotEvent
-  | SettingsChangedEvent;
+  | SettingsChangedEvent
+  | RoleChangedEvent;
 
 export function initialState(stringId: string): RealmState {
   return {
@@ -178,6 +181,8 @@ export function applyEvent(state: RealmState, event: RealmEvent): void {
       return applyBotEvent(state, event);
     case 'realmSettingsChanged':
       return applySettingsChanged(state, event);
+    case 'roleChanged':
+      return applyRoleChanged(state, event);
     case 'messageIdsReserved':
     case 'messageIdTaken':
       return applyMessageIdEvent(state, event);
@@ -264,3 +269,6 @@ export function migrate(state: RealmState): void {
     };
   }
 }
+
+/** A table of handlers for (part of) the RealmActor's protocol. */
+export type RealmHandlers<P> = Handlers<RealmState, RealmEvent, P>;

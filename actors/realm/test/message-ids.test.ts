@@ -15,8 +15,7 @@ const created: RealmEvent = {
 };
 
 const realm = () => new BehaviorTestKit(realmBehavior, { key: 'test' }).given([created]);
-const next = async (kit: ReturnType<typeof realm>, floor = 0) =>
-  kit.run({ type: 'realm.nextMessageId', floor });
+const next = async (kit: ReturnType<typeof realm>, floor = 0) => kit.run({ type: 'realm.nextMessageId', floor });
 
 test('ids start at one and follow one another; only a reservation per block is journaled', async (t) => {
   const kit = realm();

@@ -1,5 +1,5 @@
 import { isMessageEvent, queueAddress, realmAddress, realmOfKey, type QueueEvent } from '@chat/protocol';
-import type { Decision } from '@chat/runtime';
+import type { Decision, Tell } from '@chat/runtime';
 import { userIdOfKey } from './queues.js';
 import type { UserEvent, UserState } from './state.js';
 
@@ -10,10 +10,10 @@ import type { UserEvent, UserState } from './state.js';
  * (`publicSeq`) so that a repeated older message cannot undo a newer one.
  */
 
-type Tells = NonNullable<Decision<UserEvent>['tells']>;
+type Tells = Tell[];
 
-function listenerTell(key: string, listening: boolean, seq: number): Tells[number] {
-  const body = { type: 'realm.publicListener', user_id: userIdOfKey(key), listening, seq };
+function listenerTell(key: string, listening: boolean, seq: number): Tell {
+  const body = { type: 'realm.publicListener' as const, user_id: userIdOfKey(key), listening, seq };
   return { to: realmAddress(realmOfKey(key)), body };
 }
 
@@ -44,7 +44,7 @@ export function decideAddQueue(
   state: UserState,
   queueId: string,
   allPublic: boolean,
-): Decision<UserEvent> {
+): Decision<UserEvent, { public_seq: number } | null> {
   const added: UserEvent = { type: 'queueAdded', queueId, ...(allPublic ? { allPublic } : {}) };
   const tells = listenerTells(key, state, added);
   const seq = (state.publicSeq ?? 0) + tells.length;
@@ -64,11 +64,11 @@ export function applyPublicQueues(state: UserState, event: UserEvent): void {
  * original gives such queues the message without any). A realm that still
  * counts the user as listening after the last such queue went is told again.
  */
-export function deliverPublic(key: string, state: UserState, events: QueueEvent[]): Decision<UserEvent> {
+export function deliverPublic(key: string, state: UserState, events: QueueEvent[]): Decision<UserEvent, null> {
   const queues = state.publicQueues ?? [];
   if (queues.length === 0) return { tells: [listenerTell(key, false, state.publicSeq ?? 0)] };
   const unflagged = events.map((e) => (isMessageEvent(e) ? { ...e, message: { ...e.message, flags: [] } } : e));
-  const body = { type: 'queue.push', events: unflagged };
+  const body = { type: 'queue.push' as const, events: unflagged };
   const realm = realmOfKey(key);
   return { tells: queues.map((queueId) => ({ to: queueAddress(realm, queueId), body })) };
 }

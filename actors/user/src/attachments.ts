@@ -1,3 +1,5 @@
+import type { AttachmentProtocol, AttachmentReplies } from '@chat/protocol';
+import type { UserHandlers } from './state.js';
 import {
   attachmentOwnerKey,
   ChatError,
@@ -82,47 +84,47 @@ export function applyAttachmentEvent(state: UserState, event: AttachmentEvent): 
   }
 }
 
-export function decideAttachment(ctx: Ctx, command: Command): Decision<UserEvent> | Promise<Decision<UserEvent>> {
-  const attachments = attachmentsOf(ctx.state);
-  switch (command.type) {
-    case 'user.uploaded': {
-      const known = attachments[command.path_id];
-      // A retried upload of the same path records nothing new.
-      if (known) return { reply: toAttachment(command.path_id, known) };
-      const attachment: StoredAttachment = {
-        id: (ctx.state.lastAttachmentId ?? 0) + 1,
-        name: command.name,
-        size: command.size,
-        createTime: ctx.now,
-        links: [],
-      };
-      return {
-        events: [{ type: 'attachmentAdded', pathId: command.path_id, attachment }],
-        reply: toAttachment(command.path_id, attachment),
-      };
-    }
-    case 'user.findUpload':
-      return findUpload(ctx, command.path_id);
-    case 'user.attachmentLinks': {
-      const links = attachments[command.path_id]?.links;
-      const reply: AttachmentLink[] | null = links?.map((l) => ({ message_id: l.messageId, key: l.key })) ?? null;
-      return { reply };
-    }
-    case 'user.claimAttachments':
-      return claim(ctx.state, command);
-    case 'user.attachments':
-      return listAttachments(ctx);
-    case 'user.deleteAttachment': {
-      const found = Object.entries(attachments).find(([, a]) => a.id === command.attachment_id);
-      if (!found) throw new ChatError('BAD_REQUEST', 'Invalid attachment');
-      const [pathId] = found;
-      return { events: [{ type: 'attachmentRemoved', pathId }], reply: { path_id: pathId } };
-    }
-  }
-}
+export const attachmentHandlers: UserHandlers<AttachmentProtocol> = {
+  'user.uploaded': (ctx, command) => {
+    const known = attachmentsOf(ctx.state)[command.path_id];
+    // A retried upload of the same path records nothing new.
+    if (known) return { reply: toAttachment(command.path_id, known) };
+    const attachment: StoredAttachment = {
+      id: (ctx.state.lastAttachmentId ?? 0) + 1,
+      name: command.name,
+      size: command.size,
+      createTime: ctx.now,
+      links: [],
+    };
+    return {
+      events: [{ type: 'attachmentAdded', pathId: command.path_id, attachment }],
+      reply: toAttachment(command.path_id, attachment),
+    };
+  },
+  'user.findUpload': (ctx, command) => {
+    return findUpload(ctx, command.path_id);
+  },
+  'user.attachmentLinks': ({ state }, command) => {
+    const links = attachmentsOf(state)[command.path_id]?.links;
+    const reply: AttachmentLink[] | null = links?.map((l) => ({ message_id: l.messageId, key: l.key })) ?? null;
+    return { reply };
+  },
+  'user.claimAttachments': (ctx, command) => {
+    return claim(ctx.state, command);
+  },
+  'user.attachments': (ctx) => {
+    return listAttachments(ctx);
+  },
+  'user.deleteAttachment': ({ state }, command) => {
+    const found = Object.entries(attachmentsOf(state)).find(([, a]) => a.id === command.attachment_id);
+    if (!found) throw new ChatError('BAD_REQUEST', 'Invalid attachment');
+    const [pathId] = found;
+    return { events: [{ type: 'attachmentRemoved', pathId }], reply: { path_id: pathId } };
+  },
+};
 
 /** The owner of a path, from the row its owner's actor wrote. */
-async function findUpload(ctx: Ctx, pathId: string): Promise<Decision<UserEvent>> {
+async function findUpload(ctx: Ctx, pathId: string): Promise<Decision<UserEvent, { owner: number } | null>> {
   const bytes = await ctx.store.get(attachmentOwnerKey(realmOfKey(ctx.address.key), pathId));
   return { reply: bytes ? { owner: decode<AttachmentOwnerRow>(bytes).owner } : null };
 }
@@ -147,7 +149,7 @@ function claim(state: Readonly<UserState>, cmd: Extract<Command, { type: 'user.c
 }
 
 /** The user's attachments, newest first, and the whole realm's use, summed over its owner rows. */
-async function listAttachments(ctx: Ctx): Promise<Decision<UserEvent>> {
+async function listAttachments(ctx: Ctx): Promise<Decision<UserEvent, AttachmentReplies['user.attachments']>> {
   let used = 0;
   const { table, partition } = attachmentOwnerKey(realmOfKey(ctx.address.key), '');
   for await (const row of ctx.store.scan(table, partition)) {

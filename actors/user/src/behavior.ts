@@ -6,20 +6,19 @@ import {
   messageLocationKey,
   newSubscription,
   VISIBILITY,
-  type Command,
   type QueueEvent,
-  type UserCommand,
+  type UserProtocol,
   type UserSnapshot,
 } from '@chat/protocol';
-import type { ActorBehavior, ActorContext, Decision } from '@chat/runtime';
+import { handlerTable, type ActorBehavior, type ActorContext, type Decision } from '@chat/runtime';
 import { deliver, flagsEvent, subscriptionAdded, subscriptionUpdates, toOwnQueues, userTopicEvent } from './queues.js';
-import { attachmentRows, decideAttachment } from './attachments.js';
+import { attachmentHandlers, attachmentRows } from './attachments.js';
 import { decideAddQueue, deliverPublic, listenerTells } from './all-public.js';
 import { decideMoved } from './moved.js';
-import { decidePersonal, isPersonalCommand } from './personal/personal.js';
-import { decideSettings, isSettingsCommand } from './settings.js';
-import { decideMuting, isMutingCommand, onArrival } from './muting.js';
-import { applyEvent, initialState, topicKey, type UserEvent, type UserState } from './state.js';
+import { personalHandlers } from './personal/personal.js';
+import { settingsHandlers } from './settings.js';
+import { mutingHandlers, onArrival } from './muting.js';
+import { applyEvent, initialState, topicKey, type UserEvent, type UserHandlers, type UserState } from './state.js';
 
 type Ctx = ActorContext<UserState>;
 
@@ -51,7 +50,7 @@ function automaticPolicy(state: UserState, channelId: number, topic: string, new
 }
 
 /** Reads the message-location index the ChannelActors write. */
-async function locate(ctx: Ctx, ids: number[]): Promise<Decision<UserEvent>> {
+async function locate(ctx: Ctx, ids: number[]): Promise<Decision<UserEvent, Record<string, string | null>>> {
   const realm = realmOfKey(ctx.address.key);
   const found: Record<string, string | null> = {};
   for (const id of ids) {
@@ -61,121 +60,129 @@ async function locate(ctx: Ctx, ids: number[]): Promise<Decision<UserEvent>> {
   return { reply: found };
 }
 
-function decide(ctx: Ctx, command: UserCommand): Decision<UserEvent> | Promise<Decision<UserEvent>> {
-  if (isPersonalCommand(command)) return decidePersonal(ctx, command);
-  if (isSettingsCommand(command)) return decideSettings(ctx, command);
-  if (isMutingCommand(command)) return decideMuting(ctx, command);
-  const state = ctx.state;
-  const at = Math.floor(ctx.now / 1000);
-  switch (command.type) {
-    case 'user.subscribed': {
-      if (state.subscriptions[command.channel_id]) return {};
-      const color = COLORS[Object.keys(state.subscriptions).length % COLORS.length]!;
-      const channelKey = `${realmOfKey(ctx.address.key)}:${command.channel_id}`;
-      const { channel_id: channelId, last_message_id: lastMessageId } = command;
-      const tells = command.channel
-        ? toOwnQueues(ctx.address.key, state, [subscriptionAdded(command.channel, newSubscription(color))])
-        : [];
-      return { events: [{ type: 'subscribed', channelKey, channelId, color, lastMessageId }], tells };
+const handlers: UserHandlers<UserProtocol> = {
+  ...personalHandlers,
+  ...settingsHandlers,
+  ...attachmentHandlers,
+  ...mutingHandlers,
+  'user.subscribed': (ctx, command) => {
+    const state = ctx.state;
+    if (state.subscriptions[command.channel_id]) return {};
+    const color = command.color ?? COLORS[Object.keys(state.subscriptions).length % COLORS.length]!;
+    const channelKey = `${realmOfKey(ctx.address.key)}:${command.channel_id}`;
+    const { channel_id: channelId, last_message_id: lastMessageId } = command;
+    const tells = command.channel
+      ? toOwnQueues(ctx.address.key, state, [subscriptionAdded(command.channel, newSubscription(color))])
+      : [];
+    return { events: [{ type: 'subscribed', channelKey, channelId, color, lastMessageId }], tells };
+  },
+  'user.unsubscribed': (ctx, command) => {
+    const state = ctx.state;
+    if (!state.subscriptions[command.channel_id]) return {};
+    const gone: QueueEvent = {
+      type: 'subscription',
+      op: 'remove',
+      subscriptions: [{ stream_id: command.channel_id, name: command.name }],
+    };
+    return {
+      events: [{ type: 'unsubscribed', channelId: command.channel_id }],
+      tells: toOwnQueues(ctx.address.key, state, [gone]),
+    };
+  },
+  'user.conversation': (_ctx, command) => {
+    return {
+      events: [
+        { type: 'conversationSeen', key: command.key, userIds: command.user_ids, messageId: command.message_id },
+      ],
+    };
+  },
+  'user.state': ({ state }) => {
+    return { reply: snapshot(state) };
+  },
+  'user.locate': (ctx, command) => {
+    return locate(ctx, command.ids);
+  },
+  'user.sent': (ctx, command) => {
+    const state = ctx.state;
+    const at = Math.floor(ctx.now / 1000);
+    const target = { id: command.message_id, key: command.key, own: true };
+    const events: UserEvent[] = command.read
+      ? []
+      : [{ type: 'flagsChanged', op: 'remove', flag: 'read', targets: [target] }];
+    const topic = command.topic;
+    const policy = topic && automaticPolicy(state, topic.channel_id, topic.topic, topic.new_topic);
+    if (!topic || policy === undefined) return { events, reply: {} };
+    events.push({ type: 'topicPolicySet', channelId: topic.channel_id, topic: topic.topic, policy, at });
+    // The automatic read of one's own message raises no event; the automatic policy does.
+    const tells = toOwnQueues(ctx.address.key, state, [userTopicEvent(topic.channel_id, topic.topic, policy, at)]);
+    return { events, tells, reply: { automatic_new_visibility_policy: policy } };
+  },
+  'user.flags': (ctx, command) => {
+    const state = ctx.state;
+    const changed = command.messages.filter((m) => {
+      const has =
+        command.flag === 'starred'
+          ? state.starred.includes(m.id)
+          : m.own
+            ? !state.unreadOwn.includes(m.id)
+            : isRead(state, m.key, m.id);
+      return command.op === 'add' ? !has : has;
+    });
+    const reply = { messages: changed.map((m) => m.id) };
+    if (changed.length === 0) return { reply };
+    return {
+      events: [{ type: 'flagsChanged', op: command.op, flag: command.flag, targets: changed }],
+      tells: toOwnQueues(ctx.address.key, state, [flagsEvent(command, changed)]),
+      reply,
+    };
+  },
+  'user.setTopic': (ctx, command) => {
+    const state = ctx.state;
+    const at = Math.floor(ctx.now / 1000);
+    const { channel_id: channelId, topic, visibility_policy: policy } = command;
+    return {
+      events: [{ type: 'topicPolicySet', channelId, topic, policy, at }],
+      tells: toOwnQueues(ctx.address.key, state, [userTopicEvent(channelId, topic, policy, at)]),
+      reply: null,
+    };
+  },
+  'user.subscriptionProperty': (ctx, command) => {
+    const state = ctx.state;
+    if (!state.subscriptions[command.channel_id]) {
+      throw new ChatError('BAD_REQUEST', 'Not subscribed to channel ID ' + command.channel_id);
     }
-    case 'user.unsubscribed': {
-      if (!state.subscriptions[command.channel_id]) return {};
-      const gone: QueueEvent = {
-        type: 'subscription',
-        op: 'remove',
-        subscriptions: [{ stream_id: command.channel_id, name: command.name }],
-      };
-      return {
-        events: [{ type: 'unsubscribed', channelId: command.channel_id }],
-        tells: toOwnQueues(ctx.address.key, state, [gone]),
-      };
-    }
-    case 'user.conversation':
-      return {
-        events: [
-          { type: 'conversationSeen', key: command.key, userIds: command.user_ids, messageId: command.message_id },
-        ],
-      };
-    case 'user.state':
-      return { reply: snapshot(state) };
-    case 'user.locate':
-      return locate(ctx, command.ids);
-    case 'user.sent': {
-      const target = { id: command.message_id, key: command.key, own: true };
-      const events: UserEvent[] = command.read
-        ? []
-        : [{ type: 'flagsChanged', op: 'remove', flag: 'read', targets: [target] }];
-      const topic = command.topic;
-      const policy = topic && automaticPolicy(state, topic.channel_id, topic.topic, topic.new_topic);
-      if (!topic || policy === undefined) return { events, reply: {} };
-      events.push({ type: 'topicPolicySet', channelId: topic.channel_id, topic: topic.topic, policy, at });
-      // The automatic read of one's own message raises no event; the automatic policy does.
-      const tells = toOwnQueues(ctx.address.key, state, [userTopicEvent(topic.channel_id, topic.topic, policy, at)]);
-      return { events, tells, reply: { automatic_new_visibility_policy: policy } };
-    }
-    case 'user.flags': {
-      const changed = command.messages.filter((m) => {
-        const has =
-          command.flag === 'starred'
-            ? state.starred.includes(m.id)
-            : m.own
-              ? !state.unreadOwn.includes(m.id)
-              : isRead(state, m.key, m.id);
-        return command.op === 'add' ? !has : has;
-      });
-      const reply = { messages: changed.map((m) => m.id) };
-      if (changed.length === 0) return { reply };
-      return {
-        events: [{ type: 'flagsChanged', op: command.op, flag: command.flag, targets: changed }],
-        tells: toOwnQueues(ctx.address.key, state, [flagsEvent(command, changed)]),
-        reply,
-      };
-    }
-    case 'user.setTopic': {
-      const { channel_id: channelId, topic, visibility_policy: policy } = command;
-      return {
-        events: [{ type: 'topicPolicySet', channelId, topic, policy, at }],
-        tells: toOwnQueues(ctx.address.key, state, [userTopicEvent(channelId, topic, policy, at)]),
-        reply: null,
-      };
-    }
-    case 'user.subscriptionProperty': {
-      if (!state.subscriptions[command.channel_id]) {
-        throw new ChatError('BAD_REQUEST', 'Not subscribed to channel ID ' + command.channel_id);
-      }
-      const { channel_id: channelId, property, value } = command;
-      return {
-        events: [{ type: 'subscriptionChanged', channelId, property, value }],
-        tells: toOwnQueues(ctx.address.key, state, subscriptionUpdates(channelId, property, value)),
-        reply: null,
-      };
-    }
-    case 'user.addQueue':
-      return decideAddQueue(ctx.address.key, state, command.queue_id, command.all_public_streams === true);
-    case 'user.removeQueue': {
-      const removed: UserEvent = { type: 'queueRemoved', queueId: command.queue_id };
-      return (state.queues ?? []).includes(command.queue_id)
-        ? { events: [removed], tells: listenerTells(ctx.address.key, state, removed) }
-        : {};
-    }
-    case 'user.deliver': {
-      const arrival = onArrival(ctx.address.key, state, command.events);
-      const passed = deliver(ctx.address.key, state, command.events, arrival.flags);
-      return arrival.changes.length > 0 ? { ...passed, events: arrival.changes } : passed;
-    }
-    case 'user.deliverPublic':
-      return deliverPublic(ctx.address.key, state, command.events);
-    case 'user.moved':
-      return decideMoved(state, command);
-    case 'user.uploaded':
-    case 'user.findUpload':
-    case 'user.attachmentLinks':
-    case 'user.claimAttachments':
-    case 'user.attachments':
-    case 'user.deleteAttachment':
-      return decideAttachment(ctx, command);
-  }
-}
+    const { channel_id: channelId, property, value } = command;
+    return {
+      events: [{ type: 'subscriptionChanged', channelId, property, value }],
+      tells: toOwnQueues(ctx.address.key, state, subscriptionUpdates(channelId, property, value)),
+      reply: null,
+    };
+  },
+  'user.addQueue': (ctx, command) => {
+    const state = ctx.state;
+    return decideAddQueue(ctx.address.key, state, command.queue_id, command.all_public_streams === true);
+  },
+  'user.removeQueue': (ctx, command) => {
+    const state = ctx.state;
+    const removed: UserEvent = { type: 'queueRemoved', queueId: command.queue_id };
+    return (state.queues ?? []).includes(command.queue_id)
+      ? { events: [removed], tells: listenerTells(ctx.address.key, state, removed) }
+      : {};
+  },
+  'user.deliver': (ctx, command) => {
+    const state = ctx.state;
+    const arrival = onArrival(ctx.address.key, state, command.events);
+    const passed = deliver(ctx.address.key, state, command.events, arrival.flags);
+    return arrival.changes.length > 0 ? { ...passed, events: arrival.changes } : passed;
+  },
+  'user.deliverPublic': (ctx, command) => {
+    const state = ctx.state;
+    return deliverPublic(ctx.address.key, state, command.events);
+  },
+  'user.moved': ({ state }, command) => {
+    return decideMoved(state, command);
+  },
+};
 
 function isRead(state: UserState, key: string, id: number): boolean {
   return inRanges(state.read[key] ?? [], id);
@@ -185,7 +192,7 @@ export const userBehavior: ActorBehavior<UserState, UserEvent> = {
   type: 'user',
   eventVersion: 1,
   initial: initialState,
-  handle: (ctx, command: Command) => decide(ctx, command as UserCommand),
+  handle: handlerTable(handlers),
   apply: applyEvent,
   rows: (_state, event, address) => attachmentRows(address, event),
 };

@@ -9,7 +9,7 @@ import type { UserEvent, UserState } from './state.js';
  * gets them read, as the original marks the rows it adds. Own messages are
  * read unless listed in `unreadOwn`, which is by id and needs nothing.
  */
-export function decideMoved(state: UserState, cmd: MovedReadCommand): Decision<UserEvent> {
+export function decideMoved(state: UserState, cmd: MovedReadCommand): Decision<UserEvent, null> {
   const before = state.read[cmd.from] ?? [];
   const after = state.read[cmd.to] ?? [];
   const ids = cmd.ids.filter((id) => (!cmd.copy || inRanges(before, id)) && !inRanges(after, id));

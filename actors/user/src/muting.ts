@@ -1,3 +1,5 @@
+import type { MutingProtocol, MutingReplies } from '@chat/protocol';
+import type { UserHandlers } from './state.js';
 import {
   ChatError,
   channelAddress,
@@ -11,7 +13,6 @@ import {
   type MutingCommand,
   type MutingSnapshot,
   type QueueEvent,
-  type UserCommand,
 } from '@chat/protocol';
 import type { ActorContext, Decision } from '@chat/runtime';
 import { toOwnQueues, userIdOfKey } from './queues.js';
@@ -30,15 +31,6 @@ export type MutingEvent =
   /** Delivered messages that carried one of the user's alert words. */
   | { type: 'alerted'; ids: number[] };
 
-const COMMANDS: Record<MutingCommand['type'], true> = {
-  'user.muteUser': true,
-  'user.unmuteUser': true,
-  'user.alertWords': true,
-  'user.addAlertWords': true,
-  'user.removeAlertWords': true,
-  'user.readReceipt': true,
-  'user.mutingSnapshot': true,
-};
 const EVENTS: Record<MutingEvent['type'], true> = {
   userMuted: true,
   userUnmuted: true,
@@ -46,8 +38,6 @@ const EVENTS: Record<MutingEvent['type'], true> = {
   alerted: true,
 };
 
-export const isMutingCommand = (command: UserCommand): command is MutingCommand =>
-  Object.hasOwn(COMMANDS, command.type);
 export const isMutingEvent = (event: UserEvent): event is MutingEvent => Object.hasOwn(EVENTS, event.type);
 
 /** Oldest first, as the original lists them. */
@@ -79,7 +69,12 @@ export function applyMutingEvent(state: UserState, event: MutingEvent): void {
   }
 }
 
-export function decideMuting(ctx: ActorContext<UserState>, command: MutingCommand): Decision<UserEvent> {
+/** Each command's decision, with the reply its protocol table names. */
+function decideMuting<K extends MutingCommand['type']>(
+  ctx: ActorContext<UserState>,
+  command: Extract<MutingCommand, { type: K }>,
+): Decision<UserEvent, MutingReplies[K]>;
+function decideMuting(ctx: ActorContext<UserState>, command: MutingCommand): Decision<UserEvent> {
   const state = ctx.state;
   const own = (events: QueueEvent[]) => toOwnQueues(ctx.address.key, state, events);
   const words = state.alertWords ?? [];
@@ -183,3 +178,13 @@ export function onArrival(key: string, state: Readonly<UserState>, events: Queue
   if (alerted.length > 0) changes.push({ type: 'alerted', ids: alerted });
   return { changes, flags };
 }
+
+export const mutingHandlers: UserHandlers<MutingProtocol> = {
+  'user.muteUser': decideMuting,
+  'user.unmuteUser': decideMuting,
+  'user.alertWords': decideMuting,
+  'user.addAlertWords': decideMuting,
+  'user.removeAlertWords': decideMuting,
+  'user.readReceipt': decideMuting,
+  'user.mutingSnapshot': decideMuting,
+};

@@ -69,7 +69,7 @@ export function deliver(
   state: UserState,
   events: QueueEvent[],
   extra = new Map<number, string[]>(),
-): Decision<UserEvent> {
+): Decision<UserEvent, null> {
   const queues = state.queues ?? [];
   if (queues.length === 0) return {};
   const userId = userIdOfKey(key);
@@ -77,7 +77,7 @@ export function deliver(
   const wanted =
     state.settings?.receives_typing_notifications === false ? events.filter((e) => !isTypingEvent(e)) : events;
   if (wanted.length === 0) return {};
-  const body = { type: 'queue.push', events: wanted.map((e) => personalize(userId, state, e, extra)) };
+  const body = { type: 'queue.push' as const, events: wanted.map((e) => personalize(userId, state, e, extra)) };
   const realm = realmOfKey(key);
   return { tells: queues.map((queueId) => ({ to: queueAddress(realm, queueId), body })) };
 }

@@ -2,15 +2,13 @@ import {
   isUserSettingName,
   settingEvents,
   USER_SETTING_DEFAULTS,
-  type SettingsCommand,
+  type SettingsProtocol,
   type SettingValue,
-  type UserCommand,
   type UserSettingName,
   type UserSettings,
 } from '@chat/protocol';
-import type { ActorContext, Decision } from '@chat/runtime';
 import { toOwnQueues } from './queues.js';
-import type { UserEvent, UserState } from './state.js';
+import type { UserEvent, UserHandlers, UserState } from './state.js';
 
 /** The user's personal settings: what they changed, by name (absent in snapshots older than settings). */
 export type StoredSettings = Partial<Record<UserSettingName, SettingValue>>;
@@ -42,31 +40,30 @@ export function allSettings(state: Readonly<UserState>): UserSettings {
   return all;
 }
 
-const COMMANDS: ReadonlySet<string> = new Set<SettingsCommand['type']>(['user.settings', 'user.updateSettings']);
-
-export const isSettingsCommand = (command: UserCommand): command is SettingsCommand => COMMANDS.has(command.type);
 export const isSettingsEvent = (event: UserEvent): event is SettingsEvent => event.type === 'settingsChanged';
 
-export function decideSettings(ctx: ActorContext<UserState>, command: SettingsCommand): Decision<UserEvent> {
-  const state = ctx.state;
-  if (command.type === 'user.settings') return { reply: allSettings(state) };
-  const changed: StoredSettings = {};
-  for (const [name, value] of Object.entries(command.settings)) {
-    if (!isUserSettingName(name) || value === undefined) continue;
-    if (settingOf(state, name) !== value) changed[name] = value;
-  }
-  const names = Object.keys(changed);
-  if (names.length === 0) return { reply: { changed: names } };
-  // One event per changed setting, in the order the user sent them.
-  const events = Object.entries(changed).flatMap(([name, value]) =>
-    settingEvents(command.email, name, value, command.language_name),
-  );
-  return {
-    events: [{ type: 'settingsChanged', settings: changed }],
-    tells: toOwnQueues(ctx.address.key, state, events),
-    reply: { changed: names },
-  };
-}
+export const settingsHandlers: UserHandlers<SettingsProtocol> = {
+  'user.settings': ({ state }) => ({ reply: allSettings(state) }),
+  'user.updateSettings': (ctx, command) => {
+    const state = ctx.state;
+    const changed: StoredSettings = {};
+    for (const [name, value] of Object.entries(command.settings)) {
+      if (!isUserSettingName(name) || value === undefined) continue;
+      if (settingOf(state, name) !== value) changed[name] = value;
+    }
+    const names = Object.keys(changed);
+    if (names.length === 0) return { reply: { changed: names } };
+    // One event per changed setting, in the order the user sent them.
+    const events = Object.entries(changed).flatMap(([name, value]) =>
+      settingEvents(command.email, name, value, command.language_name),
+    );
+    return {
+      events: [{ type: 'settingsChanged', settings: changed }],
+      tells: toOwnQueues(ctx.address.key, state, events),
+      reply: { changed: names },
+    };
+  },
+};
 
 export function applySettingsEvent(state: UserState, event: SettingsEvent): void {
   for (const [name, value] of Object.entries(event.settings)) {

@@ -7,6 +7,7 @@ import {
   type IdRanges,
 } from '@chat/protocol';
 import type { SubscriptionProperty, SubscriptionSettings, UserTopic } from '@chat/protocol';
+import type { Handlers } from '@chat/runtime';
 import { applyAttachmentEvent, type AttachmentEvent, type StoredAttachment } from './attachments.js';
 import { applyPublicQueues } from './all-public.js';
 import type { DraftsState } from './personal/drafts.js';
@@ -165,3 +166,6 @@ export function applyEvent(state: UserState, event: UserEvent): void {
       return;
   }
 }
+
+/** A table of handlers for (part of) the UserActor's protocol. */
+export type UserHandlers<P> = Handlers<UserState, UserEvent, P>;

@@ -1,4 +1,4 @@
-import { ChatError, realmAddress, type AuthenticateResult, type Principal } from '@chat/protocol';
+import { ChatError, realmAddress, type Principal } from '@chat/protocol';
 import type { Authenticate, AuthRequest, Credentials } from '@chat/edge';
 import type { ApiOptions } from './options.js';
 
@@ -46,7 +46,7 @@ export function authenticateWith(options: ApiOptions, onBatch?: (checks: number)
     onBatch?.(batch.length);
     try {
       // Sent on behalf of the first request of the batch (its request id is in the logs).
-      const results = await batch[0]!.req.actors.ask<AuthenticateResult[]>(realmAddress(realm), {
+      const results = await batch[0]!.req.actors.ask(realmAddress(realm), {
         type: 'realm.authenticateMany',
         credentials: batch.map(({ credentials: c }) => ({ email: c.email, api_key: c.apiKey })),
       });

@@ -37,12 +37,12 @@ export class CallerContext {
   }
 
   settings(): Promise<RealmSettings> {
-    return (this.realmSettings ??= this.actors.ask<RealmSettings>(this.realm, { type: 'realm.settings' }));
+    return (this.realmSettings ??= this.actors.ask(this.realm, { type: 'realm.settings' }));
   }
 
   /** The caller's personal state; asked once per request. */
   state(): Promise<UserSnapshot> {
-    return (this.userState ??= this.actors.ask<UserSnapshot>(this.me, { type: 'user.state' }));
+    return (this.userState ??= this.actors.ask(this.me, { type: 'user.state' }));
   }
 
   /** The newest message id the caller has received (-1 if none): subscribed channels and direct conversations. */
@@ -57,7 +57,7 @@ export class CallerContext {
   }
 
   resolve(query: ResolveQuery): Promise<Resolved> {
-    return this.actors.ask<Resolved>(this.realm, { type: 'realm.resolve', query });
+    return this.actors.ask(this.realm, { type: 'realm.resolve', query });
   }
 
   async users(ids: number[]): Promise<Map<number, UserRef>> {
@@ -67,11 +67,11 @@ export class CallerContext {
   }
 
   async channelByName(name: string): Promise<ChannelEntry> {
-    return this.actors.ask<ChannelEntry>(this.realm, { type: 'realm.findChannel', name });
+    return this.actors.ask(this.realm, { type: 'realm.findChannel', name });
   }
 
   channelInfo(channelId: number): Promise<ChannelInfo> {
-    return this.actors.ask<ChannelInfo>(channelAddress(this.principal.realm, channelId), {
+    return this.actors.ask(channelAddress(this.principal.realm, channelId), {
       type: 'channel.info',
       viewer: this.principal,
     });
@@ -93,7 +93,7 @@ export class CallerContext {
 
   /** The conversation key of each message; unknown ids (or another realm's) are refused. */
   async locate(ids: number[]): Promise<Map<number, string>> {
-    const found = await this.actors.ask<Record<string, string | null>>(this.me, { type: 'user.locate', ids });
+    const found = await this.actors.ask(this.me, { type: 'user.locate', ids });
     const keys = new Map<number, string>();
     for (const id of ids) {
       const key = found[id];

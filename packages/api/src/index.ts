@@ -1,5 +1,6 @@
 import type { Route } from '@chat/edge';
 import { accountRoutes } from './users/accounts.js';
+import { userAdminRoutes } from './users/manage.js';
 import { apiKeyRoutes } from './users/api-key.js';
 import { deactivationRoutes } from './users/deactivation.js';
 import { channelRoutes } from './channels/channels.js';
@@ -39,6 +40,8 @@ export { FEATURE_LEVEL, ZULIP_VERSION, type ApiOptions } from './options.js';
 /** Every operation the server serves. */
 export function apiRoutes(options: ApiOptions): Route[] {
   return withIncomingWebhookLimit([
+    // First: its `{email}` routes take addresses before `{user_id}` routes see them.
+    ...userAdminRoutes(),
     ...accountRoutes(options),
     ...apiKeyRoutes(),
     ...deactivationRoutes(),

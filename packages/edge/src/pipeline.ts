@@ -1,6 +1,5 @@
 import type { Context } from 'koa';
-import type { ActorClient, AskOptions } from '@chat/runtime';
-import type { ActorAddress, ActorType, Command } from '@chat/protocol';
+import { withOptions, type ActorClient } from '@chat/runtime';
 import { principalFor, type Authenticate } from './auth.js';
 import { bodyFields, formFields, removeFiles, uploadedFiles, type BodyParsers } from './body.js';
 import { readParams } from './params.js';
@@ -27,7 +26,11 @@ type EdgeContext = Context & { state: EdgeState; params?: Record<string, string>
 export function routeMiddleware(route: Route, deps: PipelineDeps) {
   const template = `/api/v1${route.path}`;
   const parse = route.files ? deps.parsers.upload : deps.parsers.standard;
-  return async (ctx: EdgeContext): Promise<void> => {
+  return async (ctx: EdgeContext, next: () => Promise<unknown>): Promise<void> => {
+    if (route.pathMatch && !route.pathMatch(ctx.params ?? {})) {
+      await next();
+      return;
+    }
     const { requestId, log } = ctx.state;
     ctx.state.route = template;
     const actors = scopedActors(deps.actors, requestId);
@@ -86,13 +89,5 @@ function requestInfo(ctx: Context): RequestInfo {
 
 /** Every ask of this request carries its id, so the actors' logs lead back to it. */
 export function scopedActors(actors: ActorClient, requestId: string): ActorClient {
-  return {
-    ask: <R>(to: ActorAddress, body: Command, opts?: AskOptions) => actors.ask<R>(to, body, { requestId, ...opts }),
-    tell: (to: ActorAddress, body: Command, opts?: Omit<AskOptions, 'idempotencyKey'>) =>
-      actors.tell(to, body, { requestId, ...opts }),
-    fanout: (type: ActorType, keys: string[], body: Command, opts?: Omit<AskOptions, 'idempotencyKey'>) =>
-      actors.fanout(type, keys, body, { requestId, ...opts }),
-    fanoutAsk: (type: ActorType, keys: string[], body: Command, opts: AskOptions & { idempotencyKey: string }) =>
-      actors.fanoutAsk(type, keys, body, { requestId, ...opts }),
-  };
+  return withOptions(actors, () => ({ requestId }));
 }

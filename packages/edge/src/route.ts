@@ -72,6 +72,12 @@ export interface RouteSpec<P extends TObject, A extends AuthMode, R extends TObj
   files?: boolean;
   /** Other wire names accepted for a parameter, e.g. `{ topic: ['subject'] }`. */
   aliases?: { [K in keyof Static<P>]?: string[] };
+  /**
+   * Serves only paths whose parameters pass; others go on to the next route
+   * of the same shape (`/users/{email}` takes addresses, `/users/{user_id}`
+   * the rest). Such a route must be listed before the other.
+   */
+  pathMatch?: (path: Record<string, string>) => boolean;
   handler: (ctx: HandlerContext<Static<P>, A>) => Promise<Static<R> | void> | Static<R> | void;
 }
 
@@ -89,6 +95,7 @@ export interface Route {
   readonly aliases: Readonly<Record<string, readonly string[]>>;
   /** The names in `{...}` segments of the path, in order. */
   readonly pathParams: readonly string[];
+  readonly pathMatch: ((path: Record<string, string>) => boolean) | undefined;
   readonly compiled: CompiledParams;
   readonly handler: (ctx: HandlerContext<Record<string, unknown>>) => Promise<HandlerResult>;
 }
@@ -129,6 +136,7 @@ export function defineRoute<P extends TObject, A extends AuthMode, R extends TOb
     files: spec.files ?? false,
     aliases,
     pathParams,
+    pathMatch: spec.pathMatch,
     compiled: compileParams(spec.params),
     // The pipeline validated `params` against this very schema and resolved the
     // principal according to `auth`, which is what makes this cast sound.

@@ -1,27 +1,28 @@
 /** Actors are addressed by type and key; the key is unique within its type. */
 export type ActorType = 'realm' | 'channel' | 'user' | 'queue';
 
-export interface ActorAddress {
-  type: ActorType;
+/** An address of type `T` takes the commands of `T`'s protocol table (`Protocols`). */
+export interface ActorAddress<T extends ActorType = ActorType> {
+  type: T;
   key: string;
 }
 
 /** Realms are keyed by their string id (the subdomain); the rest live inside a realm. */
-export const realmAddress = (realm: string): ActorAddress => ({ type: 'realm', key: realm });
-export const channelAddress = (realm: string, channelId: number): ActorAddress => ({
+export const realmAddress = (realm: string): ActorAddress<'realm'> => ({ type: 'realm', key: realm });
+export const channelAddress = (realm: string, channelId: number): ActorAddress<'channel'> => ({
   type: 'channel',
   key: `${realm}:${channelId}`,
 });
 /** A direct-message conversation is a ChannelActor keyed by its participants, the sender included. */
-export const conversationAddress = (realm: string, userIds: number[]): ActorAddress => ({
+export const conversationAddress = (realm: string, userIds: number[]): ActorAddress<'channel'> => ({
   type: 'channel',
   key: `${realm}:dm:${[...new Set(userIds)].sort((a, b) => a - b).join(',')}`,
 });
-export const userAddress = (realm: string, userId: number): ActorAddress => ({
+export const userAddress = (realm: string, userId: number): ActorAddress<'user'> => ({
   type: 'user',
   key: `${realm}:${userId}`,
 });
-export const queueAddress = (realm: string, queueId: string): ActorAddress => ({
+export const queueAddress = (realm: string, queueId: string): ActorAddress<'queue'> => ({
   type: 'queue',
   key: `${realm}:${queueId}`,
 });

@@ -1,3 +1,4 @@
+import type { ProtocolOf } from './contract.js';
 import type { Principal } from './realm.js';
 
 /**
@@ -82,20 +83,28 @@ export type BotCommand =
   /** The services of these users that are active outgoing webhook bots. Replies OutgoingService[]. */
   | { type: 'realm.outgoingServices'; user_ids: number[] };
 
-export const BOT_COMMANDS: ReadonlySet<string> = new Set([
-  'realm.createBot',
-  'realm.bots',
-  'realm.updateBot',
-  'realm.deactivateBot',
-  'realm.regenerateBotKey',
-  'realm.outgoingServices',
-]);
+export type BotReplies = {
+  'realm.createBot': BotJson;
+  'realm.bots': BotJson[];
+  'realm.updateBot': { bot: BotJson; owner_email: string | null };
+  'realm.deactivateBot': null;
+  'realm.regenerateBotKey': { api_key: string };
+  'realm.outgoingServices': OutgoingService[];
+};
 
 /** The original's cap on one bot's storage: keys and values, in characters. */
 export const BOT_STORAGE_LIMIT = 10_000_000;
+
+export type BotStorageReplies = {
+  'user.botStorage': { storage: Record<string, string> };
+  'user.putBotStorage': null;
+  'user.removeBotStorage': null;
+};
 
 export type BotStorageCommand =
   /** Replies `{storage}`; `keys` absent: every key. */
   | { type: 'user.botStorage'; keys?: string[] }
   | { type: 'user.putBotStorage'; entries: Record<string, string> }
   | { type: 'user.removeBotStorage'; keys?: string[] };
+
+export type BotProtocol = ProtocolOf<BotCommand, BotReplies>;

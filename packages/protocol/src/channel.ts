@@ -5,7 +5,8 @@
  */
 import { SYSTEM_GROUPS, type GroupSetting, type Member } from './groups.js';
 import type { Principal, RealmSettings, UserRef } from './realm.js';
-import type { MoveCommand } from './move.js';
+import type { MoveCommand, MoveReplies } from './move.js';
+import type { ProtocolOf } from './contract.js';
 
 export type TopicsPolicy = 'inherit' | 'allow_empty_topic' | 'disable_empty_topic' | 'empty_topic_only';
 
@@ -165,10 +166,11 @@ export interface FetchResult {
 export type EditPropagation = 'change_one' | 'change_later' | 'change_all';
 
 export type ChannelCommand =
-  | { type: 'channel.create'; channel: ChannelSettings; subscribers: number[] }
+  /** `color`: the new subscribers' color, when they asked for one. */
+  | { type: 'channel.create'; channel: ChannelSettings; subscribers: number[]; color?: string }
   /** With a viewer, refused unless the viewer may see the channel's metadata. */
   | { type: 'channel.info'; viewer?: Principal }
-  | { type: 'channel.subscribe'; actor: Principal | null; users: UserRef[]; settings: RealmSettings }
+  | { type: 'channel.subscribe'; actor: Principal | null; users: UserRef[]; settings: RealmSettings; color?: string }
   | { type: 'channel.unsubscribe'; actor: Principal; users: UserRef[] }
   | {
       type: 'channel.update';
@@ -224,9 +226,57 @@ export type ChannelCommand =
     }
   | { type: 'message.delete'; actor: Principal; message_id: number; settings: RealmSettings }
   | { type: 'topic.delete'; actor: Principal; topic: string; batch: number }
-  | { type: 'reaction.add' | 'reaction.remove'; actor: Principal; message_id: number; reaction: Reaction }
+  | ({ type: 'reaction.add' } & ReactionChange)
+  | ({ type: 'reaction.remove' } & ReactionChange)
   | { type: 'topic.list'; viewer: Principal }
   | MoveCommand;
+
+export type ReactionChange = { actor: Principal; message_id: number; reaction: Reaction };
+
+/** The reply to `message.send`: the new message's id, and whether it opened its topic. */
+export type SendReply = { id: number; new_topic: boolean };
+
+/** The reply to `message.edit`. */
+export type EditReply = {
+  /** Every message whose topic changed, the edited one included. */
+  moved_ids: number[];
+  old_topic: string;
+  /** The change only resolved or unresolved the topic. */
+  resolved: boolean;
+  /** Upload paths the new content no longer names. */
+  detached_upload_paths: string[];
+};
+
+/** The reply to `message.match`, by message id. */
+export type MatchReply = Record<string, { match_content: string; match_subject: string }>;
+
+/** A topic with its newest message the viewer can see. */
+export type TopicSummary = { name: string; max_id: number };
+
+export type ChannelReplies = MoveReplies & {
+  'channel.create': null;
+  'channel.info': ChannelInfo;
+  'channel.subscribe': { added: number[]; already: number[] };
+  'channel.unsubscribe': { removed: number[]; not_subscribed: number[] };
+  /** Nothing, also when `dry_run` found the change allowed. */
+  'channel.update': null;
+  'message.send': SendReply;
+  'message.fetch': FetchResult;
+  'message.get': ViewedMessage[];
+  'message.match': MatchReply;
+  'message.firstUnread': number | null;
+  'message.edit': EditReply;
+  /** The deleted message's topic. */
+  'message.delete': { topic: string };
+  'topic.delete': { complete: boolean; deleted: number[] };
+  'reaction.add': null;
+  'reaction.remove': null;
+  /** Newest first. */
+  'topic.list': TopicSummary[];
+};
+
+/** The ChannelActor's protocol table. */
+export type ChannelProtocol = ProtocolOf<ChannelCommand, ChannelReplies>;
 
 export type ChannelChanges = Partial<
   Pick<

@@ -1,3 +1,5 @@
+import type { ProtocolOf } from './contract.js';
+
 /** A custom emoji of the organization, as the API shows it (`realm_emoji`). */
 export interface RealmEmoji {
   /** A number, as a string: the `emoji_code` of reactions and statuses with `reaction_type: realm_emoji`. */
@@ -8,6 +10,13 @@ export interface RealmEmoji {
   deactivated: boolean;
   author_id: number | null;
 }
+
+/** The replies of the custom emoji commands. */
+export type EmojiReplies = {
+  'realm.emoji': Record<string, RealmEmoji>;
+  'realm.addEmoji': { id: string } | null;
+  'realm.removeEmoji': null;
+};
 
 /**
  * The RealmActor's custom emoji commands. The edge stores the image first
@@ -27,3 +36,5 @@ export type EmojiCommand =
       check_only?: boolean;
     }
   | { type: 'realm.removeEmoji'; actor_id: number; name: string };
+
+export type EmojiProtocol = ProtocolOf<EmojiCommand, EmojiReplies>;

@@ -1,3 +1,4 @@
+import type { ProtocolOf } from './contract.js';
 /** A channel folder as the API shows it. */
 export interface ChannelFolder {
   id: number;
@@ -10,6 +11,14 @@ export interface ChannelFolder {
   creator_id: number | null;
   is_archived: boolean;
 }
+
+export type FolderReplies = {
+  'realm.channelFolders': ChannelFolder[];
+  'realm.findChannelFolder': ChannelFolder;
+  'realm.createChannelFolder': { channel_folder_id: number };
+  'realm.updateChannelFolder': null;
+  'realm.reorderChannelFolders': null;
+};
 
 /** The RealmActor's channel-folder commands; the edge renders descriptions, the realm checks permissions. */
 export type FolderCommand =
@@ -32,3 +41,5 @@ export type FolderCommand =
       is_archived?: boolean;
     }
   | { type: 'realm.reorderChannelFolders'; actor_id: number; order: number[] };
+
+export type FolderProtocol = ProtocolOf<FolderCommand, FolderReplies>;

@@ -1,3 +1,4 @@
+import type { ProtocolOf } from './contract.js';
 /**
  * Permissions are group-setting values: a group id, or an anonymous group of
  * direct members and subgroups. Every realm has the system groups below, with
@@ -68,6 +69,19 @@ export interface GroupSettingChange {
   old?: GroupSetting;
 }
 
+export type GroupReplies = {
+  'realm.userGroups': UserGroup[];
+  'realm.createUserGroup': { group_id: number };
+  'realm.updateUserGroup': null;
+  'realm.changeUserGroupMembers': null;
+  'realm.deactivateUserGroup': null;
+  'realm.userGroupMembers': number[];
+  'realm.isUserGroupMember': boolean;
+  'realm.userGroupSubgroups': number[];
+  /** The values as given, once all are known to be usable. */
+  'realm.checkGroupSettings': GroupSetting[];
+};
+
 /** The RealmActor's user-group commands; `actor_id` is the user whose permissions are checked. */
 export type GroupCommand =
   | { type: 'realm.userGroups'; include_deactivated: boolean }
@@ -106,3 +120,5 @@ export type GroupCommand =
   | { type: 'realm.userGroupSubgroups'; group_id: number; direct_only: boolean }
   /** Refuses values naming unknown or deactivated groups, or unknown users (for channel permissions). */
   | { type: 'realm.checkGroupSettings'; values: GroupSetting[] };
+
+export type GroupProtocol = ProtocolOf<GroupCommand, GroupReplies>;

@@ -1,4 +1,5 @@
 import type { Principal, Role, CreatedUser } from './realm.js';
+import type { ProtocolOf } from './contract.js';
 
 /**
  * Invitations by e-mail and e-mail address changes: the RealmActor keeps
@@ -71,9 +72,32 @@ export type InviteCommand =
   | { type: 'realm.requestEmailChange'; user_id: number; new_email: string; key_hash: string }
   | { type: 'realm.confirmEmailChange'; key_hash: string };
 
+/** What the join page shows about an invitation. */
+export type InviteFacts = { email: string; realm_name: string; referrer_name: string };
+
+/** The reply to `realm.requestEmailChange`: false when the address is already the account's. */
+export type EmailChangeStarted =
+  { started: false } | { started: true; old_email: string; full_name: string; realm_name: string };
+
+/** The reply to `realm.confirmEmailChange`. */
+export type EmailChanged = { user_id: number; old_email: string; new_email: string; realm_name: string };
+
+export type InviteReplies = {
+  'realm.invite': InviteResult;
+  'realm.invites': InviteJson[];
+  'realm.revokeInvite': null;
+  'realm.resendInvite': { email: string; referrer_name: string; expiry_date: number | null };
+  'realm.inviteByKey': InviteFacts;
+  'realm.acceptInvite': AcceptedInvite;
+  'realm.requestEmailChange': EmailChangeStarted;
+  'realm.confirmEmailChange': EmailChanged;
+};
+
 /** The reply to `realm.invite`: who was invited, and who was skipped and why. */
 export interface InviteResult {
   invited: Array<{ id: number; email: string; key_hash: string; expiry_date: number | null }>;
   /** [address, reason, deactivated], as `INVITATION_FAILED` reports them. */
   skipped: Array<[string, string, boolean]>;
 }
+
+export type InviteProtocol = ProtocolOf<InviteCommand, InviteReplies>;

@@ -36,6 +36,13 @@ export interface MoveImported {
   preexisting: boolean;
 }
 
+export type MoveReplies = {
+  'message.moveOut': MoveBegun;
+  'message.moveIn': MoveImported;
+  /** Whether this answer ended a move the source still held. */
+  'message.moveEnd': { ended: boolean };
+};
+
 export type MoveCommand =
   /** To the source. `target` is the destination as `channel.info` showed it to the mover. */
   | {
@@ -60,4 +67,6 @@ export type MoveCommand =
  * read state under the target's key. `copy`: read there if read in `from`;
  * otherwise all read (the user did not receive them in `from`).
  */
+export type MovedReadReplies = { 'user.moved': null };
+
 export type MovedReadCommand = { type: 'user.moved'; from: string; to: string; ids: number[]; copy: boolean };

@@ -1,3 +1,4 @@
+import type { ProtocolOf } from './contract.js';
 /**
  * Commands of a UserActor about whom and what its user hears: muted users,
  * alert words, and the read receipts the user gives others.
@@ -15,6 +16,16 @@ export interface MutingSnapshot {
   alert_words?: string[];
 }
 
+export type MutingReplies = {
+  'user.muteUser': null;
+  'user.unmuteUser': null;
+  'user.alertWords': { alert_words: string[] };
+  'user.addAlertWords': { alert_words: string[] };
+  'user.removeAlertWords': { alert_words: string[] };
+  'user.readReceipt': boolean;
+  'user.mutingSnapshot': MutingSnapshot;
+};
+
 export type MutingCommand =
   /** Mutes a user and marks what they sent read; refused when already muted. */
   | { type: 'user.muteUser'; muted_user_id: number }
@@ -30,3 +41,5 @@ export type MutingCommand =
   | { type: 'user.readReceipt'; key: string; message_id: number; asker: number }
   /** The register sections named in `sections` (`muted_users`, `alert_words`). */
   | { type: 'user.mutingSnapshot'; sections: string[] };
+
+export type MutingProtocol = ProtocolOf<MutingCommand, MutingReplies>;

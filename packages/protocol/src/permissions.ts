@@ -39,6 +39,20 @@ export function systemGroupsOf(role: Role): number[] {
   return groups;
 }
 
+/**
+ * Who may give or take a role (the original's `update_user_backend`):
+ * making or unmaking an owner takes an owner, any other change an
+ * administrator. Answers the role the actor lacks, or null.
+ */
+export function roleChangeRefusal(actor: Ranked, from: Role, to: Role): 'owner' | 'administrator' | null {
+  if ((from === ROLES.owner || to === ROLES.owner) && !isOwner(actor)) return 'owner';
+  return isAdministrator(actor) ? null : 'administrator';
+}
+
+/** The original's `can_admin_user`: administrators manage every account, anyone the bots they own. */
+export const mayManageUser = (actor: Ranked & { id: number }, target: { botOwnerId: number | null }) =>
+  isAdministrator(actor) || target.botOwnerId === actor.id;
+
 // Channels.
 
 /** Guests never see public channels they are not subscribed to (the original's guest restrictions). */

@@ -1,4 +1,5 @@
-import type { BotStorageCommand } from './bots.js';
+import type { ProtocolOf } from './contract.js';
+import type { BotStorageCommand, BotStorageReplies } from './bots.js';
 /**
  * A person's own data kept by their UserActor: drafts, saved snippets,
  * navigation views and push devices. The edge validates what needs the
@@ -78,6 +79,26 @@ export type PushDeviceCommand =
   /** The user's devices; with `token`, the ones holding it, or INVALID_PUSH_DEVICE_TOKEN. */
   | { type: 'user.pushDevices'; token?: string };
 
+export type PersonalReplies = BotStorageReplies & {
+  /** `count` is the number of drafts. */
+  'user.drafts': { count: number; drafts: Draft[] };
+  'user.createDrafts': { ids: number[] };
+  'user.editDraft': null;
+  'user.deleteDraft': null;
+  'user.snippets': { saved_snippets: SavedSnippet[] };
+  'user.createSnippet': { saved_snippet_id: number };
+  'user.editSnippet': null;
+  'user.deleteSnippet': null;
+  'user.navigationViews': { navigation_views: NavigationView[] };
+  'user.addNavigationView': null;
+  'user.editNavigationView': null;
+  'user.removeNavigationView': null;
+  'user.addPushDevice': null;
+  'user.removePushDevice': null;
+  'user.pushDevices': PushDevice[];
+  'user.personalSnapshot': PersonalSnapshot;
+};
+
 export type PersonalCommand =
   | DraftCommand
   | SnippetCommand
@@ -86,3 +107,5 @@ export type PersonalCommand =
   | BotStorageCommand
   /** The register sections named in `sections` (`drafts`, `saved_snippets`, `navigation_views`). */
   | { type: 'user.personalSnapshot'; sections: string[] };
+
+export type PersonalProtocol = ProtocolOf<PersonalCommand, PersonalReplies>;

@@ -1,6 +1,7 @@
 /** The QueueActor's contract: one client's event queue. */
 import type { UserRef } from './realm.js';
 import type { ViewedMessage } from './channel.js';
+import type { ProtocolOf } from './contract.js';
 
 /** What a client asked for at registration; fixed for the queue's life. */
 export interface QueueSpec {
@@ -54,6 +55,19 @@ export interface QueueReply {
   events: NumberedEvent[];
   spec: QueueSpec;
 }
+
+export type QueueReplies = {
+  'queue.register': { queue_id: string; last_event_id: number };
+  'queue.push': null;
+  /** Held until there is something to answer (a long poll). */
+  'queue.get': QueueReply;
+  'queue.delete': null;
+  /** The events it dropped. */
+  'queue.cover': QueueReply;
+};
+
+/** The QueueActor's protocol table. */
+export type QueueProtocol = ProtocolOf<QueueCommand, QueueReplies>;
 
 export type QueueCommand =
   | { type: 'queue.register'; spec: QueueSpec }

@@ -1,4 +1,5 @@
 import { SYSTEM_GROUPS, type GroupSetting, type GroupSettingChange, type SystemGroupName } from './groups.js';
+import type { ProtocolOf } from './contract.js';
 
 /**
  * The organization settings `PATCH /realm` changes, as the original's
@@ -142,9 +143,17 @@ export type RealmSettingsCommand =
       groups: Partial<Record<RealmGroupSettingName, GroupSettingChange>>;
     };
 
+export type RealmSettingsReplies = {
+  'realm.organization': Organization;
+  /** The values that changed, by name (a string value shows as `updated`). */
+  'realm.updateSettings': Record<string, unknown>;
+};
+
 /** The reply to `realm.organization`. */
 export interface Organization {
   name: string;
   description: string;
   settings: Record<string, RealmValue | GroupSetting>;
 }
+
+export type RealmSettingsProtocol = ProtocolOf<RealmSettingsCommand, RealmSettingsReplies>;

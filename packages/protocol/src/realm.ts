@@ -1,9 +1,12 @@
-import type { EmojiCommand } from './emoji.js';
-import type { FolderCommand } from './folders.js';
-import type { RealmSettingsCommand } from './realm-settings.js';
-import type { GroupCommand, GroupSetting } from './groups.js';
-import type { InviteCommand } from './invites.js';
-import type { StatusCommand } from './status.js';
+import type { EmojiCommand, EmojiReplies } from './emoji.js';
+import type { FolderCommand, FolderReplies } from './folders.js';
+import type { RealmSettingsCommand, RealmSettingsReplies } from './realm-settings.js';
+import type { UserAdminCommand, UserAdminReplies } from './user-admin.js';
+import type { GroupCommand, GroupReplies, GroupSetting } from './groups.js';
+import type { InviteCommand, InviteReplies } from './invites.js';
+import type { StatusCommand, StatusReplies } from './status.js';
+import type { ProtocolOf } from './contract.js';
+import type { BotReplies } from './bots.js';
 import type { QueueEvent } from './queue.js';
 import type { WireError } from './errors.js';
 import type { BotCommand } from './bots.js';
@@ -247,6 +250,7 @@ export type RealmCommand =
   | { type: 'realm.publicListeners' }
   | GroupCommand
   | RealmSettingsCommand
+  | UserAdminCommand
   | FolderCommand
   | EmojiCommand
   | InviteCommand
@@ -256,3 +260,44 @@ export type RealmCommand =
 export interface LoginCandidate extends ApiKeyGrant {
   password_hash: string | null;
 }
+
+export type RealmReplies = GroupReplies &
+  EmojiReplies &
+  BotReplies &
+  FolderReplies &
+  RealmSettingsReplies &
+  UserAdminReplies &
+  InviteReplies &
+  StatusReplies & {
+    /** The first accounts, in the order given. */
+    'realm.create': CreatedUser[];
+    'realm.info': RealmInfo;
+    'realm.createUser': CreatedUser;
+    'realm.createUsers': CreatedUser[];
+    'realm.authenticateMany': AuthenticateResult[];
+    'realm.loginCandidate': LoginCandidate;
+    'realm.devApiKey': ApiKeyGrant;
+    'realm.getUser': UserProfile;
+    'realm.listUsers': UserProfile[];
+    'realm.resetApiKey': { api_key: string };
+    'realm.setCanCreateUsers': CanCreateUsersGrant;
+    'realm.setActive': null;
+    'realm.settings': RealmSettings;
+    'realm.notificationBot': Principal;
+    'realm.resolve': Resolved;
+    'realm.registerChannel': ChannelEntry;
+    'realm.findChannel': ChannelEntry;
+    'realm.channels': ChannelEntry[];
+    'realm.renameChannel': null;
+    'realm.broadcast': null;
+    'realm.channelChanged': null;
+    'realm.publicListener': null;
+    'realm.publicMessage': null;
+    /** A message id, above `floor`. */
+    'realm.nextMessageId': number;
+    /** User ids. */
+    'realm.publicListeners': number[];
+  };
+
+/** The RealmActor's protocol table. */
+export type RealmProtocol = ProtocolOf<RealmCommand, RealmReplies>;

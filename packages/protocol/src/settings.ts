@@ -4,6 +4,7 @@
  * the user set; everything else reads as its default.
  */
 import type { QueueEvent } from './queue.js';
+import type { ProtocolOf } from './contract.js';
 
 export type SettingValue = boolean | number | string;
 
@@ -132,8 +133,16 @@ export function settingEvents(email: string, name: string, value: SettingValue, 
   return events;
 }
 
+export type SettingsReplies = {
+  'user.settings': UserSettings;
+  /** The names of the settings that changed. */
+  'user.updateSettings': { changed: string[] };
+};
+
 export type SettingsCommand =
   /** Every personal setting, defaults filled in. */
   | { type: 'user.settings' }
   /** Stores the values that differ from the current ones; replies the names changed. */
   | { type: 'user.updateSettings'; settings: Partial<UserSettings>; email: string; language_name?: string };
+
+export type SettingsProtocol = ProtocolOf<SettingsCommand, SettingsReplies>;

@@ -1,3 +1,4 @@
+import type { ProtocolOf } from './contract.js';
 /**
  * Statuses and presence: the RealmActor keeps both, because clients read
  * every user's at once (register, presence polls).
@@ -35,19 +36,33 @@ export interface LegacyPresence {
   pushable?: boolean;
 }
 
-export interface PresenceQuery {
+export type PresenceQuery = {
   /** Modern format, keyed by user id; otherwise legacy, keyed by e-mail. */
   slim: boolean;
   /** Only what changed after this id; `history_limit_days` applies when it is absent or not positive. */
   last_update_id?: number;
   history_limit_days?: number;
-}
+};
 
 export interface PresenceReply {
   presences: Record<string, ModernPresence | Record<string, LegacyPresence>>;
   presence_last_update_id: number;
   server_timestamp: number;
 }
+
+export type StatusReplies = {
+  'realm.setStatus': null;
+  'realm.userStatus': UserStatusJson;
+  /** By user id. */
+  'realm.statuses': Record<string, UserStatusJson>;
+  /** The names of the fields that changed. */
+  'realm.updateAccount': { changed: string[] };
+  'realm.presenceEnabled': null;
+  'realm.reportPresence': null;
+  'realm.presences': PresenceReply;
+  /** By client name. */
+  'realm.userPresence': Record<string, LegacyPresence>;
+};
 
 export type StatusCommand =
   /** Changes only what is given; replies nothing. */
@@ -69,3 +84,5 @@ export type StatusCommand =
   | ({ type: 'realm.presences' } & PresenceQuery)
   /** One user's presence in the legacy format; by id or e-mail. */
   | { type: 'realm.userPresence'; user: number | string };
+
+export type StatusProtocol = ProtocolOf<StatusCommand, StatusReplies>;

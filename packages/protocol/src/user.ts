@@ -1,10 +1,11 @@
 /** The UserActor's contract: one person's private state. */
 import type { ChannelInfo, IdRanges } from './channel.js';
 import type { QueueEvent } from './queue.js';
-import type { PersonalCommand } from './personal.js';
-import type { MutingCommand } from './muting.js';
-import type { SettingsCommand } from './settings.js';
-import type { MovedReadCommand } from './move.js';
+import type { PersonalCommand, PersonalReplies } from './personal.js';
+import type { MutingCommand, MutingReplies } from './muting.js';
+import type { SettingsCommand, SettingsReplies } from './settings.js';
+import type { MovedReadCommand, MovedReadReplies } from './move.js';
+import type { ProtocolOf } from './contract.js';
 
 export interface SubscriptionSettings {
   color: string;
@@ -100,7 +101,8 @@ export type SubscriptionAddEvent = {
 
 export type UserCommand =
   /** With `channel` (the channel after the change), the user's queues hear `subscription` op `add`. */
-  | { type: 'user.subscribed'; channel_id: number; last_message_id: number; channel?: ChannelInfo }
+  /** `color`: the one the subscriber asked for; otherwise the next of the palette. */
+  | { type: 'user.subscribed'; channel_id: number; last_message_id: number; channel?: ChannelInfo; color?: string }
   /** Raises the `subscription remove` event here, where the snapshot reads subscriptions from. */
   | { type: 'user.unsubscribed'; channel_id: number; name: string }
   | { type: 'user.conversation'; key: string; user_ids: number[]; message_id: number }
@@ -138,6 +140,35 @@ export type UserCommand =
   | SettingsCommand
   | MovedReadCommand;
 
+/** The reply to `user.sent`: the automatic topic policy the send applied, if any. */
+export type SentReply = { automatic_new_visibility_policy?: number };
+
+export type UserReplies = PersonalReplies &
+  MutingReplies &
+  SettingsReplies &
+  MovedReadReplies &
+  AttachmentReplies & {
+    'user.subscribed': null;
+    'user.unsubscribed': null;
+    'user.conversation': null;
+    'user.state': UserSnapshot;
+    /** The conversation actor key of each message, or null, by message id. */
+    'user.locate': Record<string, string | null>;
+    'user.sent': SentReply;
+    /** The ids whose flag this changed. */
+    'user.flags': { messages: number[] };
+    'user.setTopic': null;
+    'user.subscriptionProperty': null;
+    /** For an `all_public_streams` queue, the number of the user's listener change it made (`realm.publicListener`). */
+    'user.addQueue': { public_seq: number } | null;
+    'user.removeQueue': null;
+    'user.deliver': null;
+    'user.deliverPublic': null;
+  };
+
+/** The UserActor's protocol table. */
+export type UserProtocol = ProtocolOf<UserCommand, UserReplies>;
+
 /** A file a user uploaded, in the reference's `Attachment` shape. */
 export interface Attachment {
   id: number;
@@ -174,6 +205,16 @@ export interface AttachmentOwnerRow {
   size: number;
 }
 
+export type AttachmentReplies = {
+  'user.uploaded': Attachment;
+  'user.findUpload': { owner: number } | null;
+  'user.attachmentLinks': AttachmentLink[] | null;
+  /** The user's attachments among `unlinked` that no message links any more. */
+  'user.claimAttachments': { detached: Attachment[] };
+  'user.attachments': { attachments: Attachment[]; upload_space_used: number };
+  'user.deleteAttachment': { path_id: string };
+};
+
 /** Commands of the uploads feature, kept apart so the main union stays readable. */
 export type AttachmentCommand =
   /** Records a file the user just stored; replies the new attachment. */
@@ -199,3 +240,5 @@ export type AttachmentCommand =
   | { type: 'user.attachments' }
   /** Forgets one of the user's attachments; replies its path so the edge can delete the file. */
   | { type: 'user.deleteAttachment'; attachment_id: number };
+
+export type AttachmentProtocol = ProtocolOf<AttachmentCommand, AttachmentReplies>;

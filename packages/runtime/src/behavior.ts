@@ -1,9 +1,30 @@
-import type { ActorAddress, ActorType, ChatError, Command } from '@chat/protocol';
+import {
+  ChatError,
+  type ActorAddress,
+  type ActorType,
+  type Command,
+  type CommandOf,
+  type Protocols,
+  type ReplyOf,
+} from '@chat/protocol';
 import type { ActorClient } from './client.js';
 import type { ScanOptions, StoreKey, StoreRow, StoreWrite } from './ports/index.js';
 
+/**
+ * A message to one actor, typed by its protocol table (`P` maps actor types
+ * to tables; tests of the runtime itself pass their own).
+ */
+export type Tell<P = Protocols> = {
+  [T in keyof P & ActorType]: { to: ActorAddress<T>; body: CommandOf<P[T]> };
+}[keyof P & ActorType];
+
+/** One body to many actors of one type (`ActorClient.fanout`). */
+export type Fanout<P = Protocols> = {
+  [T in keyof P & ActorType]: { type: T; keys: string[]; body: CommandOf<P[T]> };
+}[keyof P & ActorType];
+
 /** What an actor decided to do with one message. */
-export interface Decision<Event, Reply = unknown> {
+export interface Decision<Event, Reply = unknown, P = Protocols> {
   /** State changes to record. They are applied only once durable. */
   events?: Event[];
   /**
@@ -16,9 +37,9 @@ export interface Decision<Event, Reply = unknown> {
   soft?: Event[];
   reply?: Reply;
   /** Messages to other actors, sent after the events are durable. */
-  tells?: Array<{ to: ActorAddress; body: Command }>;
+  tells?: Array<Tell<P>>;
   /** Like tells, one message per shard for many actors of one type (`ActorClient.fanout`). */
-  fanouts?: Array<{ type: ActorType; keys: string[]; body: Command }>;
+  fanouts?: Array<Fanout<P>>;
   /**
    * Keeps this message's reply open under a name instead of answering now
    * (a long poll). Only asks can be held; release a name before holding it
@@ -79,17 +100,21 @@ export interface TypedEvent {
  * must be deterministic (timestamps and ids travel inside events) because the
  * same events rebuild the state on recovery.
  */
-export interface ActorBehavior<State, Event extends TypedEvent = TypedEvent> {
+export interface ActorBehavior<State, Event extends TypedEvent = TypedEvent, P = Protocols> {
   readonly type: ActorType;
   /** Version of the event shapes written now; stored with every record. */
   readonly eventVersion: number;
   initial(key: string): State;
-  handle(ctx: ActorContext<State>, command: Command): Decision<Event> | Promise<Decision<Event>>;
+  /** Usually `handlerTable(...)`: one handler per command of the actor's protocol table. */
+  handle(
+    ctx: ActorContext<State>,
+    command: Command,
+  ): Decision<Event, unknown, P> | Promise<Decision<Event, unknown, P>>;
   /** Applies one durable event to the state, in place. */
   apply(state: State, event: Event): void;
   /** Rows an applied event writes to the store (idempotent puts and deletes). */
   rows?(state: Readonly<State>, event: Event, address: ActorAddress): StoreWrite[];
-  onTimer?(ctx: ActorContext<State>, name: string): Decision<Event> | Promise<Decision<Event>>;
+  onTimer?(ctx: ActorContext<State>, name: string): Decision<Event, unknown, P> | Promise<Decision<Event, unknown, P>>;
   /** Called when the actor comes to life (first use, or after passivation). */
   onActivate?(ctx: ActorContext<State>): void;
   /** False keeps the actor in memory even when idle. */
@@ -107,3 +132,35 @@ export interface ActorBehavior<State, Event extends TypedEvent = TypedEvent> {
 
 /** A behavior with its types erased, so that one host can hold many. */
 export type AnyBehavior = ActorBehavior<object, TypedEvent>;
+
+/** What a handler returns: a decision whose reply is the one the protocol table names. */
+export type Decided<Event, Reply> = Decision<Event, Reply> | Promise<Decision<Event, Reply>>;
+
+/**
+ * A behavior's commands as a table: one handler per command type of the
+ * protocol table `P`, each given its own command and bound to its reply, so
+ * a missing or mistyped handler does not compile. Parts of an actor (groups,
+ * folders, ...) write tables for parts of its protocol, and the behavior
+ * spreads them into one.
+ */
+export type Handlers<State, Event, P> = {
+  [K in keyof P]: (ctx: ActorContext<State>, command: CommandOf<P, K>) => Decided<Event, ReplyOf<P, K>>;
+};
+
+/**
+ * The `handle` of a behavior made of a handler table: the command's `type`
+ * picks its handler. `before` runs first for every command (a check all of
+ * them share). A type the table does not know is refused.
+ */
+export function handlerTable<State, Event, P>(
+  handlers: Handlers<State, Event, P>,
+  before?: (ctx: ActorContext<State>, command: CommandOf<P>) => void,
+): (ctx: ActorContext<State>, command: Command) => Decided<Event, unknown> {
+  const table = handlers as Record<string, (ctx: ActorContext<State>, command: Command) => Decided<Event, unknown>>;
+  return (ctx, command) => {
+    const handler = Object.hasOwn(table, command.type) ? table[command.type] : undefined;
+    if (!handler) throw new ChatError('BAD_REQUEST', `Unknown command ${command.type}`);
+    before?.(ctx, command as CommandOf<P>);
+    return handler(ctx, command);
+  };
+}

@@ -7,7 +7,10 @@ import {
   type ActorType,
   type AskEnvelope,
   type Command,
+  type CommandOf,
+  type Protocols,
   type ReplyEnvelope,
+  type ReplyOf,
 } from '@chat/protocol';
 import { NoResponders, TransportTimeout, type Transport } from './ports/index.js';
 import { hostSubject, shardOf, shardSubject } from './shards.js';
@@ -26,22 +29,85 @@ export interface AskOptions {
   onPosition?: (position: number) => void;
 }
 
+/*
+ * The types of what crosses, read from the protocol tables (`Protocols`):
+ * an address of one actor type takes that type's commands, and the reply
+ * is the one its table names for the command. An address of no particular
+ * type (`ActorAddress`: the runtime's own plumbing, which passes on what
+ * behaviors decided) takes any command and answers `unknown`.
+ */
+type Untyped<T extends ActorType> = [ActorType] extends [T] ? true : false;
+/** The command types an actor of type `T` takes. */
+export type CommandType<T extends ActorType> = Untyped<T> extends true ? string : keyof Protocols[T] & string;
+/** The command of type `K` for an actor of type `T`. */
+export type CommandBody<T extends ActorType, K> =
+  Untyped<T> extends true ? Command : { type: K } & CommandOf<Protocols[T], K & keyof Protocols[T]>;
+/** The reply of an actor of type `T` to the command of type `K`. */
+export type CommandReply<T extends ActorType, K> = Untyped<T> extends true ? unknown : ReplyOf<Protocols[T], K>;
+
+type TellOptions = Omit<AskOptions, 'idempotencyKey'>;
+
 /** How edges and actors reach actors: by address, never by host. */
 export interface ActorClient {
-  /** Resolves with the actor's reply, or rejects with a `ChatError`. */
-  ask<R = unknown>(to: ActorAddress, body: Command, opts?: AskOptions): Promise<R>;
+  /** Resolves with the actor's reply (its type follows from the address and the command), or rejects with a `ChatError`. */
+  ask<T extends ActorType, K extends CommandType<T>>(
+    to: ActorAddress<T>,
+    body: CommandBody<T, K>,
+    opts?: AskOptions,
+  ): Promise<CommandReply<T, K>>;
   /** Fire and forget: delivered at most once (actors' tells that follow a change are not: see `Outbox`). */
-  tell(to: ActorAddress, body: Command, opts?: Omit<AskOptions, 'idempotencyKey'>): void;
+  tell<T extends ActorType, K extends CommandType<T>>(
+    to: ActorAddress<T>,
+    body: CommandBody<T, K>,
+    opts?: TellOptions,
+  ): void;
   /**
    * Tells `body` to every actor of `type` named in `keys`, with one message
    * per shard rather than one per actor (DESIGN.md 3.7). Fire and forget.
    */
-  fanout(type: ActorType, keys: string[], body: Command, opts?: Omit<AskOptions, 'idempotencyKey'>): void;
+  fanout<T extends ActorType, K extends CommandType<T>>(
+    type: T,
+    keys: string[],
+    body: CommandBody<T, K>,
+    opts?: TellOptions,
+  ): void;
   /**
    * A fan-out whose receivers confirm it: resolves with the keys whose actor
    * did not confirm handling `body` in time (unreachable, overloaded, or
    * still waiting). The idempotency key lets the caller send to those again.
    */
+  fanoutAsk<T extends ActorType, K extends CommandType<T>>(
+    type: T,
+    keys: string[],
+    body: CommandBody<T, K>,
+    opts: AskOptions & { idempotencyKey: string },
+  ): Promise<string[]>;
+}
+
+/**
+ * The same client with options added to every message (a request id, a
+ * position observer), computed from the address and the command.
+ */
+export function withOptions(actors: ActorClient, extra: (to: ActorAddress, body: Command) => AskOptions): ActorClient {
+  const loose = actors as UntypedActorClient;
+  return typedClient({
+    ask: (to, body, opts) => loose.ask(to, body, { ...extra(to, body), ...opts }),
+    tell: (to, body, opts) => loose.tell(to, body, { ...extra(to, body), ...opts }),
+    fanout: (type, keys, body, opts) => loose.fanout(type, keys, body, { ...extra({ type, key: '' }, body), ...opts }),
+    fanoutAsk: (type, keys, body, opts) =>
+      loose.fanoutAsk(type, keys, body, { ...extra({ type, key: '' }, body), ...opts }),
+  });
+}
+
+/**
+ * A client's methods with their types erased: what a wrapper or a fake
+ * writes, handing every message on as it came. `typedClient` gives it the
+ * typed face again.
+ */
+export interface UntypedActorClient {
+  ask(to: ActorAddress, body: Command, opts?: AskOptions): Promise<unknown>;
+  tell(to: ActorAddress, body: Command, opts?: TellOptions): void;
+  fanout(type: ActorType, keys: string[], body: Command, opts?: TellOptions): void;
   fanoutAsk(
     type: ActorType,
     keys: string[],
@@ -76,6 +142,9 @@ export interface TransportClientOptions {
 /** The reply of a host asked for a shard it does not serve (any more): the ask may go again. */
 export const NOT_OWNER = 'not_owner';
 
+/** An untyped client (a wrapper, a fake) seen as the typed `ActorClient` it stands for. */
+export const typedClient = (client: UntypedActorClient): ActorClient => client as ActorClient;
+
 /** An `ActorClient` that routes each message to the subject of its shard. */
 export class TransportActorClient implements ActorClient {
   constructor(
@@ -85,9 +154,13 @@ export class TransportActorClient implements ActorClient {
 
   private waiting = 0;
 
-  async ask<R>(to: ActorAddress, body: Command, opts: AskOptions = {}): Promise<R> {
+  async ask<T extends ActorType, K extends CommandType<T>>(
+    to: ActorAddress<T>,
+    body: CommandBody<T, K>,
+    opts: AskOptions = {},
+  ): Promise<CommandReply<T, K>> {
     const timeoutMs = opts.timeoutMs ?? this.options.defaultTimeoutMs;
-    const envelope = this.envelope('ask', to, body, timeoutMs, opts);
+    const envelope = this.envelope('ask', to, body as Command, timeoutMs, opts);
     const data = encode(envelope);
     for (let attempt = 0; ; attempt++) {
       const left = envelope.deadline - Date.now();
@@ -103,7 +176,7 @@ export class TransportActorClient implements ActorClient {
       }
       if (reply?.ok) {
         if (reply.at !== undefined) opts.onPosition?.(reply.at);
-        return reply.body as R;
+        return reply.body as CommandReply<T, K>;
       }
       const moved = !reply || reply.error.extra?.[NOT_OWNER] === true;
       if (!moved) throw ChatError.fromWire(reply!.error);
@@ -126,24 +199,38 @@ export class TransportActorClient implements ActorClient {
     }
   }
 
-  tell(to: ActorAddress, body: Command, opts: AskOptions = {}): void {
+  tell<T extends ActorType, K extends CommandType<T>>(
+    to: ActorAddress<T>,
+    body: CommandBody<T, K>,
+    opts: TellOptions = {},
+  ) {
     const timeoutMs = opts.timeoutMs ?? this.options.defaultTimeoutMs;
-    this.transport.publish(this.subject(to), encode(this.envelope('tell', to, body, timeoutMs, opts)));
+    this.transport.publish(this.subject(to), encode(this.envelope('tell', to, body as Command, timeoutMs, opts)));
   }
 
-  fanout(type: ActorType, keys: string[], body: Command, opts: AskOptions = {}): void {
+  fanout<T extends ActorType, K extends CommandType<T>>(
+    type: T,
+    keys: string[],
+    body: CommandBody<T, K>,
+    opts: TellOptions = {},
+  ): void {
     const timeoutMs = opts.timeoutMs ?? this.options.defaultTimeoutMs;
     for (const [subject, group] of this.bySubject(type, keys)) {
-      const envelope = this.envelope('fanout', { type, key: '' }, body, timeoutMs, opts);
+      const envelope = this.envelope('fanout', { type, key: '' }, body as Command, timeoutMs, opts);
       envelope.keys = group;
       this.transport.publish(subject, encode(envelope));
     }
   }
 
-  async fanoutAsk(type: ActorType, keys: string[], body: Command, opts: AskOptions & { idempotencyKey: string }) {
+  async fanoutAsk<T extends ActorType, K extends CommandType<T>>(
+    type: T,
+    keys: string[],
+    body: CommandBody<T, K>,
+    opts: AskOptions & { idempotencyKey: string },
+  ) {
     const timeoutMs = opts.timeoutMs ?? this.options.defaultTimeoutMs;
     const groups = [...this.bySubject(type, keys)].map(async ([subject, group]) => {
-      const envelope = this.envelope('fanout', { type, key: '' }, body, timeoutMs, opts);
+      const envelope = this.envelope('fanout', { type, key: '' }, body as Command, timeoutMs, opts);
       envelope.keys = group;
       try {
         const reply = decode<ReplyEnvelope>(await this.transport.request(subject, encode(envelope), timeoutMs));

@@ -1,5 +1,6 @@
 import { ChatError, type Command } from '@chat/protocol';
 import type { ActorBehavior, ActorContext } from '../src/index.js';
+import type { AnyProtocols } from './untyped.js';
 
 /** A small actor used to exercise the runtime: a list of numbers and a timer log. */
 export interface CounterState {
@@ -35,7 +36,12 @@ export class Probe {
   }
 }
 
+/** Typed as an actor of the real protocols, so hosts and the test kit take it; its commands are its own. */
 export function counterBehavior(probe = new Probe()): ActorBehavior<CounterState, CounterEvent> {
+  return counter(probe) as unknown as ActorBehavior<CounterState, CounterEvent>;
+}
+
+export function counter(probe = new Probe()): ActorBehavior<CounterState, CounterEvent, AnyProtocols> {
   return {
     type: 'user',
     eventVersion: 1,

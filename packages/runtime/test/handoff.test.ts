@@ -2,9 +2,10 @@ import test from 'ava';
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { ChatError } from '@chat/protocol';
+import { ChatError, type ActorAddress } from '@chat/protocol';
 import { FileJournal, InProcessTransport, LevelStore } from '@chat/embedded';
-import { ActorHost, shardOf, TransportActorClient } from '../src/index.js';
+import { ActorHost, shardOf, TransportActorClient, typedClient } from '../src/index.js';
+import { untyped } from './untyped.js';
 import { counterBehavior, type CounterState } from './counter.js';
 
 const SHARDS = 2;
@@ -15,13 +16,13 @@ async function pair(t: { teardown(fn: () => Promise<void>): void }) {
   const transport = new InProcessTransport();
   const journal = await FileJournal.open(join(dir, 'journal'));
   const store = await LevelStore.open(join(dir, 'store'));
-  const client = new TransportActorClient(transport, { shardCount: SHARDS, defaultTimeoutMs: 1000 });
+  const client = untyped(new TransportActorClient(transport, { shardCount: SHARDS, defaultTimeoutMs: 1000 }));
   const host = () =>
     new ActorHost({
       transport,
       journal,
       store,
-      actors: client,
+      actors: typedClient(client),
       behaviors: [counterBehavior()],
       shardCount: SHARDS,
       shards: [],
@@ -41,7 +42,7 @@ async function pair(t: { teardown(fn: () => Promise<void>): void }) {
   return { a, b, client, store };
 }
 
-const alice = { type: 'user' as const, key: 'alice' };
+const alice: ActorAddress = { type: 'user', key: 'alice' };
 const shard = shardOf(alice, SHARDS);
 
 test('a shard handed off keeps every acknowledged write, and the new owner fences the old one', async (t) => {

@@ -1,10 +1,12 @@
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { untyped, type TestClient } from './untyped.js';
 import { FileJournal, InProcessTransport, LevelStore } from '@chat/embedded';
 import {
   ActorHost,
   TransportActorClient,
+  typedClient,
   type AnyBehavior,
   type HostOptions,
   type Journal,
@@ -28,7 +30,7 @@ export class TestNode {
   /** Subjects that actors cannot reach while it says so (a host that is down); every other send is counted in `sent`. */
   unreachable: (subject: string) => boolean = () => false;
   readonly sent: string[] = [];
-  client!: TransportActorClient;
+  client!: TestClient;
   private epoch = 0;
 
   private constructor(
@@ -62,7 +64,7 @@ export class TestNode {
       subscribe: (subject, handler, opts) => inner.subscribe(subject, handler, opts),
       close: () => inner.close(),
     };
-    this.client = new TransportActorClient(outward, { shardCount: 4, defaultTimeoutMs: 2000 });
+    this.client = untyped(new TransportActorClient(outward, { shardCount: 4, defaultTimeoutMs: 2000 }));
     const journal = this.journal;
     const failing: Journal = {
       append: async (partition, records, fence) => {
@@ -93,7 +95,7 @@ export class TestNode {
       transport: this.transport,
       journal: failing,
       store: slow,
-      actors: this.client,
+      actors: typedClient(this.client),
       behaviors: this.behaviors,
       shardCount: 4,
       epoch: ++this.epoch,

@@ -1,8 +1,9 @@
 import anyTest, { type TestFn } from 'ava';
 import { ChatError, type ActorAddress, type Command } from '@chat/protocol';
 import { shardOf, type ActorBehavior, type AnyBehavior } from '../src/index.js';
-import { counterBehavior, type CounterEvent, type CounterState } from './counter.js';
+import { counter as untypedCounter, counterBehavior, type CounterEvent, type CounterState } from './counter.js';
 import { TestNode, waitFor } from './node.js';
+import type { AnyProtocols } from './untyped.js';
 
 // A poster (type realm) records a post, then owes a fan-out of it to counters
 // (type user); a counter asked to `pass` changes nothing and passes the value
@@ -18,7 +19,7 @@ test.afterEach.always(async (t) => {
 });
 
 type Posted = { type: 'posted'; value: number };
-const poster: ActorBehavior<{ posts: number }, Posted> = {
+const poster: ActorBehavior<{ posts: number }, Posted, AnyProtocols> = {
   type: 'realm',
   eventVersion: 1,
   initial: () => ({ posts: 0 }),
@@ -38,12 +39,12 @@ const poster: ActorBehavior<{ posts: number }, Posted> = {
 };
 
 function relaying(): AnyBehavior {
-  const counter = counterBehavior();
-  const relay: ActorBehavior<CounterState, CounterEvent> = {
+  const counter = untypedCounter();
+  const relay: ActorBehavior<CounterState, CounterEvent, AnyProtocols> = {
     ...counter,
     handle(ctx, command) {
       if (command.type !== 'pass') return counter.handle(ctx, command);
-      const to: ActorAddress = { type: 'queue', key: command.to as string };
+      const to: ActorAddress<'queue'> = { type: 'queue', key: command.to as string };
       return { tells: [{ to, body: { type: 'add', value: command.value } }] };
     },
   };
@@ -89,7 +90,10 @@ test('a receiver applies an owed message once, however often it comes', async (t
   node.sent.length = 0;
   await node.boot();
   await waitFor(() => node.host.owed === 0);
-  t.true(node.sent.some((s) => s.startsWith('actor.user.')), 'the fan-out was sent again');
+  t.true(
+    node.sent.some((s) => s.startsWith('actor.user.')),
+    'the fan-out was sent again',
+  );
   t.deepEqual(await valuesOf(node, user('a')), [1]);
   t.deepEqual(await valuesOf(node, user('b')), [1]);
 });

@@ -1,6 +1,6 @@
 import test from 'ava';
 import { ChatError, ENVELOPE_VERSION, type AskEnvelope } from '@chat/protocol';
-import type { Decision, TypedEvent } from '../src/index.js';
+import type { Decision, Fanout, Tell, TypedEvent } from '../src/index.js';
 import { planDecision, planFailure, planIntake, type PlanFacts } from '../src/plan.js';
 
 const NOW = 1_000_000;
@@ -21,8 +21,8 @@ const facts = (changes: Partial<PlanFacts> = {}): PlanFacts => ({
   ...changes,
 });
 const added: TypedEvent = { type: 'added' };
-const tell = { to: { type: 'queue' as const, key: 'r:q' }, body: { type: 'queue.push' } };
-const fanout = { type: 'user' as const, keys: ['r:1', 'r:2'], body: { type: 'user.deliver' } };
+const tell: Tell = { to: { type: 'queue', key: 'r:q' }, body: { type: 'queue.push', events: [] } };
+const fanout: Fanout = { type: 'user', keys: ['r:1', 'r:2'], body: { type: 'user.deliver', events: [] } };
 const plan = (decision: Decision<TypedEvent>, changes: Partial<PlanFacts> = {}) =>
   planDecision(decision, facts(changes));
 

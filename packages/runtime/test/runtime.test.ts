@@ -3,6 +3,7 @@ import { join } from 'node:path';
 import anyTest, { type TestFn } from 'ava';
 import { ChatError, type ActorAddress } from '@chat/protocol';
 import { TransportActorClient } from '../src/index.js';
+import { untyped } from './untyped.js';
 import { counterBehavior, Probe, type CounterState } from './counter.js';
 import { TestNode, waitFor } from './node.js';
 
@@ -296,11 +297,13 @@ test('a held reply is released by its timer, and keeps its actor from passivatin
 
 test('a client that knows the shard map sends a fan-out once per owning host', async (t) => {
   const node = await start(t, new Probe(), { hostId: 'h1' });
-  const client = new TransportActorClient(node.transport, {
-    shardCount: 4,
-    defaultTimeoutMs: 2000,
-    ownerOf: () => 'h1',
-  });
+  const client = untyped(
+    new TransportActorClient(node.transport, {
+      shardCount: 4,
+      defaultTimeoutMs: 2000,
+      ownerOf: () => 'h1',
+    }),
+  );
   const keys = Array.from({ length: 40 }, (_, i) => `host-fan-${i}`);
   const subjects: string[] = [];
   const publish = node.transport.publish.bind(node.transport);

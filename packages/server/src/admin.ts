@@ -3,7 +3,6 @@ import {
   realmAddress,
   ROLES,
   type ApiKeyGrant,
-  type CanCreateUsersGrant,
   type NewUser,
   type Role,
   type CreatedUser,
@@ -49,7 +48,7 @@ export const ADMIN_COMMANDS: Record<
     async run(actors, options) {
       const owner = await newUser(options, ROLES.owner);
       const realm = realmAddress(required(options, 'realm'));
-      const [created] = await actors.ask<CreatedUser[]>(realm, {
+      const [created] = await actors.ask(realm, {
         type: 'realm.create',
         name: required(options, 'realm-name'),
         description: '',
@@ -65,7 +64,7 @@ export const ADMIN_COMMANDS: Record<
       const role = roleOf(typeof options.role === 'string' ? options.role : 'member');
       const realm = realmAddress(required(options, 'realm'));
       const user = await newUser(options, role);
-      return grant(await actors.ask<CreatedUser>(realm, { type: 'realm.createUser', user }));
+      return grant(await actors.ask(realm, { type: 'realm.createUser', user }));
     },
   },
   'create-users': {
@@ -101,7 +100,7 @@ export const ADMIN_COMMANDS: Record<
       if (required(options, 'role') !== 'can_create_users') {
         throw new UsageError('--role must be can_create_users (other roles change through PATCH /users/{user_id})');
       }
-      return actors.ask<CanCreateUsersGrant>(realmAddress(required(options, 'realm')), {
+      return actors.ask(realmAddress(required(options, 'realm')), {
         type: 'realm.setCanCreateUsers',
         email: required(options, 'email'),
         granted: options.revoke !== true,

@@ -1,4 +1,4 @@
-import { realmAddress, type ApiKeyGrant, type CreatedUser, type NewUser, type Role } from '@chat/protocol';
+import { realmAddress, type ApiKeyGrant, type NewUser, type Role } from '@chat/protocol';
 import type { ActorClient } from '@chat/runtime';
 
 /** Accounts per `realm.createUsers`: its journal record (accounts, reply, and the `realm_user` fan-out to
@@ -40,7 +40,7 @@ export async function createUsers(
         role: spec.role,
       });
     }
-    const created = await actors.ask<CreatedUser[]>(realmAddress(spec.realm), { type: 'realm.createUsers', users });
+    const created = await actors.ask(realmAddress(spec.realm), { type: 'realm.createUsers', users });
     grants.push(...created.map((u) => ({ api_key: u.api_key, email: u.email, user_id: u.user_id })));
     onBatch?.(grants.length);
   }

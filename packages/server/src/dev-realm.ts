@@ -1,12 +1,4 @@
-import {
-  ChatError,
-  realmAddress,
-  ROLES,
-  type ErrorCode,
-  type NewUser,
-  type Role,
-  type UserProfile,
-} from '@chat/protocol';
+import { ChatError, realmAddress, ROLES, type ErrorCode, type NewUser, type Role } from '@chat/protocol';
 import type { ActorClient } from '@chat/runtime';
 import { createChannel } from '@chat/api';
 
@@ -94,11 +86,11 @@ export async function ensureDevRealm(actors: ActorClient): Promise<'created' | '
       first_user_id: FIRST_USER_ID,
     });
   }
-  const users = await actors.ask<UserProfile[]>(realm, { type: 'realm.listUsers' });
+  const users = await actors.ask(realm, { type: 'realm.listUsers' });
   const idOf = new Map(users.map((user) => [user.email.split('@')[0]!, user.user_id]));
   for (const channel of CHANNELS) {
     const found = await actors
-      .ask<{ channel_id: number }>(realm, { type: 'realm.findChannel', name: channel.name })
+      .ask(realm, { type: 'realm.findChannel', name: channel.name })
       .catch(ignore('STREAM_DOES_NOT_EXIST'));
     if (found) continue;
     const spec = {

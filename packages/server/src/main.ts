@@ -1,6 +1,6 @@
 #!/usr/bin/env node
 import { parseArgs } from 'node:util';
-import { ChatError, realmAddress, type ApiKeyGrant } from '@chat/protocol';
+import { ChatError, realmAddress } from '@chat/protocol';
 import { ADMIN_COMMANDS, UsageError } from './admin.js';
 import { loadConfig } from './config.js';
 import { readClusterConfig, readRole } from './cluster-config.js';
@@ -41,7 +41,7 @@ async function start(): Promise<void> {
   // Lines for people go to stderr; stdout carries only the JSON log lines.
   console.error(`\nTeam chat server (${role}, ${config.mode} mode) at ${server.url}  ${where}`);
   if (config.mode === 'development') {
-    const iago = await server.node.actors.ask<ApiKeyGrant>(realmAddress(DEV_REALM.stringId), {
+    const iago = await server.node.actors.ask(realmAddress(DEV_REALM.stringId), {
       type: 'realm.devApiKey',
       username: 'iago@zulip.com',
     });
@@ -103,7 +103,8 @@ if (!run) {
   console.log(HELP);
 } else {
   run.catch((err: unknown) => {
-    if (err instanceof UsageError || err instanceof ChatError || err instanceof DataFormatError) console.error(`error: ${err.message}`);
+    if (err instanceof UsageError || err instanceof ChatError || err instanceof DataFormatError)
+      console.error(`error: ${err.message}`);
     else console.error(err);
     process.exit(1);
   });

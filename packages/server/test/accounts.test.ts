@@ -1,4 +1,4 @@
-import { channelAddress, type ChannelInfo } from '@chat/protocol';
+import { channelAddress } from '@chat/protocol';
 import { withServer } from './context.js';
 import { TestServer, wrongKey } from './support.js';
 
@@ -64,7 +64,7 @@ test('the development realm has the original users with their names, roles and i
 
 test('the development realm has the original channels and subscriptions', async (t) => {
   const { actors } = t.context.server.server.node;
-  const channel = (id: number) => actors.ask<ChannelInfo>(channelAddress('zulip', id), { type: 'channel.info' });
+  const channel = (id: number) => actors.ask(channelAddress('zulip', id), { type: 'channel.info' });
   const names = await Promise.all([1, 2, 3, 4, 5, 6, 7, 8].map(async (id) => (await channel(id)).name));
   t.deepEqual(names, ['Zulip', 'sandbox', 'Verona', 'Denmark', 'Rome', 'Scotland', 'Venice', 'core team']);
   t.deepEqual((await channel(3)).subscribers, [6, 7, 8, 9, 10, 11, 12, 13, 14, 15]);

@@ -112,7 +112,7 @@ test('a guest may not ask for all public channels', async (t) => {
 test('once the last all-public queue is deleted, the realm stops relaying to its user', async (t) => {
   const { server, iago, prospero } = t.context;
   const { actors } = server.server.node;
-  const listeners = () => actors.ask<number[]>(realmAddress('zulip'), { type: 'realm.publicListeners' });
+  const listeners = () => actors.ask(realmAddress('zulip'), { type: 'realm.publicListeners' });
   await channel(iago, 'ap after', [IDS.iago], false);
   t.false((await listeners()).includes(IDS.prospero));
   const everyPublic = await register(prospero, { event_types: TYPES, all_public_streams: true });

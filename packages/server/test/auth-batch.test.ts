@@ -1,5 +1,4 @@
-import type { ActorAddress, Command } from '@chat/protocol';
-import type { ActorClient, AskOptions } from '@chat/runtime';
+import { typedClient, type ActorClient } from '@chat/runtime';
 import { authenticateWith, type ApiOptions } from '@chat/api';
 import { createLogger } from '@chat/edge';
 import { withServer } from './context.js';
@@ -53,16 +52,16 @@ test('checks that arrive while one message is on its way go together in the next
   const { node } = server.server;
   const sizes: number[] = [];
   // The realm's link, slowed down: as when it is busy with thousands of returning polls.
-  const slow: ActorClient = {
-    ask: async <R>(to: ActorAddress, body: Command, opts?: AskOptions) => {
+  const slow: ActorClient = typedClient({
+    ask: async (to, body, opts) => {
       if (body.type === 'realm.authenticateMany') sizes.push((body.credentials as unknown[]).length);
       await new Promise((resolve) => setTimeout(resolve, 50));
-      return node.actors.ask<R>(to, body, opts);
+      return node.actors.ask(to, body, opts);
     },
     tell: (to, body, opts) => node.actors.tell(to, body, opts),
     fanout: (type, keys, body, opts) => node.actors.fanout(type, keys, body, opts),
     fanoutAsk: (type, keys, body, opts) => node.actors.fanoutAsk(type, keys, body, opts),
-  };
+  });
   const authenticate = authenticateWith({ realmOf: () => 'zulip' } as unknown as ApiOptions);
   const req = {
     request: { host: '127.0.0.1', ip: '127.0.0.1', userAgent: 'test' },
@@ -90,18 +89,18 @@ test('a message of checks that hangs does not hold up the checks after it', asyn
   const { node } = server.server;
   let first = true;
   // The first message hangs, as one in flight to a host that just died waits out its timeout.
-  const hanging: ActorClient = {
-    ask: async <R>(to: ActorAddress, body: Command, opts?: AskOptions) => {
+  const hanging: ActorClient = typedClient({
+    ask: async (to, body, opts) => {
       if (first) {
         first = false;
         await new Promise((resolve) => setTimeout(resolve, 3_000));
       }
-      return node.actors.ask<R>(to, body, opts);
+      return node.actors.ask(to, body, opts);
     },
     tell: (to, body, opts) => node.actors.tell(to, body, opts),
     fanout: (type, keys, body, opts) => node.actors.fanout(type, keys, body, opts),
     fanoutAsk: (type, keys, body, opts) => node.actors.fanoutAsk(type, keys, body, opts),
-  };
+  });
   const authenticate = authenticateWith({ realmOf: () => 'zulip' } as unknown as ApiOptions);
   const req = {
     request: { host: '127.0.0.1', ip: '127.0.0.1', userAgent: 'test' },

@@ -62,7 +62,7 @@ export class Fixtures {
     };
     const realm = realmAddress('zulip');
     // No route creates bots; the operator's create-user --bot does this (admin.ts).
-    const bot = await server.server.node.actors.ask<CreatedUser>(realm, {
+    const bot = await server.server.node.actors.ask(realm, {
       type: 'realm.createUser',
       user: {
         email: 'matrix-bot@zulip.com',
@@ -142,7 +142,7 @@ export interface OtherAccount {
 
 /** Creates the second realm, `other`, with an owner and a member, as the create-realm command does. */
 export async function otherRealm(server: TestServer): Promise<{ owner: OtherAccount; member: OtherAccount }> {
-  const [owner, member] = await server.server.node.actors.ask<CreatedUser[]>(realmAddress(OTHER_REALM), {
+  const [owner, member] = await server.server.node.actors.ask(realmAddress(OTHER_REALM), {
     type: 'realm.create',
     name: 'Another organization',
     description: '',

@@ -1,4 +1,4 @@
-import { userAddress } from '@chat/protocol';
+import { userAddress, type SubscriptionProperty } from '@chat/protocol';
 import type { ChatClient } from '@chat/testkit';
 import { IDS, withServer } from './context.js';
 import { held, next, none, register, type Body, type Event } from './queues.js';
@@ -210,7 +210,7 @@ test('subscription update for personal settings; is_muted also as in_home_view',
   const streamId = await createChannel(iago, 'ev settings', [IDS.iago, IDS.hamlet]);
   const [qh, qo] = [await watch(hamlet, ['subscription']), await watch(othello, ['subscription'])];
   // No route sets these yet; the command is what the route will send.
-  const set = (property: string, value: unknown) =>
+  const set = (property: SubscriptionProperty, value: unknown) =>
     server.server.node.actors.ask(userAddress('zulip', IDS.hamlet), {
       type: 'user.subscriptionProperty',
       channel_id: streamId,

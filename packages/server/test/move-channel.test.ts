@@ -1,12 +1,4 @@
-import {
-  channelAddress,
-  realmAddress,
-  ROLES,
-  systemGroupsOf,
-  type ChannelInfo,
-  type MoveBegun,
-  type RealmSettings,
-} from '@chat/protocol';
+import { channelAddress, realmAddress, ROLES, systemGroupsOf } from '@chat/protocol';
 import { waitFor } from '@chat/testkit';
 import { IDS, withServer } from './context.js';
 import { channel, channelOf, messagesIn, move, send, topicOf } from './move-support.js';
@@ -161,11 +153,19 @@ test('a move interrupted after the import is finished by the source, without dup
   const [a, b] = [await channel(iago, 'mv crash a', members), await channel(iago, 'mv crash b', members)];
   const id = await send(hamlet, a, 'crash', 'survives');
   const role = ROLES.administrator;
-  const actor = { realm: 'zulip', user_id: IDS.iago, email: 'iago@zulip.com', role, is_bot: false, full_name: 'Iago' };
-  const target = await actors.ask<ChannelInfo>(channelAddress('zulip', b), { type: 'channel.info' });
-  const settings = await actors.ask<RealmSettings>(realmAddress('zulip'), { type: 'realm.settings' });
+  const actor = {
+    realm: 'zulip',
+    user_id: IDS.iago,
+    email: 'iago@zulip.com',
+    role,
+    is_bot: false,
+    full_name: 'Iago',
+    can_create_users: false,
+  };
+  const target = await actors.ask(channelAddress('zulip', b), { type: 'channel.info' });
+  const settings = await actors.ask(realmAddress('zulip'), { type: 'realm.settings' });
   // What the edge does first, and then it dies before telling the source.
-  const begun = await actors.ask<MoveBegun>(channelAddress('zulip', a), {
+  const begun = await actors.ask(channelAddress('zulip', a), {
     type: 'message.moveOut',
     actor: { ...actor, groups: systemGroupsOf(role) },
     message_id: id,

@@ -1,7 +1,7 @@
 import { NOTHING_BAD, type LadderCase, type LadderSection } from './ladder.js';
 import { PNG } from './permission-cases-emoji.js';
 
-/** The route ladder's cases (routes.test.ts) for organization settings. */
+/** The route ladder's cases (routes.test.ts) for organization settings and managing other users. */
 const cases: LadderCase[] = [
   {
     method: 'PATCH',
@@ -9,6 +9,38 @@ const cases: LadderCase[] = [
     auth: true,
     valid: { description: 'climbing the ladder' },
     bad: { params: { allow_message_editing: 'maybe' }, name: 'allow_message_editing' },
+  },
+  {
+    method: 'GET',
+    path: '/users/prospero@zulip.com',
+    template: '/users/{email}',
+    auth: true,
+    valid: {},
+    bad: { params: { client_gravatar: 'maybe' }, name: 'client_gravatar' },
+  },
+  {
+    method: 'PATCH',
+    path: '/users/prospero@zulip.com',
+    template: '/users/{email}',
+    auth: true,
+    valid: { full_name: 'Prospero' },
+    bad: { params: { role: 'king' }, name: 'role' },
+  },
+  {
+    method: 'PATCH',
+    path: '/users/14',
+    template: '/users/{user_id}',
+    auth: true,
+    valid: { full_name: 'Prospero' },
+    bad: { path: '/users/fourteen', params: {}, name: 'user_id' },
+  },
+  {
+    method: 'POST',
+    path: '/users/14/status',
+    template: '/users/{user_id}/status',
+    auth: true,
+    valid: { status_text: 'on the ladder' },
+    bad: { path: '/users/fourteen/status', params: {}, name: 'user_id' },
   },
   { method: 'GET', path: '/realm/emoji', auth: true, valid: {}, bad: NOTHING_BAD },
   {

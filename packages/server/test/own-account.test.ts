@@ -1,4 +1,4 @@
-import { realmAddress, ROLES, type CreatedUser } from '@chat/protocol';
+import { realmAddress, ROLES } from '@chat/protocol';
 import { assertResponse } from '@chat/testkit';
 import { withServer } from './context.js';
 import { newPerson } from './people.js';
@@ -36,7 +36,7 @@ test('the only owner cannot leave', async (t) => {
 
 test('the only user of an organization cannot leave', async (t) => {
   const { server } = t.context;
-  const [owner] = await server.server.node.actors.ask<CreatedUser[]>(realmAddress('alone'), {
+  const [owner] = await server.server.node.actors.ask(realmAddress('alone'), {
     type: 'realm.create',
     name: 'A lonely organization',
     description: '',

@@ -7,6 +7,7 @@ import { groupCases } from './permission-cases-groups.js';
 import { messageCases } from './permission-cases-messages.js';
 import { orgCases } from './permission-cases-org.js';
 import { emojiCases } from './permission-cases-emoji.js';
+import { userAdminCases } from './permission-cases-user-admin.js';
 import { peopleCases } from './permission-cases-people.js';
 import { personalCases } from './permission-cases-personal.js';
 import { readingCases } from './permission-cases-reading.js';
@@ -31,6 +32,7 @@ export const OPERATIONS: Operation[] = [
   ...botCases,
   ...orgCases,
   ...emojiCases,
+  ...userAdminCases,
   ...readingCases,
   ...mutingCases,
   ...ownAccountCases,

@@ -136,3 +136,38 @@ test('PATCH /users/me/subscriptions subscribes to add and unsubscribes from dele
   t.true(names.includes('patch second'));
   t.false(names.includes('patch added'));
 });
+
+test('a color asked for in add is the new subscription’s, for a new channel and an existing one', async (t) => {
+  const { iago, othello } = t.context;
+  // A channel iago is not in yet.
+  await ok(othello, 'POST', '/users/me/subscriptions', {
+    subscriptions: JSON.stringify([{ name: 'colored existing' }]),
+  });
+  await refused(
+    t,
+    iago.call<Body>('PATCH', '/users/me/subscriptions', {
+      add: JSON.stringify([{ name: 'colored refused' }, { name: 'colored existing', color: 'blue' }]),
+    }),
+    'color is not a valid hex color code',
+  );
+  const queue = await register(iago, { event_types: JSON.stringify(['subscription']) });
+  await succeeds(
+    'PATCH',
+    '/users/me/subscriptions',
+    iago.call<Body>('PATCH', '/users/me/subscriptions', {
+      add: JSON.stringify([
+        { name: 'colored new', color: '#abcdef' },
+        { name: 'colored existing', color: '#123' },
+      ]),
+    }),
+  );
+  const added = (name: string) =>
+    of('subscription', 'add', (e: Event) => (e.subscriptions as Sub[]).some((s) => s.name === name));
+  const colorOf = async (name: string) => ((await next(queue, added(name))).subscriptions as Sub[])[0]!.color;
+  t.is(await colorOf('colored new'), '#abcdef');
+  t.is(await colorOf('colored existing'), '#123');
+  const subs = (await ok(iago, 'GET', '/users/me/subscriptions')).subscriptions as Sub[];
+  t.is(subs.find((s) => s.name === 'colored new')!.color, '#abcdef');
+  t.is(subs.find((s) => s.name === 'colored existing')!.color, '#123');
+  t.false(subs.some((s) => s.name === 'colored refused'));
+});

@@ -8,12 +8,12 @@ import {
   type MessageEdit,
   type StoredMessage,
 } from '@chat/protocol';
-import type { ActorContext, Decision } from '@chat/runtime';
+import type { ActorContext } from '@chat/runtime';
 import { can, canSee, invalidMessage, requireMessageAccess, type Actor } from '../access.js';
 import { editEvent } from './event.js';
 import { fanout, receivers } from '../events.js';
 import { checkTopic, checkWildcards } from '../send.js';
-import { findMessage, type ChannelEvent, type ChannelState } from '../state.js';
+import { findMessage, type ChannelEvent, type ChannelState, type ChannelDecision } from '../state.js';
 
 type Edit = Extract<ChannelCommand, { type: 'message.edit' }>;
 const bad = (msg: string) => new ChatError('BAD_REQUEST', msg);
@@ -93,7 +93,7 @@ function checkMove(state: ChannelState, cmd: Edit, target: StoredMessage, topic:
   );
 }
 
-export function decideEdit(ctx: ActorContext<ChannelState>, cmd: Edit): Decision<ChannelEvent> {
+export function decideEdit(ctx: ActorContext<ChannelState>, cmd: Edit): ChannelDecision<'message.edit'> {
   const state = ctx.state;
   requireMessageAccess(state, cmd.actor);
   const target = findMessage(state, cmd.message_id);

@@ -1,4 +1,4 @@
-import { realmOfKey, type Command, type EditFlagFacts, type QueueEvent, type StoredMessage } from '@chat/protocol';
+import { realmOfKey, type EditFlagFacts, type QueueEvent, type StoredMessage } from '@chat/protocol';
 import { deleteEvent, fanout, receivers } from '../events.js';
 import type { MoveOut } from './checks.js';
 import type { Fanout } from './state.js';
@@ -84,7 +84,7 @@ export function moveFanouts(state: ChannelState, cmd: MoveOut, f: MoveFacts): Fa
   const ids = f.moved.map((m) => m.id);
   const realm = realmOfKey(f.key);
   const read = (userIds: number[], copy: boolean): Fanout => {
-    const body: Command = { type: 'user.moved', from: f.key, to: f.toKey, ids, copy };
+    const body = { type: 'user.moved' as const, from: f.key, to: f.toKey, ids, copy };
     return { type: 'user', keys: userIds.map((id) => `${realm}:${id}`), body };
   };
   const fanouts = [read(both, true), read(fresh, false), fanout(f.key, notify, [updateEvent(state, cmd, f)])];

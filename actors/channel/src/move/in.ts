@@ -1,8 +1,8 @@
 import { ChatError, type MoveCommand, type MoveImported, type StoredMessage } from '@chat/protocol';
-import type { ActorContext, Decision } from '@chat/runtime';
+import type { ActorContext } from '@chat/runtime';
 import { can, canSee, hasContentAccess, invalidChannel } from '../access.js';
 import { firstMessageUpdate } from './events.js';
-import { findMessage, type ChannelEvent, type ChannelState } from '../state.js';
+import { findMessage, type ChannelState, type ChannelDecision } from '../state.js';
 
 type MoveIn = Extract<MoveCommand, { type: 'message.moveIn' }>;
 
@@ -33,7 +33,7 @@ function granted(state: ChannelState, m: StoredMessage): StoredMessage {
  * reactions and history. Idempotent: a message already here is not
  * imported again, so a retried move completes instead of duplicating.
  */
-export function decideMoveIn(ctx: ActorContext<ChannelState>, cmd: MoveIn): Decision<ChannelEvent> {
+export function decideMoveIn(ctx: ActorContext<ChannelState>, cmd: MoveIn): ChannelDecision<'message.moveIn'> {
   const state = ctx.state;
   const { move } = cmd;
   const source = { type: 'channel' as const, key: move.from };

@@ -11,15 +11,9 @@ import {
 import type { ActorContext, Decision } from '@chat/runtime';
 import { canSee, invalidMessage, requireMessageAccess } from '../access.js';
 import { isResolveOnly } from '../edit/edit.js';
-import {
-  checkChannelChange,
-  checkDestination,
-  checkTopicChange,
-  checkWholeTopic,
-  type MoveOut,
-} from './checks.js';
+import { checkChannelChange, checkDestination, checkTopicChange, checkWholeTopic, type MoveOut } from './checks.js';
 import { firstMessageUpdate, moveFanouts } from './events.js';
-import { findMessage, type ChannelEvent, type ChannelState } from '../state.js';
+import { findMessage, type ChannelEvent, type ChannelState, type ChannelDecision } from '../state.js';
 
 type Ctx = ActorContext<ChannelState>;
 type MoveEnd = Extract<MoveCommand, { type: 'message.moveEnd' }>;
@@ -47,7 +41,7 @@ function relocated(m: StoredMessage, edit: MessageEdit, topic: string, at: numbe
  * (the destination as the mover saw it included) and records the move.
  * The messages stay here, readable, until the target holds them.
  */
-export function decideMoveOut(ctx: Ctx, cmd: MoveOut): Decision<ChannelEvent> {
+export function decideMoveOut(ctx: Ctx, cmd: MoveOut): ChannelDecision<'message.moveOut'> {
   const state = ctx.state;
   requireMessageAccess(state, cmd.actor);
   const target = findMessage(state, cmd.message_id);
@@ -99,7 +93,7 @@ export function decideMoveOut(ctx: Ctx, cmd: MoveOut): Decision<ChannelEvent> {
 }
 
 /** Step three: the target holds the messages (they leave, and everyone hears), or refused them (they stay). */
-export function decideMoveEnd(ctx: Ctx, cmd: MoveEnd): Decision<ChannelEvent> {
+export function decideMoveEnd(ctx: Ctx, cmd: MoveEnd): ChannelDecision<'message.moveEnd'> {
   const state = ctx.state;
   const pending = state.moving?.[cmd.move_id];
   // Already ended: by the edge, or by the recovery below.

@@ -1,3 +1,4 @@
+import type { CreatedUser } from '@chat/protocol';
 import { ChatError, MAX_USERS_PER_BATCH, type NewUser, type QueueEvent } from '@chat/protocol';
 import type { Decision } from '@chat/runtime';
 import { newAccount, toCreated } from '../behavior.js';
@@ -13,7 +14,7 @@ import type { Account, RealmEvent, RealmState } from '../state.js';
  * and one fan-out instead of one per account is what makes a realm of
  * thousands quick to build; all or none, so a retry never half-applies.
  */
-export function createUsers(state: RealmState, users: NewUser[], now: number): Decision<RealmEvent> {
+export function createUsers(state: RealmState, users: NewUser[], now: number): Decision<RealmEvent, CreatedUser[]> {
   if (users.length === 0) throw new ChatError('BAD_REQUEST', 'No users to create');
   if (users.length > MAX_USERS_PER_BATCH) {
     throw new ChatError('BAD_REQUEST', `At most ${MAX_USERS_PER_BATCH} users at a time`);

@@ -13,7 +13,10 @@ export type CanCreateUsersEvent = { type: 'canCreateUsersSet'; userId: number; g
 
 type SetCanCreateUsers = Extract<RealmCommand, { type: 'realm.setCanCreateUsers' }>;
 
-export function decideCanCreateUsers(state: RealmState, command: SetCanCreateUsers): Decision<CanCreateUsersEvent> {
+export function decideCanCreateUsers(
+  state: RealmState,
+  command: SetCanCreateUsers,
+): Decision<CanCreateUsersEvent, CanCreateUsersGrant> {
   const account = accountByEmail(state, command.email);
   if (!account) throw new ChatError('BAD_REQUEST', `No user with email '${command.email}'`);
   const held = account.canCreateUsers === true;

@@ -14,7 +14,7 @@ const bad = (msg: string) => new ChatError('BAD_REQUEST', msg);
  * owners). A deactivated account cannot log in, leaves every group's member
  * list and shows as inactive; nothing it wrote is removed.
  */
-export function decideSetActive(state: RealmState, command: SetActive): Decision<ActivityEvent> {
+export function decideSetActive(state: RealmState, command: SetActive): Decision<ActivityEvent, null> {
   const actor: Principal = command.actor;
   if (command.own) checkOwnDeactivation(state, actor.user_id);
   // The original's words (access_user_by_id for an administrator's action).

@@ -1,12 +1,12 @@
 import { ChatError, type InviteCommand, type QueueEvent } from '@chat/protocol';
-import type { ActorContext, Decision } from '@chat/runtime';
 import { accountByEmail } from '../behavior.js';
 import { toEveryone } from '../broadcast.js';
 import { isExpired } from '../invites/state.js';
-import type { RealmEvent, RealmState } from '../state.js';
+import type { RealmState } from '../state.js';
+import type { RealmHandlers } from '../state.js';
+import type { InviteProtocol } from '@chat/protocol';
 
-type Ctx = ActorContext<RealmState>;
-type EmailCommand = Extract<InviteCommand, { type: 'realm.requestEmailChange' | 'realm.confirmEmailChange' }>;
+export type EmailCommand = Extract<InviteCommand, { type: 'realm.requestEmailChange' | 'realm.confirmEmailChange' }>;
 
 /** What a mail can be delivered to: one address, with a dotted domain. */
 export const VALID_EMAIL = /^[^\s@<>(),;:"[\]\\]+@[^\s@<>(),;:"[\]\\.]+(\.[^\s@<>(),;:"[\]\\.]+)+$/;
@@ -24,45 +24,44 @@ function checkAvailable(state: RealmState, email: string, userId: number): void 
   }
 }
 
-export function emailChangeCommand(ctx: Ctx, command: EmailCommand): Decision<RealmEvent> {
-  const state = ctx.state;
-  switch (command.type) {
-    case 'realm.requestEmailChange': {
-      const account = state.accounts[command.user_id];
-      if (!account?.isActive) throw bad('Account is deactivated');
-      const email = command.new_email.trim();
-      // The original starts nothing when the address is the current one.
-      if (email === account.email) return { reply: { started: false } };
-      if (!VALID_EMAIL.test(email)) throw bad('Invalid address.');
-      checkAvailable(state, email, account.id);
-      const change = {
-        userId: account.id,
-        newEmail: email,
-        keyHash: command.key_hash,
-        expiresAt: Math.floor(ctx.now / 1000) + CONFIRMATION_SECONDS,
-      };
-      const reply = { started: true, old_email: account.email, full_name: account.fullName, realm_name: state.name };
-      return { events: [{ type: 'emailChangeRequested', change }], reply };
+export const emailChangeHandlers: RealmHandlers<Pick<InviteProtocol, EmailCommand['type']>> = {
+  'realm.requestEmailChange': (ctx, command) => {
+    const state = ctx.state;
+    const account = state.accounts[command.user_id];
+    if (!account?.isActive) throw bad('Account is deactivated');
+    const email = command.new_email.trim();
+    // The original starts nothing when the address is the current one.
+    if (email === account.email) return { reply: { started: false } };
+    if (!VALID_EMAIL.test(email)) throw bad('Invalid address.');
+    checkAvailable(state, email, account.id);
+    const change = {
+      userId: account.id,
+      newEmail: email,
+      keyHash: command.key_hash,
+      expiresAt: Math.floor(ctx.now / 1000) + CONFIRMATION_SECONDS,
+    };
+    const reply = { started: true, old_email: account.email, full_name: account.fullName, realm_name: state.name };
+    return { events: [{ type: 'emailChangeRequested', change }], reply };
+  },
+  'realm.confirmEmailChange': (ctx, command) => {
+    const state = ctx.state;
+    const change = state.emailChanges?.[command.key_hash];
+    const account = change && state.accounts[change.userId];
+    if (!change || !account?.isActive || isExpired(change.expiresAt, ctx.now)) {
+      throw bad('Whoops. The confirmation link has expired or been deactivated.');
     }
-    case 'realm.confirmEmailChange': {
-      const change = state.emailChanges?.[command.key_hash];
-      const account = change && state.accounts[change.userId];
-      if (!change || !account?.isActive || isExpired(change.expiresAt, ctx.now)) {
-        throw bad('Whoops. The confirmation link has expired or been deactivated.');
-      }
-      checkAvailable(state, change.newEmail, account.id);
-      const person = (fields: Record<string, unknown>): QueueEvent => ({
-        type: 'realm_user',
-        op: 'update',
-        person: { user_id: account.id, ...fields },
-      });
-      // Addresses are visible to everyone here, so both the delivery and the API address change for all.
-      const events = [person({ delivery_email: change.newEmail }), person({ new_email: change.newEmail })];
-      return {
-        events: [{ type: 'emailChanged', userId: account.id, email: change.newEmail }],
-        reply: { user_id: account.id, old_email: account.email, new_email: change.newEmail, realm_name: state.name },
-        fanouts: [toEveryone(state, events)],
-      };
-    }
-  }
-}
+    checkAvailable(state, change.newEmail, account.id);
+    const person = (fields: Record<string, unknown>): QueueEvent => ({
+      type: 'realm_user',
+      op: 'update',
+      person: { user_id: account.id, ...fields },
+    });
+    // Addresses are visible to everyone here, so both the delivery and the API address change for all.
+    const events = [person({ delivery_email: change.newEmail }), person({ new_email: change.newEmail })];
+    return {
+      events: [{ type: 'emailChanged', userId: account.id, email: change.newEmail }],
+      reply: { user_id: account.id, old_email: account.email, new_email: change.newEmail, realm_name: state.name },
+      fanouts: [toEveryone(state, events)],
+    };
+  },
+};

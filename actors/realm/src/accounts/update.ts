@@ -1,4 +1,11 @@
-import { ChatError, settingEvents, userAddress, type QueueEvent, type StatusCommand } from '@chat/protocol';
+import {
+  ChatError,
+  settingEvents,
+  userAddress,
+  type QueueEvent,
+  type StatusCommand,
+  type StatusReplies,
+} from '@chat/protocol';
 import type { ActorContext, Decision } from '@chat/runtime';
 import { toEveryone } from '../broadcast.js';
 import type { RealmEvent, RealmState } from '../state.js';
@@ -32,7 +39,10 @@ export function checkFullName(raw: string): string {
   return name;
 }
 
-export function decideAccountUpdate(ctx: ActorContext<RealmState>, command: Command): Decision<RealmEvent> {
+export function decideAccountUpdate(
+  ctx: ActorContext<RealmState>,
+  command: Command,
+): Decision<RealmEvent, StatusReplies['realm.updateAccount']> {
   const state = ctx.state;
   const account = state.accounts[command.user_id];
   if (!account) throw bad('No such user');

@@ -1,5 +1,6 @@
 import {
-  BOT_COMMANDS,
+  type BotProtocol,
+  type BotReplies,
   BOT_TYPES,
   ChatError,
   generateApiKey,
@@ -12,14 +13,13 @@ import {
   ROLES,
   type BotCommand,
   type QueueEvent,
-  type RealmCommand,
 } from '@chat/protocol';
 import type { ActorContext, Decision } from '@chat/runtime';
 import { checkFullName } from '../accounts/update.js';
 import { toEveryone, toUsers } from '../broadcast.js';
 import { userAdded } from '../people.js';
 import { toPrincipal } from '../profile.js';
-import type { Account, RealmEvent, RealmState } from '../state.js';
+import type { Account, RealmEvent, RealmHandlers, RealmState } from '../state.js';
 import { accountByEmail, newAccount } from '../behavior.js';
 import { administers, botAudience, botJson, isRealmBot, NO_CONFIG, type BotConfig, type BotEvent } from './model.js';
 
@@ -30,8 +30,6 @@ type Of<T extends BotCommand['type']> = Extract<BotCommand, { type: T }>;
 const bad = (msg: string) => new ChatError('BAD_REQUEST', msg);
 // The local part of an address, as the original's address validation takes it.
 const LOCAL_PART = /^[-!#$%&'*+/=?^_`{}|~0-9A-Za-z]+(\.[-!#$%&'*+/=?^_`{}|~0-9A-Za-z]+)*$/;
-
-export const isBotCommand = (command: RealmCommand): command is BotCommand => BOT_COMMANDS.has(command.type);
 
 function caller(state: RealmState, userId: number): Account {
   const account = state.accounts[userId];
@@ -89,7 +87,7 @@ const update = (userId: number, fields: Record<string, unknown>): QueueEvent => 
   bot: { user_id: userId, ...fields },
 });
 
-function create(ctx: Ctx, command: Of<'realm.createBot'>): Decision<RealmEvent> {
+function create(ctx: Ctx, command: Of<'realm.createBot'>): Decision<RealmEvent, BotReplies['realm.createBot']> {
   const state = ctx.state;
   const owner = humanMember(state, command.actor.user_id);
   const spec = command.bot;
@@ -129,7 +127,7 @@ function create(ctx: Ctx, command: Of<'realm.createBot'>): Decision<RealmEvent> 
   };
 }
 
-function list(state: RealmState, command: Of<'realm.bots'>): Decision<RealmEvent> {
+function list(state: RealmState, command: Of<'realm.bots'>): Decision<RealmEvent, BotReplies['realm.bots']> {
   const who = caller(state, command.actor.user_id);
   if (command.scope === 'owned') humanMember(state, who.id);
   const all = command.scope === 'administered' && isAdministrator(who);
@@ -141,7 +139,7 @@ function list(state: RealmState, command: Of<'realm.bots'>): Decision<RealmEvent
 }
 
 /** `PATCH /bots/{bot_id}`: each change with the original's checks and events, in its order. */
-function change(ctx: Ctx, command: Of<'realm.updateBot'>): Decision<RealmEvent> {
+function change(ctx: Ctx, command: Of<'realm.updateBot'>): Decision<RealmEvent, BotReplies['realm.updateBot']> {
   const state = ctx.state;
   const who = humanMember(state, command.actor.user_id);
   const bot = accessBot(state, who, command.bot_id);
@@ -237,7 +235,7 @@ function ownerChange(state: RealmState, bot: Account, owner: Account): Fanout[] 
   return fanouts;
 }
 
-function deactivate(state: RealmState, command: Of<'realm.deactivateBot'>): Decision<RealmEvent> {
+function deactivate(state: RealmState, command: Of<'realm.deactivateBot'>): Decision<RealmEvent, null> {
   const bot = accessBot(state, caller(state, command.actor.user_id), command.bot_id);
   if (!bot.isActive) return { reply: null };
   const person = { user_id: bot.id, is_active: false };
@@ -251,7 +249,10 @@ function deactivate(state: RealmState, command: Of<'realm.deactivateBot'>): Deci
   };
 }
 
-function regenerate(state: RealmState, command: Of<'realm.regenerateBotKey'>): Decision<RealmEvent> {
+function regenerate(
+  state: RealmState,
+  command: Of<'realm.regenerateBotKey'>,
+): Decision<RealmEvent, { api_key: string }> {
   const bot = accessBot(state, humanMember(state, command.actor.user_id), command.bot_id);
   const apiKey = generateApiKey();
   return {
@@ -261,27 +262,19 @@ function regenerate(state: RealmState, command: Of<'realm.regenerateBotKey'>): D
   };
 }
 
-export function botCommand(ctx: Ctx, command: BotCommand): Decision<RealmEvent> {
-  const state = ctx.state;
-  switch (command.type) {
-    case 'realm.createBot':
-      return create(ctx, command);
-    case 'realm.bots':
-      return list(state, command);
-    case 'realm.updateBot':
-      return change(ctx, command);
-    case 'realm.deactivateBot':
-      return deactivate(state, command);
-    case 'realm.regenerateBotKey':
-      return regenerate(state, command);
-    case 'realm.outgoingServices': {
-      const services = command.user_ids
-        .map((id) => state.accounts[id])
-        .filter((a): a is Account => !!a && a.isActive && a.botType === BOT_TYPES.outgoing_webhook)
-        .flatMap((a) =>
-          (a.bot?.services ?? []).map((s) => ({ ...s, user_id: a.id, email: a.email, full_name: a.fullName })),
-        );
-      return { reply: services };
-    }
-  }
-}
+export const botHandlers: RealmHandlers<BotProtocol> = {
+  'realm.createBot': create,
+  'realm.bots': ({ state }, command) => list(state, command),
+  'realm.updateBot': change,
+  'realm.deactivateBot': ({ state }, command) => deactivate(state, command),
+  'realm.regenerateBotKey': ({ state }, command) => regenerate(state, command),
+  'realm.outgoingServices': ({ state }, command) => {
+    const services = command.user_ids
+      .map((id) => state.accounts[id])
+      .filter((a): a is Account => !!a && a.isActive && a.botType === BOT_TYPES.outgoing_webhook)
+      .flatMap((a) =>
+        (a.bot?.services ?? []).map((s) => ({ ...s, user_id: a.id, email: a.email, full_name: a.fullName })),
+      );
+    return { reply: services };
+  },
+};

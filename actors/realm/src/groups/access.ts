@@ -48,7 +48,8 @@ export function groupToChange(
  * A change to a group, saved and told to everyone. News about a deactivated
  * group is marked, so that clients that do not know such groups skip it.
  */
-export function saved(state: RealmState, group: StoredGroup, events: QueueEvent[], reply: unknown = null) {
+/** A group's new value and what everyone hears of it; `reply` is the command's (nothing by default). */
+export function saved<R = null>(state: RealmState, group: StoredGroup, events: QueueEvent[], reply: R = null as R) {
   const mark = (e: QueueEvent) => group.deactivated && !('deactivated' in ((e as { data?: object }).data ?? {}));
   const told = events.map((e) => (mark(e) ? { ...e, group_deactivated: true } : e));
   return {

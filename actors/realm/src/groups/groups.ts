@@ -5,7 +5,6 @@ import {
   USER_GROUP_PERMISSIONS,
   type GroupCommand,
   type QueueEvent,
-  type RealmCommand,
 } from '@chat/protocol';
 import type { ActorContext, Decision } from '@chat/runtime';
 import { actorOf, findGroup, groupToChange, saved } from './access.js';
@@ -23,24 +22,13 @@ import {
 } from './model.js';
 import { activeUsers, checkGroupSetting, initialSettings, objectionsTo, usableGroup } from './settings.js';
 import type { RealmEvent, RealmState } from '../state.js';
+import type { RealmHandlers } from '../state.js';
+import type { GroupProtocol } from '@chat/protocol';
 
 type Ctx = ActorContext<RealmState>;
 const bad = (msg: string) => new ChatError('BAD_REQUEST', msg);
 const MAX_NAME_LENGTH = 100;
 const RESERVED_PREFIXES = ['@', 'role:', 'user:', 'stream:', 'channel:'];
-
-const GROUP_COMMANDS = new Set<string>([
-  'realm.userGroups',
-  'realm.createUserGroup',
-  'realm.updateUserGroup',
-  'realm.changeUserGroupMembers',
-  'realm.deactivateUserGroup',
-  'realm.userGroupMembers',
-  'realm.isUserGroupMember',
-  'realm.userGroupSubgroups',
-  'realm.checkGroupSettings',
-]);
-export const isGroupCommand = (command: RealmCommand): command is GroupCommand => GROUP_COMMANDS.has(command.type);
 
 export function checkName(state: RealmState, name: string, except?: number): string {
   if (name.trim() === '') throw bad("User group name can't be empty!");
@@ -55,7 +43,10 @@ export function checkName(state: RealmState, name: string, except?: number): str
   return name;
 }
 
-function create(ctx: Ctx, cmd: Extract<GroupCommand, { type: 'realm.createUserGroup' }>): Decision<RealmEvent> {
+function create(
+  ctx: Ctx,
+  cmd: Extract<GroupCommand, { type: 'realm.createUserGroup' }>,
+): Decision<RealmEvent, { group_id: number }> {
   const state = ctx.state;
   const actor = actorOf(state, cmd.actor_id);
   if (!holds(state, state.settings.can_create_groups, actor)) throw bad('Insufficient permission');
@@ -124,35 +115,38 @@ function deactivate(state: RealmState, cmd: Extract<GroupCommand, { type: 'realm
   return saved(state, { ...group, deactivated: true }, [event]);
 }
 
-export function groupCommand(ctx: Ctx, command: GroupCommand): Decision<RealmEvent> {
-  const state = ctx.state;
-  switch (command.type) {
-    case 'realm.userGroups':
-      return { reply: listGroups(state, command.include_deactivated) };
-    case 'realm.createUserGroup':
-      return create(ctx, command);
-    case 'realm.updateUserGroup':
-      return update(state, command);
-    case 'realm.changeUserGroupMembers':
-      return changeMembers(state, command);
-    case 'realm.deactivateUserGroup':
-      return deactivate(state, command);
-    case 'realm.userGroupMembers': {
-      const id = findGroup(state, command.group_id);
-      return { reply: command.direct_only ? directMembers(state, id) : allMembers(state, id) };
-    }
-    case 'realm.isUserGroupMember': {
-      const id = findGroup(state, command.group_id);
-      if (!state.accounts[command.user_id]) throw bad('No such user');
-      const members = command.direct_only ? directMembers(state, id) : allMembers(state, id);
-      return { reply: members.includes(command.user_id) };
-    }
-    case 'realm.userGroupSubgroups': {
-      const id = findGroup(state, command.group_id);
-      const below = command.direct_only ? directSubgroups(state, id) : [...withSubgroups(state, [id])];
-      return { reply: below.filter((g) => g !== id).sort((a, b) => a - b) };
-    }
-    case 'realm.checkGroupSettings':
-      return { reply: command.values.map((value) => checkGroupSetting(state, value)) };
-  }
-}
+export const groupHandlers: RealmHandlers<GroupProtocol> = {
+  'realm.userGroups': ({ state }, command) => {
+    return { reply: listGroups(state, command.include_deactivated) };
+  },
+  'realm.createUserGroup': (ctx, command) => {
+    return create(ctx, command);
+  },
+  'realm.updateUserGroup': ({ state }, command) => {
+    return update(state, command);
+  },
+  'realm.changeUserGroupMembers': ({ state }, command) => {
+    return changeMembers(state, command);
+  },
+  'realm.deactivateUserGroup': ({ state }, command) => {
+    return deactivate(state, command);
+  },
+  'realm.userGroupMembers': ({ state }, command) => {
+    const id = findGroup(state, command.group_id);
+    return { reply: command.direct_only ? directMembers(state, id) : allMembers(state, id) };
+  },
+  'realm.isUserGroupMember': ({ state }, command) => {
+    const id = findGroup(state, command.group_id);
+    if (!state.accounts[command.user_id]) throw bad('No such user');
+    const members = command.direct_only ? directMembers(state, id) : allMembers(state, id);
+    return { reply: members.includes(command.user_id) };
+  },
+  'realm.userGroupSubgroups': ({ state }, command) => {
+    const id = findGroup(state, command.group_id);
+    const below = command.direct_only ? directSubgroups(state, id) : [...withSubgroups(state, [id])];
+    return { reply: below.filter((g) => g !== id).sort((a, b) => a - b) };
+  },
+  'realm.checkGroupSettings': ({ state }, command) => {
+    return { reply: command.values.map((value) => checkGroupSetting(state, value)) };
+  },
+};

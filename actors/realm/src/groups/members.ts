@@ -39,7 +39,7 @@ function subgroupsToAdd(state: RealmState, group: StoredGroup, ids: number[]): n
   return adding;
 }
 
-export function changeMembers(state: RealmState, cmd: Change): Decision<RealmEvent> {
+export function changeMembers(state: RealmState, cmd: Change): Decision<RealmEvent, null> {
   const actor = actorOf(state, cmd.actor_id);
   const before = permitted(state, actor, cmd);
   const group: StoredGroup = { ...before, members: [...before.members], subgroups: [...before.subgroups] };

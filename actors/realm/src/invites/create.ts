@@ -56,7 +56,7 @@ function checkInvitation(state: RealmState, cmd: Invitation): void {
 }
 
 /** Records the invitations `POST /invites` asks for; the edge mails them. */
-export function createInvites(ctx: ActorContext<RealmState>, cmd: Invitation): Decision<RealmEvent> {
+export function createInvites(ctx: ActorContext<RealmState>, cmd: Invitation): Decision<RealmEvent, InviteResult> {
   const state = ctx.state;
   checkInvitation(state, cmd);
   const { inviter, options } = cmd;

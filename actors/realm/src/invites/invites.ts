@@ -7,34 +7,23 @@ import {
   type InviteCommand,
   type InviteJson,
   type Principal,
-  type RealmCommand,
 } from '@chat/protocol';
 import type { ActorContext, Decision } from '@chat/runtime';
 import { accountByEmail, newAccount, toCreated } from '../behavior.js';
-import { emailChangeCommand } from '../accounts/email-change.js';
+import type { EmailCommand } from '../accounts/email-change.js';
 import { createInvites } from './create.js';
 import { isExpired, type Invite, type InviteEvent } from './state.js';
 import { joinInviteGroups } from './groups.js';
 import { invitesChanged, userAdded } from '../people.js';
 import type { RealmEvent, RealmState } from '../state.js';
+import type { RealmHandlers } from '../state.js';
+import type { InviteProtocol } from '@chat/protocol';
 
 type Ctx = ActorContext<RealmState>;
 
 const bad = (msg: string) => new ChatError('BAD_REQUEST', msg);
 const noSuchInvite = () => bad('No such invitation');
 export const expiredLink = () => bad('Whoops. The confirmation link has expired or been deactivated.');
-
-const INVITE_COMMANDS = new Set<string>([
-  'realm.invite',
-  'realm.invites',
-  'realm.revokeInvite',
-  'realm.resendInvite',
-  'realm.inviteByKey',
-  'realm.acceptInvite',
-  'realm.requestEmailChange',
-  'realm.confirmEmailChange',
-]);
-export const isInviteCommand = (command: RealmCommand): command is InviteCommand => INVITE_COMMANDS.has(command.type);
 
 /** A new account spends every invitation to its address, as in the original. */
 export function spentInvites(state: RealmState, email: string): InviteEvent[] {
@@ -73,7 +62,10 @@ function byKey(state: RealmState, keyHash: string, now: number): Invite {
   return invite;
 }
 
-function accept(ctx: Ctx, cmd: Extract<InviteCommand, { type: 'realm.acceptInvite' }>): Decision<RealmEvent> {
+function accept(
+  ctx: Ctx,
+  cmd: Extract<InviteCommand, { type: 'realm.acceptInvite' }>,
+): Decision<RealmEvent, AcceptedInvite> {
   const state = ctx.state;
   const invite = byKey(state, cmd.key_hash, ctx.now);
   if (accountByEmail(state, invite.email)) throw bad('Already has an account.');
@@ -101,52 +93,53 @@ function accept(ctx: Ctx, cmd: Extract<InviteCommand, { type: 'realm.acceptInvit
   };
 }
 
-export function inviteCommand(ctx: Ctx, command: InviteCommand): Decision<RealmEvent> {
-  const state = ctx.state;
-  switch (command.type) {
-    case 'realm.invite':
-      return createInvites(ctx, command);
-    case 'realm.invites': {
-      const mine = (i: Invite) => mayManageAllInvites(command.viewer) || i.invitedBy === command.viewer.user_id;
-      const list = Object.values(state.invites ?? {}).filter((i) => mine(i) && !isExpired(i.expiresAt, ctx.now));
-      return { reply: list.sort((a, b) => a.id - b.id).map(inviteJson) };
-    }
-    case 'realm.revokeInvite': {
-      const invite = manageable(state, command.actor, command.invite_id, ctx.now);
-      const events: RealmEvent[] = [{ type: 'inviteRemoved', inviteId: invite.id }];
-      return { events, reply: null, fanouts: [invitesChanged(state, invite.invitedBy)] };
-    }
-    case 'realm.resendInvite': {
-      const invite = manageable(state, command.actor, command.invite_id, ctx.now);
-      const now = Math.floor(ctx.now / 1000);
-      const expiresAt = invite.validMinutes === null ? null : now + invite.validMinutes * 60;
-      const renewed = {
-        type: 'inviteRenewed' as const,
-        inviteId: invite.id,
-        keyHash: command.key_hash,
-        invitedAt: now,
-        expiresAt,
-      };
-      const reply = {
+export const inviteHandlers: RealmHandlers<Omit<InviteProtocol, EmailCommand['type']>> = {
+  'realm.invite': (ctx, command) => {
+    return createInvites(ctx, command);
+  },
+  'realm.invites': (ctx, command) => {
+    const state = ctx.state;
+    const mine = (i: Invite) => mayManageAllInvites(command.viewer) || i.invitedBy === command.viewer.user_id;
+    const list = Object.values(state.invites ?? {}).filter((i) => mine(i) && !isExpired(i.expiresAt, ctx.now));
+    return { reply: list.sort((a, b) => a.id - b.id).map(inviteJson) };
+  },
+  'realm.revokeInvite': (ctx, command) => {
+    const state = ctx.state;
+    const invite = manageable(state, command.actor, command.invite_id, ctx.now);
+    const events: RealmEvent[] = [{ type: 'inviteRemoved', inviteId: invite.id }];
+    return { events, reply: null, fanouts: [invitesChanged(state, invite.invitedBy)] };
+  },
+  'realm.resendInvite': (ctx, command) => {
+    const state = ctx.state;
+    const invite = manageable(state, command.actor, command.invite_id, ctx.now);
+    const now = Math.floor(ctx.now / 1000);
+    const expiresAt = invite.validMinutes === null ? null : now + invite.validMinutes * 60;
+    const renewed = {
+      type: 'inviteRenewed' as const,
+      inviteId: invite.id,
+      keyHash: command.key_hash,
+      invitedAt: now,
+      expiresAt,
+    };
+    const reply = {
+      email: invite.email,
+      referrer_name: state.accounts[invite.invitedBy]?.fullName ?? '',
+      expiry_date: expiresAt,
+    };
+    return { events: [renewed], reply, fanouts: [invitesChanged(state, invite.invitedBy)] };
+  },
+  'realm.inviteByKey': (ctx, command) => {
+    const state = ctx.state;
+    const invite = byKey(state, command.key_hash, ctx.now);
+    return {
+      reply: {
         email: invite.email,
+        realm_name: state.name,
         referrer_name: state.accounts[invite.invitedBy]?.fullName ?? '',
-        expiry_date: expiresAt,
-      };
-      return { events: [renewed], reply, fanouts: [invitesChanged(state, invite.invitedBy)] };
-    }
-    case 'realm.inviteByKey': {
-      const invite = byKey(state, command.key_hash, ctx.now);
-      return {
-        reply: {
-          email: invite.email,
-          realm_name: state.name,
-          referrer_name: state.accounts[invite.invitedBy]?.fullName ?? '',
-        },
-      };
-    }
-    case 'realm.acceptInvite':
-      return accept(ctx, command);
-    default:
-      return emailChangeCommand(ctx, command);
-  }
-}
+      },
+    };
+  },
+  'realm.acceptInvite': (ctx, command) => {
+    return accept(ctx, command);
+  },
+};

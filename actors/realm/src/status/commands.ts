@@ -1,9 +1,13 @@
-import type { RealmCommand, StatusCommand } from '@chat/protocol';
-import type { ActorContext, Decision } from '@chat/runtime';
+import type { StatusProtocol } from '@chat/protocol';
 import { applyAccountUpdate, decideAccountUpdate, type AccountUpdateEvent } from '../accounts/update.js';
-import { applyPresenceEvent, decidePresence, type PresenceEvent, type PresenceRow } from './presence.js';
-import type { RealmEvent, RealmState } from '../state.js';
-import { applyStatusEvent, decideStatus, type StatusEvent, type StoredStatus } from './status.js';
+import { applyPresenceEvent, presenceHandlers, type PresenceEvent, type PresenceRow } from './presence.js';
+import type { RealmEvent, RealmHandlers, RealmState } from '../state.js';
+import {
+  applyStatusEvent,
+  statusHandlers as ownStatusHandlers,
+  type StatusEvent,
+  type StoredStatus,
+} from './status.js';
 
 /**
  * What the realm keeps of each user besides the account: statuses and
@@ -20,16 +24,6 @@ export interface PeopleState {
 
 export type PeopleEvent = StatusEvent | PresenceEvent | AccountUpdateEvent;
 
-const COMMANDS: ReadonlySet<string> = new Set<StatusCommand['type']>([
-  'realm.setStatus',
-  'realm.userStatus',
-  'realm.statuses',
-  'realm.updateAccount',
-  'realm.presenceEnabled',
-  'realm.reportPresence',
-  'realm.presences',
-  'realm.userPresence',
-]);
 const EVENTS: ReadonlySet<string> = new Set<PeopleEvent['type']>([
   'statusSet',
   'presenceEnabledSet',
@@ -37,21 +31,14 @@ const EVENTS: ReadonlySet<string> = new Set<PeopleEvent['type']>([
   'accountUpdated',
 ]);
 
-export const isStatusCommand = (command: RealmCommand): command is StatusCommand => COMMANDS.has(command.type);
 export const isPeopleEvent = (event: RealmEvent): event is PeopleEvent => EVENTS.has(event.type);
 
-export function statusCommand(ctx: ActorContext<RealmState>, command: StatusCommand): Decision<RealmEvent> {
-  switch (command.type) {
-    case 'realm.updateAccount':
-      return decideAccountUpdate(ctx, command);
-    case 'realm.reportPresence':
-    case 'realm.presences':
-    case 'realm.userPresence':
-      return decidePresence(ctx, command);
-    default:
-      return decideStatus(ctx, command);
-  }
-}
+/** Statuses, presence and account details: one table of handlers from the three modules. */
+export const statusHandlers: RealmHandlers<StatusProtocol> = {
+  ...ownStatusHandlers,
+  ...presenceHandlers,
+  'realm.updateAccount': decideAccountUpdate,
+};
 
 export function applyPeopleEvent(state: RealmState, event: PeopleEvent): void {
   switch (event.type) {

@@ -9,6 +9,8 @@ import type { ActorContext, Decision } from '@chat/runtime';
 import { toEveryone } from '../broadcast.js';
 import type { Account, RealmEvent, RealmState } from '../state.js';
 import { isInvisible } from './status.js';
+import type { RealmHandlers } from '../state.js';
+import type { StatusProtocol } from '@chat/protocol';
 
 /**
  * Presence as the original keeps it: per user, when a client last said the
@@ -61,7 +63,7 @@ function visibleRows(state: RealmState): Array<[Account, PresenceRow]> {
   });
 }
 
-function report(ctx: Ctx, userId: number, status: 'active' | 'idle'): Decision<RealmEvent> {
+function report(ctx: Ctx, userId: number, status: 'active' | 'idle'): Decision<RealmEvent, null> {
   const state = ctx.state;
   const account = state.accounts[userId];
   // Invisible users report nothing, so that turning presence back on does not reveal the past.
@@ -126,16 +128,17 @@ function userPresence(ctx: Ctx, user: number | string) {
   return legacyEntry(row, account);
 }
 
-export function decidePresence(ctx: Ctx, command: OwnCommand): Decision<RealmEvent> {
-  switch (command.type) {
-    case 'realm.reportPresence':
-      return report(ctx, command.user_id, command.status);
-    case 'realm.presences':
-      return { reply: presences(ctx, command) };
-    case 'realm.userPresence':
-      return { reply: userPresence(ctx, command.user) };
-  }
-}
+export const presenceHandlers: RealmHandlers<Pick<StatusProtocol, OwnCommand['type']>> = {
+  'realm.reportPresence': (ctx, command) => {
+    return report(ctx, command.user_id, command.status);
+  },
+  'realm.presences': (ctx, command) => {
+    return { reply: presences(ctx, command) };
+  },
+  'realm.userPresence': (ctx, command) => {
+    return { reply: userPresence(ctx, command.user) };
+  },
+};
 
 export function applyPresenceEvent(state: RealmState, event: PresenceEvent): void {
   (state.presence ??= {})[event.userId] = event.row;

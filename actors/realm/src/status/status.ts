@@ -1,7 +1,8 @@
 import { ChatError, type QueueEvent, type ReactionType, type StatusCommand, type UserStatusJson } from '@chat/protocol';
-import type { ActorContext, Decision } from '@chat/runtime';
 import { toEveryone } from '../broadcast.js';
 import type { RealmEvent, RealmState } from '../state.js';
+import type { RealmHandlers } from '../state.js';
+import type { StatusProtocol } from '@chat/protocol';
 
 /** A user's status as kept: empty strings where nothing is set. */
 export interface StoredStatus {
@@ -48,51 +49,48 @@ function allStatuses(state: RealmState): Record<string, UserStatusJson> {
   return all;
 }
 
-type Ctx = ActorContext<RealmState>;
-
 type OwnCommand = Extract<
   StatusCommand,
   { type: 'realm.userStatus' | 'realm.statuses' | 'realm.presenceEnabled' | 'realm.setStatus' }
 >;
 
-export function decideStatus(ctx: Ctx, command: OwnCommand): Decision<RealmEvent> {
-  const state = ctx.state;
-  switch (command.type) {
-    case 'realm.userStatus':
-      if (!state.accounts[command.user_id]) throw noUser();
-      return { reply: statusJson(state, command.user_id) };
-    case 'realm.statuses':
-      return { reply: allStatuses(state) };
-    case 'realm.presenceEnabled': {
-      if (!state.accounts[command.user_id]) throw noUser();
-      if (isInvisible(state, command.user_id) === !command.enabled) return { reply: null };
-      return {
-        events: [{ type: 'presenceEnabledSet', userId: command.user_id, enabled: command.enabled }],
-        reply: null,
-      };
-    }
-    case 'realm.setStatus': {
-      const userId = command.user_id;
-      if (!state.accounts[userId]) throw noUser();
-      const status = { ...(state.statuses?.[userId] ?? EMPTY) };
-      const event: QueueEvent = { type: 'user_status', user_id: userId };
-      const events: RealmEvent[] = [];
-      if (command.away !== undefined) {
-        event.away = command.away;
-        if (isInvisible(state, userId) !== command.away) {
-          events.push({ type: 'presenceEnabledSet', userId, enabled: !command.away });
-        }
+export const statusHandlers: RealmHandlers<Pick<StatusProtocol, OwnCommand['type']>> = {
+  'realm.userStatus': ({ state }, command) => {
+    if (!state.accounts[command.user_id]) throw noUser();
+    return { reply: statusJson(state, command.user_id) };
+  },
+  'realm.statuses': ({ state }) => {
+    return { reply: allStatuses(state) };
+  },
+  'realm.presenceEnabled': ({ state }, command) => {
+    if (!state.accounts[command.user_id]) throw noUser();
+    if (isInvisible(state, command.user_id) === !command.enabled) return { reply: null };
+    return {
+      events: [{ type: 'presenceEnabledSet', userId: command.user_id, enabled: command.enabled }],
+      reply: null,
+    };
+  },
+  'realm.setStatus': ({ state }, command) => {
+    const userId = command.user_id;
+    if (!state.accounts[userId]) throw noUser();
+    const status = { ...(state.statuses?.[userId] ?? EMPTY) };
+    const event: QueueEvent = { type: 'user_status', user_id: userId };
+    const events: RealmEvent[] = [];
+    if (command.away !== undefined) {
+      event.away = command.away;
+      if (isInvisible(state, userId) !== command.away) {
+        events.push({ type: 'presenceEnabledSet', userId, enabled: !command.away });
       }
-      if (command.status_text !== undefined) status.status_text = event.status_text = command.status_text;
-      if (command.emoji) {
-        Object.assign(status, command.emoji);
-        Object.assign(event, command.emoji);
-      }
-      events.push({ type: 'statusSet', userId, status });
-      return { events, fanouts: [toEveryone(state, [event])], reply: null };
     }
-  }
-}
+    if (command.status_text !== undefined) status.status_text = event.status_text = command.status_text;
+    if (command.emoji) {
+      Object.assign(status, command.emoji);
+      Object.assign(event, command.emoji);
+    }
+    events.push({ type: 'statusSet', userId, status });
+    return { events, fanouts: [toEveryone(state, [event])], reply: null };
+  },
+};
 
 export function applyStatusEvent(state: RealmState, event: StatusEvent): void {
   switch (event.type) {

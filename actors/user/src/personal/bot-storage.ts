@@ -1,3 +1,4 @@
+import type { BotStorageReplies } from '@chat/protocol';
 import { BOT_STORAGE_LIMIT, ChatError, type BotStorageCommand } from '@chat/protocol';
 import type { Decision } from '@chat/runtime';
 import type { UserEvent, UserState } from '../state.js';
@@ -18,6 +19,11 @@ export function applyBotStorageEvent(state: UserState, event: BotStorageEvent): 
 }
 
 /** The original's rules: the whole storage is at most BOT_STORAGE_LIMIT characters; naming a missing key fails. */
+/** Each command's decision, with the reply its protocol table names. */
+export function decideBotStorage<K extends BotStorageCommand['type']>(
+  state: Readonly<UserState>,
+  command: Extract<BotStorageCommand, { type: K }>,
+): Decision<UserEvent, BotStorageReplies[K]>;
 export function decideBotStorage(state: Readonly<UserState>, command: BotStorageCommand): Decision<UserEvent> {
   const storage = state.botStorage ?? {};
   const keys = (named?: string[]) => {

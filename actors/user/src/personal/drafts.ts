@@ -1,3 +1,4 @@
+import type { PersonalReplies } from '@chat/protocol';
 import { ChatError, type Draft, type DraftCommand, type DraftInput, type QueueEvent } from '@chat/protocol';
 import type { ActorContext, Decision } from '@chat/runtime';
 import { toOwnQueues } from '../queues.js';
@@ -59,6 +60,11 @@ const stamped = (id: number, input: DraftInput, now: number): Draft => ({
   timestamp: Math.floor(input.timestamp ?? now / 1000),
 });
 
+/** Each command's decision, with the reply its protocol table names. */
+export function decideDraft<K extends DraftCommand['type']>(
+  ctx: ActorContext<UserState>,
+  command: Extract<DraftCommand, { type: K }>,
+): Decision<UserEvent, PersonalReplies[K]>;
 export function decideDraft(ctx: ActorContext<UserState>, command: DraftCommand): Decision<UserEvent> {
   const state = ctx.state;
   if (!draftsSynchronized(state)) throw new ChatError('BAD_REQUEST', 'User has disabled synchronizing drafts.');

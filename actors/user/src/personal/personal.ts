@@ -1,10 +1,9 @@
-import type { PersonalCommand, PersonalSnapshot, UserCommand } from '@chat/protocol';
-import type { ActorContext, Decision } from '@chat/runtime';
+import type { PersonalProtocol, PersonalSnapshot } from '@chat/protocol';
 import { applyBotStorageEvent, decideBotStorage, type BotStorageEvent } from './bot-storage.js';
 import { applyDraftEvent, decideDraft, draftsSection, type DraftEvent } from './drafts.js';
 import { applyPushEvent, decidePush, type PushEvent } from './push.js';
 import { applySnippetEvent, decideSnippet, listSnippets, type SnippetEvent } from './snippets.js';
-import type { UserEvent, UserState } from '../state.js';
+import type { UserEvent, UserHandlers, UserState } from '../state.js';
 import { applyViewEvent, decideView, listViews, type ViewEvent } from './views.js';
 
 /**
@@ -13,32 +12,6 @@ import { applyViewEvent, decideView, listViews, type ViewEvent } from './views.j
  * events to them so the actor's main switch stays short.
  */
 export type PersonalEvent = DraftEvent | SnippetEvent | ViewEvent | PushEvent | BotStorageEvent;
-
-// Typed as a record so that a command added to the protocol but not here fails to compile.
-const COMMANDS: Record<PersonalCommand['type'], true> = {
-  'user.drafts': true,
-  'user.createDrafts': true,
-  'user.editDraft': true,
-  'user.deleteDraft': true,
-  'user.snippets': true,
-  'user.createSnippet': true,
-  'user.editSnippet': true,
-  'user.deleteSnippet': true,
-  'user.navigationViews': true,
-  'user.addNavigationView': true,
-  'user.editNavigationView': true,
-  'user.removeNavigationView': true,
-  'user.addPushDevice': true,
-  'user.removePushDevice': true,
-  'user.pushDevices': true,
-  'user.personalSnapshot': true,
-  'user.botStorage': true,
-  'user.putBotStorage': true,
-  'user.removeBotStorage': true,
-};
-
-export const isPersonalCommand = (command: UserCommand): command is PersonalCommand =>
-  Object.hasOwn(COMMANDS, command.type);
 
 const EVENTS: Record<PersonalEvent['type'], (state: UserState, event: never) => void> = {
   draftsAdded: applyDraftEvent,
@@ -62,38 +35,32 @@ export function applyPersonalEvent(state: UserState, event: PersonalEvent): void
   EVENTS[event.type](state, event as never);
 }
 
-export function decidePersonal(ctx: ActorContext<UserState>, command: PersonalCommand): Decision<UserEvent> {
-  switch (command.type) {
-    case 'user.drafts':
-    case 'user.createDrafts':
-    case 'user.editDraft':
-    case 'user.deleteDraft':
-      return decideDraft(ctx, command);
-    case 'user.snippets':
-    case 'user.createSnippet':
-    case 'user.editSnippet':
-    case 'user.deleteSnippet':
-      return decideSnippet(ctx, command);
-    case 'user.navigationViews':
-    case 'user.addNavigationView':
-    case 'user.editNavigationView':
-    case 'user.removeNavigationView':
-      return decideView(ctx, command);
-    case 'user.addPushDevice':
-    case 'user.removePushDevice':
-    case 'user.pushDevices':
-      return decidePush(ctx, command);
-    case 'user.botStorage':
-    case 'user.putBotStorage':
-    case 'user.removeBotStorage':
-      return decideBotStorage(ctx.state, command);
-    case 'user.personalSnapshot': {
-      const wants = new Set(command.sections);
-      const reply: PersonalSnapshot = {};
-      if (wants.has('drafts')) reply.drafts = draftsSection(ctx.state);
-      if (wants.has('saved_snippets')) reply.saved_snippets = listSnippets(ctx.state);
-      if (wants.has('navigation_views')) reply.navigation_views = listViews(ctx.state);
-      return { reply };
-    }
-  }
-}
+/** The handlers of a person's own data: each part's commands go to its module. */
+export const personalHandlers: UserHandlers<PersonalProtocol> = {
+  'user.drafts': decideDraft,
+  'user.createDrafts': decideDraft,
+  'user.editDraft': decideDraft,
+  'user.deleteDraft': decideDraft,
+  'user.snippets': decideSnippet,
+  'user.createSnippet': decideSnippet,
+  'user.editSnippet': decideSnippet,
+  'user.deleteSnippet': decideSnippet,
+  'user.navigationViews': decideView,
+  'user.addNavigationView': decideView,
+  'user.editNavigationView': decideView,
+  'user.removeNavigationView': decideView,
+  'user.addPushDevice': decidePush,
+  'user.removePushDevice': decidePush,
+  'user.pushDevices': decidePush,
+  'user.botStorage': ({ state }, command) => decideBotStorage(state, command),
+  'user.putBotStorage': ({ state }, command) => decideBotStorage(state, command),
+  'user.removeBotStorage': ({ state }, command) => decideBotStorage(state, command),
+  'user.personalSnapshot': (ctx, command) => {
+    const wants = new Set(command.sections);
+    const reply: PersonalSnapshot = {};
+    if (wants.has('drafts')) reply.drafts = draftsSection(ctx.state);
+    if (wants.has('saved_snippets')) reply.saved_snippets = listSnippets(ctx.state);
+    if (wants.has('navigation_views')) reply.navigation_views = listViews(ctx.state);
+    return { reply };
+  },
+};

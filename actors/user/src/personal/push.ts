@@ -1,3 +1,4 @@
+import type { PersonalReplies } from '@chat/protocol';
 import { ChatError, type PushDevice, type PushDeviceCommand, type PushKind } from '@chat/protocol';
 import type { ActorContext, Decision } from '@chat/runtime';
 import type { UserEvent, UserState } from '../state.js';
@@ -27,6 +28,11 @@ export function applyPushEvent(state: UserState, event: PushEvent): void {
   }
 }
 
+/** Each command's decision, with the reply its protocol table names. */
+export function decidePush<K extends PushDeviceCommand['type']>(
+  ctx: ActorContext<UserState>,
+  command: Extract<PushDeviceCommand, { type: K }>,
+): Decision<UserEvent, PersonalReplies[K]>;
 export function decidePush(ctx: ActorContext<UserState>, command: PushDeviceCommand): Decision<UserEvent> {
   const devices = ctx.state.pushDevices ?? [];
   switch (command.type) {

@@ -1,3 +1,4 @@
+import type { PersonalReplies } from '@chat/protocol';
 import { ChatError, type QueueEvent, type SavedSnippet, type SnippetCommand } from '@chat/protocol';
 import type { ActorContext, Decision } from '@chat/runtime';
 import { toOwnQueues } from '../queues.js';
@@ -38,6 +39,11 @@ export function applySnippetEvent(state: UserState, event: SnippetEvent): void {
   }
 }
 
+/** Each command's decision, with the reply its protocol table names. */
+export function decideSnippet<K extends SnippetCommand['type']>(
+  ctx: ActorContext<UserState>,
+  command: Extract<SnippetCommand, { type: K }>,
+): Decision<UserEvent, PersonalReplies[K]>;
 export function decideSnippet(ctx: ActorContext<UserState>, command: SnippetCommand): Decision<UserEvent> {
   const state = ctx.state;
   const own = (event: QueueEvent) => toOwnQueues(ctx.address.key, state, [event]);

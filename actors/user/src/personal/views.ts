@@ -1,3 +1,4 @@
+import type { PersonalReplies } from '@chat/protocol';
 import { ChatError, type NavigationView, type NavigationViewCommand, type QueueEvent } from '@chat/protocol';
 import type { ActorContext, Decision } from '@chat/runtime';
 import { toOwnQueues } from '../queues.js';
@@ -37,6 +38,11 @@ export function applyViewEvent(state: UserState, event: ViewEvent): void {
 
 const alreadyExists = () => new ChatError('BAD_REQUEST', 'Navigation view already exists.');
 
+/** Each command's decision, with the reply its protocol table names. */
+export function decideView<K extends NavigationViewCommand['type']>(
+  ctx: ActorContext<UserState>,
+  command: Extract<NavigationViewCommand, { type: K }>,
+): Decision<UserEvent, PersonalReplies[K]>;
 export function decideView(ctx: ActorContext<UserState>, command: NavigationViewCommand): Decision<UserEvent> {
   const state = ctx.state;
   const views = listViews(state);

@@ -1,6 +1,6 @@
 import { Type } from '@sinclair/typebox';
 import { defineRoute, type Route } from '@chat/edge';
-import { ChatError, type BotChanges, type BotJson, type ChannelEntry } from '@chat/protocol';
+import { ChatError, type BotChanges, type ChannelEntry } from '@chat/protocol';
 import { CallerContext } from '../context.js';
 import type { ApiOptions } from '../options.js';
 import { presentBot } from './json.js';
@@ -87,7 +87,7 @@ export function botRoutes(options: ApiOptions): Route[] {
         const caller = new CallerContext(actors, principal);
         const sending = params.default_sending_stream;
         const events = params.default_events_register_stream;
-        const bot = await actors.ask<BotJson>(caller.realm, {
+        const bot = await actors.ask(caller.realm, {
           type: 'realm.createBot',
           actor: principal,
           domain,
@@ -124,7 +124,7 @@ export function botRoutes(options: ApiOptions): Route[] {
       tags: ['users'],
       async handler({ principal, actors }) {
         const caller = new CallerContext(actors, principal);
-        const bots = await actors.ask<BotJson[]>(caller.realm, {
+        const bots = await actors.ask(caller.realm, {
           type: 'realm.bots',
           actor: principal,
           scope: 'owned',
@@ -181,7 +181,7 @@ export function botRoutes(options: ApiOptions): Route[] {
           default_events_register_stream_id: await channel(params.default_events_register_stream),
           default_all_public_streams: params.default_all_public_streams,
         };
-        const { bot, owner_email } = await actors.ask<{ bot: BotJson; owner_email: string | null }>(caller.realm, {
+        const { bot, owner_email } = await actors.ask(caller.realm, {
           type: 'realm.updateBot',
           actor: principal,
           bot_id: params.bot_id,
@@ -227,7 +227,7 @@ export function botRoutes(options: ApiOptions): Route[] {
       response: Type.Object({ api_key: Type.String() }),
       async handler({ params, principal, actors }) {
         const caller = new CallerContext(actors, principal);
-        return actors.ask<{ api_key: string }>(caller.realm, {
+        return actors.ask(caller.realm, {
           type: 'realm.regenerateBotKey',
           actor: principal,
           bot_id: params.bot_id,

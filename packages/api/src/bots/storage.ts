@@ -18,7 +18,7 @@ export function botStorageRoutes(): Route[] {
       response: Type.Object({ storage: Type.Record(Type.String(), Type.String()) }),
       async handler({ params, principal, actors }) {
         const caller = new CallerContext(actors, principal);
-        return actors.ask<{ storage: Record<string, string> }>(caller.me, {
+        return actors.ask(caller.me, {
           type: 'user.botStorage',
           keys: params.keys,
         });

@@ -137,7 +137,7 @@ export function channelAdminRoutes(options: ApiOptions): Route[] {
         const address = channelAddress(principal.realm, params.stream_id);
         const deadline = Date.now() + options.topicDeleteBudgetMs;
         for (;;) {
-          const { complete } = await actors.ask<{ complete: boolean }>(address, {
+          const { complete } = await actors.ask(address, {
             type: 'topic.delete',
             actor: principal,
             topic,

@@ -15,7 +15,7 @@ import {
   type UserRef,
 } from '@chat/protocol';
 import { channelAdminRoutes } from './admin.js';
-import { subscriptionSettingsRoutes } from './subscription-settings.js';
+import { checkColor, subscriptionSettingsRoutes } from './subscription-settings.js';
 import { channelRetention, createChannel, type NewChannelSpec } from './create.js';
 import { channelJson, subscriptionJson } from './json.js';
 import { CallerContext } from '../context.js';
@@ -88,11 +88,11 @@ function newChannelSpec(principal: Principal, settings: RealmSettings, options: 
 }
 
 async function channelsOf(caller: CallerContext): Promise<ChannelEntry[]> {
-  return caller.actors.ask<ChannelEntry[]>(caller.realm, { type: 'realm.channels' });
+  return caller.actors.ask(caller.realm, { type: 'realm.channels' });
 }
 
 interface SubscribeParams extends Partial<Omit<ChannelOptions, 'name'>> {
-  subscriptions: Array<{ name: string; description?: string | undefined }>;
+  subscriptions: Array<{ name: string; description?: string | undefined; color?: string | undefined }>;
   principals?: number[] | string[] | undefined;
   authorization_errors_fatal?: boolean | undefined;
 }
@@ -106,14 +106,20 @@ async function subscribe(caller: CallerContext, params: SubscribeParams) {
   const subscribed: Record<string, string[]> = {};
   const already: Record<string, string[]> = {};
   const unauthorized: string[] = [];
+  for (const sub of params.subscriptions) if (sub.color !== undefined) checkColor(sub.color);
   for (const sub of params.subscriptions) {
     const name = checkChannelName(sub.name);
+    // The subscribers' color: the one asked for, else the next of each one's palette.
+    const color = sub.color !== undefined ? { color: sub.color } : {};
     const found = await caller.channelByName(name).catch((err: unknown) => {
       if (err instanceof ChatError && err.code === 'STREAM_DOES_NOT_EXIST') return undefined;
       throw err;
     });
     if (!found) {
-      const spec = newChannelSpec(principal, settings, { ...params, name, description: sub.description });
+      const spec = {
+        ...newChannelSpec(principal, settings, { ...params, name, description: sub.description }),
+        ...color,
+      };
       await createChannel(
         actors,
         principal.realm,
@@ -125,11 +131,12 @@ async function subscribe(caller: CallerContext, params: SubscribeParams) {
       continue;
     }
     const result = await actors
-      .ask<{ added: number[]; already: number[] }>(channelAddress(principal.realm, found.channel_id), {
+      .ask(channelAddress(principal.realm, found.channel_id), {
         type: 'channel.subscribe',
         actor: principal,
         users,
         settings,
+        ...color,
       })
       .catch((err: unknown) => {
         if (params.authorization_errors_fatal === false && err instanceof ChatError) return undefined;
@@ -158,7 +165,7 @@ async function unsubscribe(caller: CallerContext, names: string[], principals: n
   const notRemoved: string[] = [];
   for (const name of names) {
     const entry = await caller.channelByName(name);
-    const result = await actors.ask<{ removed: number[] }>(channelAddress(principal.realm, entry.channel_id), {
+    const result = await actors.ask(channelAddress(principal.realm, entry.channel_id), {
       type: 'channel.unsubscribe',
       actor: principal,
       users,
@@ -194,7 +201,13 @@ export function channelRoutes(options: ApiOptions): Route[] {
       path: '/users/me/subscriptions',
       auth: 'required',
       params: Type.Object({
-        subscriptions: Type.Array(Type.Object({ name: Type.String(), description: Type.Optional(Type.String()) })),
+        subscriptions: Type.Array(
+          Type.Object({
+            name: Type.String(),
+            description: Type.Optional(Type.String()),
+            color: Type.Optional(Type.String()),
+          }),
+        ),
         principals: Type.Optional(Principals),
         authorization_errors_fatal: Type.Optional(Type.Boolean({ default: true })),
         announce: Type.Optional(Type.Boolean({ default: false })),
@@ -379,10 +392,10 @@ export function channelRoutes(options: ApiOptions): Route[] {
       async handler({ params, principal, actors }) {
         const caller = new CallerContext(actors, principal);
         const settings = await caller.settings();
-        const topics = await actors.ask<Array<{ name: string; max_id: number }>>(
-          channelAddress(principal.realm, params.stream_id),
-          { type: 'topic.list', viewer: principal },
-        );
+        const topics = await actors.ask(channelAddress(principal.realm, params.stream_id), {
+          type: 'topic.list',
+          viewer: principal,
+        });
         const display = params.allow_empty_topic_name ? null : settings.empty_topic_display_name;
         return { topics: topics.map((t) => ({ ...t, name: t.name === '' && display !== null ? display : t.name })) };
       },

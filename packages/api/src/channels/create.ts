@@ -5,7 +5,6 @@ import {
   channelAddress,
   defaultChannelPermissions,
   realmAddress,
-  type ChannelEntry,
   type ChannelPermissions,
   type ChannelSettings,
   type Principal,
@@ -24,6 +23,8 @@ export interface NewChannelSpec {
   topics_policy?: TopicsPolicy;
   folder_id?: number | null;
   permissions?: Partial<ChannelPermissions>;
+  /** The first subscribers' color, when they asked for one. */
+  color?: string;
 }
 
 /** Reserves the name in the realm's directory, then creates the ChannelActor with its first subscribers. */
@@ -35,7 +36,7 @@ export async function createChannel(
   subscribers: number[],
   now = Date.now(),
 ): Promise<number> {
-  const entry = await actors.ask<ChannelEntry>(realmAddress(realm), {
+  const entry = await actors.ask(realmAddress(realm), {
     type: 'realm.registerChannel',
     entry: {
       name: spec.name,
@@ -63,7 +64,12 @@ export async function createChannel(
     folder_id: spec.folder_id ?? null,
     topics_policy: spec.topics_policy ?? 'inherit',
   };
-  await actors.ask(channelAddress(realm, entry.channel_id), { type: 'channel.create', channel, subscribers });
+  await actors.ask(channelAddress(realm, entry.channel_id), {
+    type: 'channel.create',
+    channel,
+    subscribers,
+    ...(spec.color !== undefined ? { color: spec.color } : {}),
+  });
   return entry.channel_id;
 }
 

@@ -22,15 +22,18 @@ interface Change {
   value: unknown;
 }
 
+/** A subscription color as the original takes it (`check_color`). */
+export function checkColor(value: unknown): string {
+  if (typeof value !== 'string' || !HEX_COLOR.test(value)) {
+    throw new ChatError('BAD_REQUEST', 'color is not a valid hex color code');
+  }
+  return value;
+}
+
 /** One change as stored: `in_home_view` is the inverse of `is_muted`. Refuses what the original refuses. */
 function checked(change: Change): { property: SubscriptionProperty; value: string | boolean } {
   const { property, value } = change;
-  if (property === 'color') {
-    if (typeof value !== 'string' || !HEX_COLOR.test(value)) {
-      throw new ChatError('BAD_REQUEST', 'color is not a valid hex color code');
-    }
-    return { property, value };
-  }
+  if (property === 'color') return { property, value: checkColor(value) };
   if (typeof value !== 'boolean') throw new ChatError('BAD_REQUEST', `${property} is not a boolean`);
   if (property === 'in_home_view') return { property: 'is_muted', value: !value };
   return { property: property as SubscriptionProperty, value };

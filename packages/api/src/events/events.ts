@@ -86,7 +86,7 @@ export async function present(caller: CallerContext, events: NumberedEvent[], sp
   const needsTopicName = !spec.capabilities.empty_topic_name && events.some(namesEmptyTopic);
   const emptyTopicName = needsTopicName ? (await caller.settings()).empty_topic_display_name : null;
   const needsGlobal = !spec.capabilities.notification_settings_null && events.some((e) => e.type === 'subscription');
-  const global = needsGlobal ? await caller.actors.ask<UserSettings>(caller.me, { type: 'user.settings' }) : null;
+  const global = needsGlobal ? await caller.actors.ask(caller.me, { type: 'user.settings' }) : null;
   return events.flatMap((event): Body[] => {
     if (!isMessageEvent(event)) return presentPlain(event, spec, emptyTopicName, global);
     const users = new Map<number, UserRef>(event.people.map((u) => [u.user_id, u]));

@@ -1,4 +1,4 @@
-import { ChatError, type ActorAddress, type QueueCommand, type QueueReply } from '@chat/protocol';
+import { ChatError, type ActorAddress, type QueueCommand } from '@chat/protocol';
 import type { ActorClient } from '@chat/runtime';
 import type { ApiOptions } from '../options.js';
 
@@ -17,7 +17,7 @@ type Get = Extract<QueueCommand, { type: 'queue.get' }> & { since: number };
  * answers its waiting poll OVERLOADED: that too is asked again, after a
  * pause, and reaches the queue's next host.
  */
-export async function pollQueue(actors: ActorClient, options: ApiOptions, to: ActorAddress, get: Get) {
+export async function pollQueue(actors: ActorClient, options: ApiOptions, to: ActorAddress<'queue'>, get: Get) {
   // The queue answers a waiting poll by its heartbeat; leave room for that answer.
   const deadline = get.since + options.heartbeatMs + 10_000;
   const slice = options.pollSliceMs;
@@ -25,7 +25,7 @@ export async function pollQueue(actors: ActorClient, options: ApiOptions, to: Ac
     const left = deadline - Date.now();
     const timeoutMs = slice === undefined || get.dont_block ? left : Math.min(left, slice);
     try {
-      return await actors.ask<QueueReply>(to, get, { timeoutMs });
+      return await actors.ask(to, get, { timeoutMs });
     } catch (err) {
       const code = err instanceof ChatError ? err.code : undefined;
       const moving = code === 'OVERLOADED' && !get.dont_block && Date.now() + RETRY_PAUSE_MS < deadline;

@@ -4,7 +4,8 @@ import {
   ChatError,
   realmAddress,
   USER_GROUP_PERMISSIONS,
-  type UserGroup,
+  type GroupSetting,
+  type GroupSettingChange,
   type UserGroupPermission,
 } from '@chat/protocol';
 import { groupReadRoutes, requireMember } from './reads.js';
@@ -40,7 +41,7 @@ export function groupRoutes(): Route[] {
       response: Type.Object({ user_groups: Type.Array(Type.Unknown()) }),
       async handler({ params, principal, actors }) {
         requireMember(principal);
-        const user_groups = await actors.ask<UserGroup[]>(realmAddress(principal.realm), {
+        const user_groups = await actors.ask(realmAddress(principal.realm), {
           type: 'realm.userGroups',
           include_deactivated: params.include_deactivated_groups ?? false,
         });
@@ -64,14 +65,14 @@ export function groupRoutes(): Route[] {
       response: Type.Object({ group_id: Type.Integer() }),
       async handler({ params, principal, actors }) {
         requireMember(principal);
-        return actors.ask<{ group_id: number }>(realmAddress(principal.realm), {
+        return actors.ask(realmAddress(principal.realm), {
           type: 'realm.createUserGroup',
           actor_id: principal.user_id,
           name: params.name,
           description: params.description,
           members: params.members,
           subgroups: params.subgroups ?? [],
-          settings: pick(params),
+          settings: pick<GroupSetting>(params),
         });
       },
     }),
@@ -98,7 +99,7 @@ export function groupRoutes(): Route[] {
           ...(params.name !== undefined ? { name: params.name } : {}),
           ...(params.description !== undefined ? { description: params.description } : {}),
           ...(params.deactivated !== undefined ? { deactivated: params.deactivated } : {}),
-          settings: pick(params),
+          settings: pick<GroupSettingChange>(params),
         });
         return {};
       },

@@ -25,7 +25,7 @@ export function groupReadRoutes(): Route[] {
       response: Type.Object({ members: Type.Array(Type.Integer()) }),
       async handler({ params, principal, actors }) {
         requireMember(principal);
-        const members = await actors.ask<number[]>(realmAddress(principal.realm), {
+        const members = await actors.ask(realmAddress(principal.realm), {
           type: 'realm.userGroupMembers',
           group_id: params.user_group_id,
           direct_only: params.direct_member_only ?? false,
@@ -48,7 +48,7 @@ export function groupReadRoutes(): Route[] {
       response: Type.Object({ is_user_group_member: Type.Boolean() }),
       async handler({ params, principal, actors }) {
         requireMember(principal);
-        const member = await actors.ask<boolean>(realmAddress(principal.realm), {
+        const member = await actors.ask(realmAddress(principal.realm), {
           type: 'realm.isUserGroupMember',
           group_id: params.user_group_id,
           user_id: params.user_id,
@@ -71,7 +71,7 @@ export function groupReadRoutes(): Route[] {
       response: Type.Object({ subgroups: Type.Array(Type.Integer()) }),
       async handler({ params, principal, actors }) {
         requireMember(principal);
-        const subgroups = await actors.ask<number[]>(realmAddress(principal.realm), {
+        const subgroups = await actors.ask(realmAddress(principal.realm), {
           type: 'realm.userGroupSubgroups',
           group_id: params.user_group_id,
           direct_only: params.direct_subgroup_only ?? false,

@@ -1,4 +1,4 @@
-import { isChatError, mayAddSubscribers, type ChannelEntry, type InviteChannelCheck } from '@chat/protocol';
+import { isChatError, mayAddSubscribers, type InviteChannelCheck } from '@chat/protocol';
 import type { CallerContext } from '../context.js';
 
 /** Addresses separated by commas or newlines, each possibly as `Name <address>`; duplicates once. */
@@ -16,7 +16,7 @@ export async function checkChannels(caller: CallerContext, ids: number[]): Promi
   const settings = await caller.settings();
   // Only ids of the realm's directory are asked about: a list of 10,000 made-up ids must not
   // wake 10,000 channel actors (on a cluster, it overran the store's connection and failed).
-  const directory = await caller.actors.ask<ChannelEntry[]>(caller.realm, { type: 'realm.channels' });
+  const directory = await caller.actors.ask(caller.realm, { type: 'realm.channels' });
   const known = new Set(directory.map((entry) => entry.channel_id));
   return Promise.all(
     [...new Set(ids)].map(async (id) => {

@@ -1,6 +1,6 @@
 import { Type } from '@sinclair/typebox';
 import { defineRoute, type Route } from '@chat/edge';
-import { ChatError, isRole, ROLES, type InviteJson, type InviteResult, type RealmInfo } from '@chat/protocol';
+import { ChatError, isRole, ROLES } from '@chat/protocol';
 import { invitationMail, joinLink, mailerOf, newKey } from './confirmations.js';
 import { CallerContext } from '../context.js';
 import { requireMember } from '../groups/reads.js';
@@ -11,8 +11,7 @@ import type { ApiOptions } from '../options.js';
 const MAX_WELCOME_TEXT = 8000;
 const DEFAULT_VALIDITY_MINUTES = 14_400;
 
-const realmName = async (caller: CallerContext) =>
-  (await caller.actors.ask<RealmInfo>(caller.realm, { type: 'realm.info' })).name;
+const realmName = async (caller: CallerContext) => (await caller.actors.ask(caller.realm, { type: 'realm.info' })).name;
 
 const InviteList = Type.Object({
   invites: Type.Array(
@@ -72,7 +71,7 @@ export function inviteRoutes(options: ApiOptions): Route[] {
         const emails = parseInvitees(params.invitee_emails);
         const keys = emails.map((email) => ({ email, ...newKey() }));
         const minutes = params.invite_expires_in_minutes;
-        const result = await actors.ask<InviteResult>(caller.realm, {
+        const result = await actors.ask(caller.realm, {
           type: 'realm.invite',
           inviter: principal,
           invitees: keys.map((k) => ({ email: k.email, key_hash: k.hash })),
@@ -127,7 +126,7 @@ export function inviteRoutes(options: ApiOptions): Route[] {
       async handler({ principal, actors }) {
         requireMember(principal);
         const caller = new CallerContext(actors, principal);
-        const invites = await actors.ask<InviteJson[]>(caller.realm, { type: 'realm.invites', viewer: principal });
+        const invites = await actors.ask(caller.realm, { type: 'realm.invites', viewer: principal });
         return { invites };
       },
     }),
@@ -157,10 +156,12 @@ export function inviteRoutes(options: ApiOptions): Route[] {
         requireMember(principal);
         const caller = new CallerContext(actors, principal);
         const { key, hash } = newKey();
-        const resent = await actors.ask<{ email: string; referrer_name: string; expiry_date: number | null }>(
-          caller.realm,
-          { type: 'realm.resendInvite', actor: principal, invite_id: params.invite_id, key_hash: hash },
-        );
+        const resent = await actors.ask(caller.realm, {
+          type: 'realm.resendInvite',
+          actor: principal,
+          invite_id: params.invite_id,
+          key_hash: hash,
+        });
         const facts = { to: resent.email, referrer: resent.referrer_name, realmName: await realmName(caller) };
         const mail = invitationMail({ ...facts, link: joinLink(options, key), expiresAt: resent.expiry_date }, options);
         await mailerOf(options).send(mail);

@@ -1,4 +1,5 @@
-import { hashPassword, isChatError, realmAddress, type AcceptedInvite } from '@chat/protocol';
+import { withOptions } from '@chat/runtime';
+import { hashPassword, isChatError, realmAddress } from '@chat/protocol';
 import { hashKey, KEY_PATTERN } from './confirmations.js';
 import type { RawContext, RawDeps, RawMiddleware } from '../uploads/downloads.js';
 import { confirmEmailPage } from '../users/email-change.js';
@@ -35,11 +36,11 @@ ${error ? `<p role="alert"><strong>${escapeHtml(error)}</strong></p>` : ''}
 
 async function join(ctx: RawContext, deps: RawDeps, key: string): Promise<void> {
   const realm = deps.options.realmOf({ host: ctx.host, ip: ctx.ip, userAgent: ctx.get('User-Agent') });
-  const ask = <T>(body: Parameters<RawDeps['actors']['ask']>[1]) =>
-    deps.actors.ask<T>(realmAddress(realm), body, { requestId: ctx.state.requestId });
+  const actors = withOptions(deps.actors, () => ({ requestId: ctx.state.requestId }));
+  const to = realmAddress(realm);
   const keyHash = hashKey(key);
   const invite = KEY_PATTERN.test(key)
-    ? await ask<InviteFacts>({ type: 'realm.inviteByKey', key_hash: keyHash }).catch(refused)
+    ? await actors.ask(to, { type: 'realm.inviteByKey', key_hash: keyHash }).catch(refused)
     : undefined;
   if (!invite) return renderPage(ctx, 404, 'Invalid link', paragraph(EXPIRED));
   if (ctx.method === 'GET') return joinForm(ctx, 200, invite);
@@ -48,15 +49,17 @@ async function join(ctx: RawContext, deps: RawDeps, key: string): Promise<void> 
   const password = form.get('password') ?? '';
   if (fullName === '') return joinForm(ctx, 400, invite, 'Please enter your full name.');
   if (password.length < MIN_PASSWORD_LENGTH) return joinForm(ctx, 400, invite, 'The password is too weak.', fullName);
-  const accepted = await ask<AcceptedInvite>({
-    type: 'realm.acceptInvite',
-    key_hash: keyHash,
-    full_name: fullName,
-    password_hash: await hashPassword(password),
-  }).catch((err: unknown) => {
-    if (isChatError(err) && err.code === 'BAD_REQUEST') return err.message;
-    throw err;
-  });
+  const accepted = await actors
+    .ask(to, {
+      type: 'realm.acceptInvite',
+      key_hash: keyHash,
+      full_name: fullName,
+      password_hash: await hashPassword(password),
+    })
+    .catch((err: unknown) => {
+      if (isChatError(err) && err.code === 'BAD_REQUEST') return err.message;
+      throw err;
+    });
   if (typeof accepted === 'string') return joinForm(ctx, 400, invite, accepted, fullName);
   await onboard(deps.actors, realm, accepted, deps.options, ctx.state.log);
   const done = `${paragraph(`Your account ${accepted.user.email} in ${invite.realm_name} is ready.`)}

@@ -1,12 +1,5 @@
 import type { AuthRequest } from '@chat/edge';
-import {
-  channelAddress,
-  realmAddress,
-  type AcceptedInvite,
-  type Principal,
-  type RealmSettings,
-  type UserRef,
-} from '@chat/protocol';
+import { channelAddress, realmAddress, type AcceptedInvite, type UserRef } from '@chat/protocol';
 import type { ActorClient } from '@chat/runtime';
 import { CallerContext } from '../context.js';
 import type { ApiOptions } from '../options.js';
@@ -37,14 +30,14 @@ export async function onboard(
     is_active: true,
     bot_owner_id: null,
   };
-  const settings = await actors.ask<RealmSettings>(realmAddress(realm), { type: 'realm.settings' });
+  const settings = await actors.ask(realmAddress(realm), { type: 'realm.settings' });
   for (const id of accepted.stream_ids) {
     // No acting user: the inviter's permission was checked when the invitation was made.
     await actors
       .ask(channelAddress(realm, id), { type: 'channel.subscribe', actor: null, users: [ref], settings })
       .catch((err: unknown) => log.warn({ err, channel: id }, 'invited user not subscribed'));
   }
-  const bot = await actors.ask<Principal>(realmAddress(realm), { type: 'realm.notificationBot' });
+  const bot = await actors.ask(realmAddress(realm), { type: 'realm.notificationBot' });
   const botCaller = new CallerContext(actors, bot);
   const notice = (to: number, content: string) =>
     sendMessage(botCaller, { type: 'private', to: [to], content }, options, 'Internal').catch((err: unknown) =>

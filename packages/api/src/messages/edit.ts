@@ -2,7 +2,7 @@ import { Type } from '@sinclair/typebox';
 import { defineRoute, type Route } from '@chat/edge';
 import { checkEmoji, customEmoji, emojiByName } from '../realm/emoji-choice.js';
 import { RESOLVED_TOPIC_PREFIX } from '@chat/narrow';
-import { ChatError, type Principal, type ViewedMessage } from '@chat/protocol';
+import { ChatError, type ViewedMessage } from '@chat/protocol';
 import { prepareContent } from './content.js';
 import { addressOfKey, CallerContext } from '../context.js';
 import { getMessages, type Located } from './fetch.js';
@@ -28,7 +28,7 @@ async function postMoveNotices(
   newTopic: string,
   notify: { old: boolean; new: boolean },
 ) {
-  const bot = await caller.actors.ask<Principal>(caller.realm, { type: 'realm.notificationBot' });
+  const bot = await caller.actors.ask(caller.realm, { type: 'realm.notificationBot' });
   const botCaller = new CallerContext(caller.actors, bot);
   const who = `@_**${caller.principal.full_name}|${caller.principal.user_id}**`;
   const link = (topic: string) => `#**${channel.name}>${topic}**`;
@@ -156,7 +156,7 @@ export function messageEditRoutes(options: ApiOptions): Route[] {
         }
         const prepared =
           params.content !== undefined ? await prepareContent(caller, checkContent(params.content)) : undefined;
-        const edit = await actors.ask<EditReply>(addressOfKey(key), {
+        const edit = await actors.ask(addressOfKey(key), {
           type: 'message.edit',
           actor: principal,
           message_id: params.message_id,

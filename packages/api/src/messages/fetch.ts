@@ -6,7 +6,6 @@ import {
   channelAddress,
   conversationAddress,
   maySeePublicChannels,
-  type ChannelEntry,
   type FetchResult,
   type ViewedMessage,
 } from '@chat/protocol';
@@ -78,7 +77,7 @@ export async function conversationsOf(caller: CallerContext, terms: ResolvedTerm
   const state = await caller.state();
   const keys = new Set(Object.keys(state.subscriptions).map((id) => channelAddress(realm, Number(id)).key));
   if (terms.some((t) => t.operator === 'channels' && !t.negated) && maySeePublicChannels(caller.principal)) {
-    const channels = await caller.actors.ask<ChannelEntry[]>(caller.realm, { type: 'realm.channels' });
+    const channels = await caller.actors.ask(caller.realm, { type: 'realm.channels' });
     for (const c of channels) if (!c.invite_only) keys.add(channelAddress(realm, c.channel_id).key);
   }
   for (const c of state.conversations) keys.add(c.key);
@@ -88,7 +87,7 @@ export async function conversationsOf(caller: CallerContext, terms: ResolvedTerm
 export async function firstUnreadOf(caller: CallerContext, keys: string[]): Promise<number> {
   const found = await Promise.all(
     keys.map(async (key) =>
-      caller.actors.ask<number | null>(addressOfKey(key), {
+      caller.actors.ask(addressOfKey(key), {
         type: 'message.firstUnread',
         viewer: await caller.viewer(key),
       }),
@@ -120,7 +119,7 @@ export async function fetchAround(
 ): Promise<FetchResult> {
   const results = await Promise.all(
     keys.map(async (key) =>
-      caller.actors.ask<FetchResult>(addressOfKey(key), {
+      caller.actors.ask(addressOfKey(key), {
         type: 'message.fetch',
         viewer: await caller.viewer(key),
         narrow: terms,
@@ -228,7 +227,7 @@ export function fetchRoutes(_options: ApiOptions): Route[] {
         const messages: Record<string, { match_content: string; match_subject: string }> = {};
         for (const [key, ids] of groupByKey(keys)) {
           const found = await actors
-            .ask<typeof messages>(addressOfKey(key), {
+            .ask(addressOfKey(key), {
               type: 'message.match',
               viewer: await caller.viewer(key),
               ids,
@@ -275,7 +274,7 @@ export async function getMessages(caller: CallerContext, ids: number[]): Promise
   const found: Located[] = [];
   for (const [key, group] of groupByKey(await caller.locate(ids))) {
     const viewer = await caller.viewer(key);
-    const messages = await caller.actors.ask<ViewedMessage[]>(addressOfKey(key), {
+    const messages = await caller.actors.ask(addressOfKey(key), {
       type: 'message.get',
       viewer,
       ids: group,

@@ -86,7 +86,7 @@ export async function setFlag(
         ),
       }
     : {};
-  const result = await caller.actors.ask<{ messages: number[] }>(caller.me, {
+  const result = await caller.actors.ask(caller.me, {
     type: 'user.flags',
     op,
     flag,

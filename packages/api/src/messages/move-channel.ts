@@ -9,7 +9,6 @@ import {
   type EditPropagation,
   type MoveBegun,
   type MoveImported,
-  type Principal,
 } from '@chat/protocol';
 import { addressOfKey, CallerContext } from '../context.js';
 import type { Located } from './fetch.js';
@@ -43,7 +42,7 @@ export async function moveToChannel(caller: CallerContext, options: ApiOptions, 
   const people = await caller.users([...source.subscribers, ...target.subscribers]);
   const guests = [...people.values()].filter(isGuest).map((u) => u.user_id);
   const from = addressOfKey(key);
-  const begun = await caller.actors.ask<MoveBegun>(from, {
+  const begun = await caller.actors.ask(from, {
     type: 'message.moveOut',
     actor: caller.principal,
     message_id: message.id,
@@ -56,7 +55,7 @@ export async function moveToChannel(caller: CallerContext, options: ApiOptions, 
   const to = channelAddress(caller.principal.realm, target.stream_id);
   let imported: MoveImported;
   try {
-    imported = await caller.actors.ask<MoveImported>(
+    imported = await caller.actors.ask(
       to,
       { type: 'message.moveIn', move: begun.move },
       { idempotencyKey: `move:${begun.move.id}` },
@@ -84,7 +83,7 @@ interface Moved {
 async function postNotices(caller: CallerContext, options: ApiOptions, moved: Moved, req: MoveRequest) {
   if (!req.notify_new && !req.notify_old) return;
   const { source, target, begun } = moved;
-  const bot = await caller.actors.ask<Principal>(caller.realm, { type: 'realm.notificationBot' });
+  const bot = await caller.actors.ask(caller.realm, { type: 'realm.notificationBot' });
   const botCaller = new CallerContext(caller.actors, bot);
   const post = (channel: ChannelInfo, topic: string, content: string) =>
     sendMessage(botCaller, { type: 'stream', to: channel.stream_id, topic, content }, options, 'Internal', true);

@@ -39,7 +39,7 @@ export function readReceiptRoutes(): Route[] {
         const active = candidates.filter((id) => users.get(id)?.is_active);
         const shown = await Promise.all(
           active.map((id) =>
-            actors.ask<boolean>(userAddress(principal.realm, id), {
+            actors.ask(userAddress(principal.realm, id), {
               type: 'user.readReceipt',
               key,
               message_id: message.id,

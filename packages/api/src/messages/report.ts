@@ -1,6 +1,6 @@
 import { Type } from '@sinclair/typebox';
 import { defineRoute, type Route } from '@chat/edge';
-import { ChatError, type Organization, type Principal, type ViewedMessage } from '@chat/protocol';
+import { ChatError, type ViewedMessage } from '@chat/protocol';
 import { CallerContext } from '../context.js';
 import { LIMITS } from '../limits.js';
 import type { ApiOptions } from '../options.js';
@@ -55,7 +55,7 @@ export function reportRoutes(options: ApiOptions): Route[] {
           throw new ChatError('BAD_REQUEST', 'An explanation is required.');
         }
         const caller = new CallerContext(actors, principal);
-        const { settings } = await actors.ask<Organization>(caller.realm, { type: 'realm.organization' });
+        const { settings } = await actors.ask(caller.realm, { type: 'realm.organization' });
         const channelId = settings.moderation_request_channel_id;
         if (typeof channelId !== 'number' || channelId < 0) {
           throw new ChatError(
@@ -77,7 +77,7 @@ export function reportRoutes(options: ApiOptions): Route[] {
           snippet(message.content),
           '```',
         ].join('\n');
-        const bot = await actors.ask<Principal>(caller.realm, { type: 'realm.notificationBot' });
+        const bot = await actors.ask(caller.realm, { type: 'realm.notificationBot' });
         const request = { type: 'stream', to: channelId, topic: `${sender!.full_name}'s moderation requests`, content };
         await sendMessage(new CallerContext(actors, bot), request, options, 'Internal', true);
         return {};

@@ -115,12 +115,12 @@ export async function sendMessage(
     ...(local ? { local } : {}),
     ...(internal ? { internal } : {}),
   };
-  const sent = await caller.actors.ask<{ id: number; new_topic: boolean }>(
+  const sent = await caller.actors.ask(
     address,
     command,
     local ? { idempotencyKey: `send:${sender.user_id}:${local.queue_id}:${local.local_id}` } : {},
   );
-  const after = await caller.actors.ask<{ automatic_new_visibility_policy?: number }>(caller.me, {
+  const after = await caller.actors.ask(caller.me, {
     type: 'user.sent',
     key: address.key,
     message_id: sent.id,

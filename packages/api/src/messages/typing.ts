@@ -1,6 +1,6 @@
 import { Type } from '@sinclair/typebox';
 import { defineRoute, type Route } from '@chat/edge';
-import { ChatError, type QueueEvent, type UserSettings } from '@chat/protocol';
+import { ChatError, type QueueEvent } from '@chat/protocol';
 import { CallerContext } from '../context.js';
 import { getMessages, type Located } from './fetch.js';
 import { normalizeTopic } from '../limits.js';
@@ -26,7 +26,7 @@ interface TypingParams {
 async function notification(caller: CallerContext, params: TypingParams): Promise<[number[], QueueEvent]> {
   const me = caller.principal;
   const sender = { user_id: me.user_id, email: me.email };
-  const settings = await caller.actors.ask<UserSettings>(caller.me, { type: 'user.settings' });
+  const settings = await caller.actors.ask(caller.me, { type: 'user.settings' });
   if (params.type === 'direct') {
     if (params.to === undefined) throw bad("Missing 'to' argument");
     if (params.to.length === 0) throw bad("Empty 'to' list");
@@ -59,7 +59,7 @@ async function notification(caller: CallerContext, params: TypingParams): Promis
 /** Who hears that the caller edits a message (whoever would see the edit saved) and the event they get. */
 async function editNotification(caller: CallerContext, messageId: number, op: 'start' | 'stop') {
   const [{ message }] = (await getMessages(caller, [messageId])) as [Located];
-  const settings = await caller.actors.ask<UserSettings>(caller.me, { type: 'user.settings' });
+  const settings = await caller.actors.ask(caller.me, { type: 'user.settings' });
   const base = { type: 'typing_edit_message', op, sender_id: caller.principal.user_id, message_id: messageId };
   if (message.channel_id === null) {
     if (!settings.send_private_typing_notifications) {

@@ -1,6 +1,6 @@
 import { Type, type Static } from '@sinclair/typebox';
 import { defineRoute, type Route } from '@chat/edge';
-import { ChatError, type Draft, type DraftInput } from '@chat/protocol';
+import { ChatError, type DraftInput } from '@chat/protocol';
 import { CallerContext } from '../context.js';
 import { LIMITS } from '../limits.js';
 import type { ApiOptions } from '../options.js';
@@ -79,7 +79,7 @@ export function draftRoutes(_options: ApiOptions): Route[] {
       response: Type.Object({ count: Type.Integer(), drafts: Type.Array(DraftJson) }),
       async handler({ principal, actors }) {
         const caller = new CallerContext(actors, principal);
-        return actors.ask<{ count: number; drafts: Draft[] }>(caller.me, { type: 'user.drafts' });
+        return actors.ask(caller.me, { type: 'user.drafts' });
       },
     }),
     defineRoute({
@@ -97,7 +97,7 @@ export function draftRoutes(_options: ApiOptions): Route[] {
         for (const [i, draft] of (params.drafts ?? []).entries()) {
           drafts.push(await checkDraft(caller, draft, `drafts[${i}]`));
         }
-        return actors.ask<{ ids: number[] }>(caller.me, { type: 'user.createDrafts', drafts });
+        return actors.ask(caller.me, { type: 'user.createDrafts', drafts });
       },
     }),
     defineRoute({

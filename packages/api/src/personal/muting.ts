@@ -56,7 +56,7 @@ export function mutingRoutes(): Route[] {
       async handler({ params, principal, actors }) {
         const caller = new CallerContext(actors, principal);
         const type = method === 'POST' ? 'user.addAlertWords' : 'user.removeAlertWords';
-        return actors.ask<{ alert_words: string[] }>(caller.me, { type, words: params.alert_words });
+        return actors.ask(caller.me, { type, words: params.alert_words });
       },
     });
   return [
@@ -73,7 +73,7 @@ export function mutingRoutes(): Route[] {
       response: AlertWordsReply,
       async handler({ principal, actors }) {
         const caller = new CallerContext(actors, principal);
-        return actors.ask<{ alert_words: string[] }>(caller.me, { type: 'user.alertWords' });
+        return actors.ask(caller.me, { type: 'user.alertWords' });
       },
     }),
     alertWordsRoute('POST'),

@@ -45,7 +45,7 @@ export function navigationViewRoutes(_options: ApiOptions): Route[] {
       response: Type.Object({ navigation_views: Type.Array(ViewJson) }),
       async handler({ principal, actors }) {
         const caller = new CallerContext(actors, principal);
-        return actors.ask<{ navigation_views: NavigationView[] }>(caller.me, { type: 'user.navigationViews' });
+        return actors.ask(caller.me, { type: 'user.navigationViews' });
       },
     }),
     defineRoute({

@@ -1,6 +1,6 @@
 import { Type } from '@sinclair/typebox';
 import { defineRoute, type Route } from '@chat/edge';
-import { ChatError, type Principal, type PushDevice, type PushKind, type RealmInfo } from '@chat/protocol';
+import { ChatError, type Principal, type PushDevice, type PushKind } from '@chat/protocol';
 import { CallerContext } from '../context.js';
 import type { ApiOptions } from '../options.js';
 import type { PushNotification } from '../ports/push-bouncer.js';
@@ -79,7 +79,7 @@ export function pushRoutes(options: ApiOptions): Route[] {
       async handler({ params, principal, actors, log }) {
         humansOnly(principal);
         const caller = new CallerContext(actors, principal);
-        const devices = await actors.ask<PushDevice[]>(caller.me, { type: 'user.pushDevices', token: params.token });
+        const devices = await actors.ask(caller.me, { type: 'user.pushDevices', token: params.token });
         const bouncer = options.pushBouncer;
         if (!bouncer) {
           throw new ChatError(
@@ -87,7 +87,7 @@ export function pushRoutes(options: ApiOptions): Route[] {
             'Server is not configured to use push notification service.',
           );
         }
-        const realm = await actors.ask<RealmInfo>(caller.realm, { type: 'realm.info' });
+        const realm = await actors.ask(caller.realm, { type: 'realm.info' });
         const payload = {
           event: 'test',
           server: new URL(options.externalUrl).host,

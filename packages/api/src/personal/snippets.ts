@@ -1,6 +1,6 @@
 import { Type } from '@sinclair/typebox';
 import { defineRoute, type Route } from '@chat/edge';
-import { ChatError, type SavedSnippet } from '@chat/protocol';
+import { ChatError } from '@chat/protocol';
 import { CallerContext } from '../context.js';
 import { LIMITS } from '../limits.js';
 import type { ApiOptions } from '../options.js';
@@ -36,7 +36,7 @@ export function snippetRoutes(_options: ApiOptions): Route[] {
       response: Type.Object({ saved_snippets: Type.Array(SnippetJson) }),
       async handler({ principal, actors }) {
         const caller = new CallerContext(actors, principal);
-        return actors.ask<{ saved_snippets: SavedSnippet[] }>(caller.me, { type: 'user.snippets' });
+        return actors.ask(caller.me, { type: 'user.snippets' });
       },
     }),
     defineRoute({
@@ -50,7 +50,7 @@ export function snippetRoutes(_options: ApiOptions): Route[] {
       response: Type.Object({ saved_snippet_id: Type.Integer() }),
       async handler({ params, principal, actors }) {
         const caller = new CallerContext(actors, principal);
-        return actors.ask<{ saved_snippet_id: number }>(caller.me, {
+        return actors.ask(caller.me, {
           type: 'user.createSnippet',
           title: checkText('title', params.title, MAX_TITLE_LENGTH),
           content: checkText('content', params.content, LIMITS.max_message_length),

@@ -10,8 +10,7 @@ const EXTRA_EMOJI = ['zulip'];
 
 const bad = (msg: string) => new ChatError('BAD_REQUEST', msg);
 
-export const customEmoji = (caller: CallerContext) =>
-  caller.actors.ask<CustomEmoji>(caller.realm, { type: 'realm.emoji' });
+export const customEmoji = (caller: CallerContext) => caller.actors.ask(caller.realm, { type: 'realm.emoji' });
 
 /** The active custom emoji by name, as Markdown renders them. */
 export function activeByName(custom: CustomEmoji): Map<string, { id: string; source_url: string }> {

@@ -3,7 +3,7 @@ import { Readable } from 'node:stream';
 import { Type } from '@sinclair/typebox';
 import { defineRoute, type Route } from '@chat/edge';
 import { isEmojiName } from '@chat/markdown';
-import { ChatError, realmAddress, type RealmEmoji, type RealmInfo } from '@chat/protocol';
+import { ChatError, realmAddress } from '@chat/protocol';
 import type { ApiOptions } from '../options.js';
 import type { RawMiddleware } from '../uploads/downloads.js';
 
@@ -44,7 +44,7 @@ export function emojiRoutes(options: ApiOptions): Route[] {
       tags: ['server_and_organizations'],
       async handler({ principal, actors }) {
         return {
-          emoji: await actors.ask<Record<string, RealmEmoji>>(realmAddress(principal.realm), { type: 'realm.emoji' }),
+          emoji: await actors.ask(realmAddress(principal.realm), { type: 'realm.emoji' }),
         };
       },
     }),
@@ -77,7 +77,7 @@ export function emojiRoutes(options: ApiOptions): Route[] {
           await actors.ask(realm, { ...add, source_url: '', check_only: true });
           throw bad('Invalid image format');
         }
-        const info = await actors.ask<RealmInfo>(realm, { type: 'realm.info' });
+        const info = await actors.ask(realm, { type: 'realm.info' });
         const stored = `${randomBytes(12).toString('base64url')}.${extension}`;
         // The image goes first; a refusal removes it again.
         await options.files.put(fileKey(info.id, stored), file.read(), file.contentType);

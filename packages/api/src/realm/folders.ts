@@ -1,6 +1,6 @@
 import { Type } from '@sinclair/typebox';
 import { defineRoute, type Route } from '@chat/edge';
-import { realmAddress, type ChannelFolder } from '@chat/protocol';
+import { realmAddress } from '@chat/protocol';
 import { renderDescription } from '../markdown.js';
 
 /** Channel folders: anyone lists them, administrators create, edit, archive and order them (the realm checks). */
@@ -17,7 +17,7 @@ export function folderRoutes(): Route[] {
       response: Type.Object({ channel_folder_id: Type.Integer() }),
       async handler({ params, principal, actors }) {
         const description = params.description ?? '';
-        return actors.ask<{ channel_folder_id: number }>(realmAddress(principal.realm), {
+        return actors.ask(realmAddress(principal.realm), {
           type: 'realm.createChannelFolder',
           actor_id: principal.user_id,
           name: params.name,
@@ -36,7 +36,7 @@ export function folderRoutes(): Route[] {
       tags: ['channels'],
       response: Type.Object({ channel_folders: Type.Array(Type.Unknown()) }),
       async handler({ params, principal, actors }) {
-        const channel_folders = await actors.ask<ChannelFolder[]>(realmAddress(principal.realm), {
+        const channel_folders = await actors.ask(realmAddress(principal.realm), {
           type: 'realm.channelFolders',
           include_archived: params.include_archived ?? false,
         });

@@ -181,7 +181,7 @@ export function realmSettingsRoutes(options: ApiOptions): Route[] {
         for (const name of REALM_GROUP_SETTINGS) {
           if (raw[name] !== undefined) groups[name] = raw[name] as GroupSettingChange;
         }
-        return actors.ask<Record<string, unknown>>(realmAddress(principal.realm), {
+        return actors.ask(realmAddress(principal.realm), {
           type: 'realm.updateSettings',
           actor_id: principal.user_id,
           values,

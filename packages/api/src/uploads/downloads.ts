@@ -2,7 +2,7 @@ import { createHmac, randomBytes, timingSafeEqual } from 'node:crypto';
 import type { IncomingMessage } from 'node:http';
 import { Readable } from 'node:stream';
 import { basicCredentials, scopedActors, type Authenticate, type AuthRequest } from '@chat/edge';
-import { ChatError, isChatError, userAddress, type AttachmentLink, type Principal } from '@chat/protocol';
+import { ChatError, isChatError, userAddress, type Principal } from '@chat/protocol';
 import type { ActorClient, FileStore } from '@chat/runtime';
 import { addressOfKey, CallerContext } from '../context.js';
 import type { ApiOptions } from '../options.js';
@@ -81,7 +81,7 @@ function pathIdOf(segments: string[]): string | undefined {
  * realm).
  */
 export async function uploadAccess(caller: CallerContext, pathId: string): Promise<'read' | 'forbidden' | 'missing'> {
-  const found = await caller.actors.ask<{ owner: number } | null>(caller.me, {
+  const found = await caller.actors.ask(caller.me, {
     type: 'user.findUpload',
     path_id: pathId,
   });
@@ -93,13 +93,13 @@ export async function uploadAccess(caller: CallerContext, pathId: string): Promi
 
 /** Whether the caller may read one of the messages that link the upload. */
 async function readsALink(caller: CallerContext, pathId: string, owner: number): Promise<boolean> {
-  const links = await caller.actors.ask<AttachmentLink[] | null>(userAddress(caller.principal.realm, owner), {
+  const links = await caller.actors.ask(userAddress(caller.principal.realm, owner), {
     type: 'user.attachmentLinks',
     path_id: pathId,
   });
   for (const link of links ?? []) {
     // A message moved to another channel lives elsewhere now: the location index says where.
-    const located = await caller.actors.ask<Record<string, string | null>>(caller.me, {
+    const located = await caller.actors.ask(caller.me, {
       type: 'user.locate',
       ids: [link.message_id],
     });

@@ -1,7 +1,7 @@
 import { randomBytes } from 'node:crypto';
 import { Type } from '@sinclair/typebox';
 import { defineRoute, type Route } from '@chat/edge';
-import { ChatError, type Attachment, type RealmInfo } from '@chat/protocol';
+import { ChatError, type Attachment } from '@chat/protocol';
 import { CallerContext } from '../context.js';
 import type { ApiOptions } from '../options.js';
 
@@ -69,7 +69,7 @@ function realmIdOf(caller: CallerContext): Promise<number> {
   const realm = caller.principal.realm;
   let id = realmIds.get(realm);
   if (!id) {
-    id = caller.actors.ask<RealmInfo>(caller.realm, { type: 'realm.info' }).then((info) => info.id);
+    id = caller.actors.ask(caller.realm, { type: 'realm.info' }).then((info) => info.id);
     id.catch(() => realmIds.delete(realm));
     realmIds.set(realm, id);
   }
@@ -115,7 +115,7 @@ export async function claimUploads(
   link: { message_id: number; key: string; date_sent: number; paths: string[]; unlinked?: string[] },
 ): Promise<Attachment[]> {
   if (link.paths.length === 0 && (link.unlinked ?? []).length === 0) return [];
-  const reply = await caller.actors.ask<{ detached: Attachment[] }>(caller.me, {
+  const reply = await caller.actors.ask(caller.me, {
     type: 'user.claimAttachments',
     ...link,
   });
@@ -169,7 +169,7 @@ export function uploadRoutes(options: ApiOptions): Route[] {
       response: Type.Object({ attachments: Type.Array(AttachmentSchema), upload_space_used: Type.Integer() }),
       async handler({ principal, actors }) {
         const caller = new CallerContext(actors, principal);
-        return actors.ask<{ attachments: Attachment[]; upload_space_used: number }>(caller.me, {
+        return actors.ask(caller.me, {
           type: 'user.attachments',
         });
       },
@@ -184,7 +184,7 @@ export function uploadRoutes(options: ApiOptions): Route[] {
       tags: ['messages'],
       async handler({ params, principal, actors }) {
         const caller = new CallerContext(actors, principal);
-        const { path_id } = await actors.ask<{ path_id: string }>(caller.me, {
+        const { path_id } = await actors.ask(caller.me, {
           type: 'user.deleteAttachment',
           attachment_id: params.attachment_id,
         });

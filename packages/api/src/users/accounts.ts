@@ -9,11 +9,6 @@ import {
   ROLES,
   DECOY_PASSWORD_HASH,
   verifyPassword,
-  type CreatedUser,
-  type ApiKeyGrant,
-  type LoginCandidate,
-  type RealmInfo,
-  type UserProfile,
 } from '@chat/protocol';
 import { CallerContext } from '../context.js';
 import { renderDescription } from '../markdown.js';
@@ -44,7 +39,7 @@ export function accountRoutes(options: ApiOptions): Route[] {
       description: 'What a client needs before logging in. No authentication.',
       tags: ['server_and_organizations'],
       async handler({ actors, request }) {
-        const realm = await actors.ask<RealmInfo>(realmOf(request), { type: 'realm.info' });
+        const realm = await actors.ask(realmOf(request), { type: 'realm.info' });
         return {
           authentication_methods: {
             password: true,
@@ -95,7 +90,7 @@ export function accountRoutes(options: ApiOptions): Route[] {
         const username = `${options.realmOf(request)}:${params.username.toLowerCase()}`;
         await limits?.loginAttempt(username);
         const candidate = await actors
-          .ask<LoginCandidate>(realmOf(request), { type: 'realm.loginCandidate', username: params.username })
+          .ask(realmOf(request), { type: 'realm.loginCandidate', username: params.username })
           .catch(async (err: unknown) => {
             if (err instanceof ChatError && err.code === 'AUTHENTICATION_FAILED') {
               await verifyPassword(params.password, DECOY_PASSWORD_HASH);
@@ -120,7 +115,7 @@ export function accountRoutes(options: ApiOptions): Route[] {
       response: ApiKeyResponse,
       async handler({ params, actors, request }) {
         if (!development) throw new ChatError('BAD_REQUEST', 'Endpoint not available in production.');
-        return actors.ask<ApiKeyGrant>(realmOf(request), { type: 'realm.devApiKey', username: params.username });
+        return actors.ask(realmOf(request), { type: 'realm.devApiKey', username: params.username });
       },
     }),
 
@@ -135,7 +130,7 @@ export function accountRoutes(options: ApiOptions): Route[] {
       async handler({ principal, actors }) {
         const caller = new CallerContext(actors, principal);
         const [user, maxMessageId] = await Promise.all([
-          actors.ask<UserProfile>(caller.realm, { type: 'realm.getUser', user_id: principal.user_id }),
+          actors.ask(caller.realm, { type: 'realm.getUser', user_id: principal.user_id }),
           caller.newestMessageId(),
         ]);
         // The reference's own-user object has no bot fields.
@@ -157,7 +152,7 @@ export function accountRoutes(options: ApiOptions): Route[] {
       description: 'Every user of the organization, bots and deactivated users included.',
       tags: ['users'],
       async handler({ params, principal, actors }) {
-        const users = await actors.ask<UserProfile[]>(realmAddress(principal.realm), { type: 'realm.listUsers' });
+        const users = await actors.ask(realmAddress(principal.realm), { type: 'realm.listUsers' });
         const wanted = params.user_ids && new Set(params.user_ids);
         const members = users
           .filter((user) => !wanted || wanted.has(user.user_id))
@@ -187,7 +182,7 @@ export function accountRoutes(options: ApiOptions): Route[] {
         }
         // Then the permission itself, which an operator grants (`change-user-role ... can_create_users`).
         if (!mayCreateUsers(principal)) throw new ChatError('BAD_REQUEST', 'User not authorized to create users');
-        const user = await actors.ask<CreatedUser>(realmAddress(principal.realm), {
+        const user = await actors.ask(realmAddress(principal.realm), {
           type: 'realm.createUser',
           user: {
             email: params.email,
@@ -213,7 +208,7 @@ export function accountRoutes(options: ApiOptions): Route[] {
       description: 'One user of the organization.',
       tags: ['users'],
       async handler({ params, principal, actors }) {
-        const user = await actors.ask<UserProfile>(realmAddress(principal.realm), {
+        const user = await actors.ask(realmAddress(principal.realm), {
           type: 'realm.getUser',
           user_id: params.user_id,
         });

@@ -21,7 +21,7 @@ export function apiKeyRoutes(): Route[] {
       tags: ['users'],
       response: Type.Object({ api_key: Type.String() }),
       async handler({ principal, actors }) {
-        const { api_key } = await actors.ask<{ api_key: string }>(realmAddress(principal.realm), {
+        const { api_key } = await actors.ask(realmAddress(principal.realm), {
           type: 'realm.resetApiKey',
           email: principal.email,
         });

@@ -40,8 +40,13 @@ export function deactivationRoutes(): Route[] {
       description: "Deactivates the caller's account, unless it is the organization's only user or only owner.",
       tags: ['users'],
       async handler({ principal, actors }) {
-        const command = { type: 'realm.setActive', actor: principal, user_id: principal.user_id, active: false };
-        await actors.ask(realmAddress(principal.realm), { ...command, own: true } as const);
+        await actors.ask(realmAddress(principal.realm), {
+          type: 'realm.setActive',
+          actor: principal,
+          user_id: principal.user_id,
+          active: false,
+          own: true,
+        });
         return {};
       },
     }),

@@ -21,7 +21,7 @@ import { paragraph, renderPage } from '../invitations/pages.js';
 export async function startEmailChange(caller: CallerContext, email: string, options: ApiOptions): Promise<void> {
   const mailer = mailerOf(options);
   const { key, hash } = newKey();
-  const started = await caller.actors.ask<{ started: boolean; old_email?: string; realm_name?: string }>(caller.realm, {
+  const started = await caller.actors.ask(caller.realm, {
     type: 'realm.requestEmailChange',
     user_id: caller.principal.user_id,
     new_email: email,
@@ -34,18 +34,11 @@ export async function startEmailChange(caller: CallerContext, email: string, opt
 
 const EXPIRED = 'Whoops. The confirmation link has expired or been deactivated.';
 
-interface Changed {
-  user_id: number;
-  old_email: string;
-  new_email: string;
-  realm_name: string;
-}
-
 export async function confirmEmailPage(ctx: RawContext, deps: RawDeps, key: string): Promise<void> {
   const realm = deps.options.realmOf({ host: ctx.host, ip: ctx.ip, userAgent: ctx.get('User-Agent') });
   const changed = KEY_PATTERN.test(key)
     ? await deps.actors
-        .ask<Changed>(
+        .ask(
           realmAddress(realm),
           { type: 'realm.confirmEmailChange', key_hash: hashKey(key) },
           { requestId: ctx.state.requestId },

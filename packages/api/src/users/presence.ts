@@ -1,6 +1,6 @@
 import { Type } from '@sinclair/typebox';
 import { defineRoute, type Route } from '@chat/edge';
-import { ChatError, type LegacyPresence, type NumberedEvent, type PresenceReply, type QueueSpec } from '@chat/protocol';
+import { ChatError, type NumberedEvent, type QueueSpec } from '@chat/protocol';
 import { CallerContext } from '../context.js';
 import type { ApiOptions } from '../options.js';
 
@@ -53,7 +53,7 @@ export function presenceRoutes(_options: ApiOptions): Route[] {
         const caller = new CallerContext(actors, principal);
         await actors.ask(caller.realm, { type: 'realm.reportPresence', user_id: principal.user_id, status });
         if (params.ping_only) return {};
-        return actors.ask<PresenceReply>(caller.realm, {
+        return actors.ask(caller.realm, {
           type: 'realm.presences',
           slim: params.slim_presence ?? false,
           ...(params.last_update_id !== undefined ? { last_update_id: params.last_update_id } : {}),
@@ -72,7 +72,7 @@ export function presenceRoutes(_options: ApiOptions): Route[] {
       response: PresenceResponse,
       async handler({ principal, actors }) {
         const caller = new CallerContext(actors, principal);
-        const reply = await actors.ask<PresenceReply>(caller.realm, { type: 'realm.presences', slim: false });
+        const reply = await actors.ask(caller.realm, { type: 'realm.presences', slim: false });
         return { presences: reply.presences, server_timestamp: reply.server_timestamp };
       },
     }),
@@ -88,7 +88,7 @@ export function presenceRoutes(_options: ApiOptions): Route[] {
         const caller = new CallerContext(actors, principal);
         const raw = params.user_id_or_email;
         const user = /^\d+$/.test(raw) ? Number(raw) : raw;
-        const entry = await actors.ask<Record<string, LegacyPresence>>(caller.realm, {
+        const entry = await actors.ask(caller.realm, {
           type: 'realm.userPresence',
           user,
         });

@@ -6,7 +6,6 @@ import {
   USER_SETTING_DEFAULTS,
   DECOY_PASSWORD_HASH,
   verifyPassword,
-  type LoginCandidate,
   type UserSettings,
 } from '@chat/protocol';
 import { CallerContext } from '../context.js';
@@ -79,7 +78,7 @@ const bad = (msg: string) => new ChatError('BAD_REQUEST', msg);
  */
 export async function changeSettings(caller: CallerContext, settings: Partial<UserSettings>): Promise<string[]> {
   const language = settings.default_language;
-  const { changed } = await caller.actors.ask<{ changed: string[] }>(caller.me, {
+  const { changed } = await caller.actors.ask(caller.me, {
     type: 'user.updateSettings',
     settings,
     email: caller.principal.email,
@@ -99,7 +98,7 @@ export async function changeSettings(caller: CallerContext, settings: Partial<Us
 async function newPasswordHash(caller: CallerContext, params: Params): Promise<string | undefined> {
   if (params.new_password === undefined) return undefined;
   if (params.old_password === undefined) throw bad("Missing 'old_password' argument");
-  const candidate = await caller.actors.ask<LoginCandidate>(caller.realm, {
+  const candidate = await caller.actors.ask(caller.realm, {
     type: 'realm.loginCandidate',
     username: caller.principal.email,
   });

@@ -1,13 +1,13 @@
 import { Type } from '@sinclair/typebox';
 import { defineRoute, type Route } from '@chat/edge';
 import { checkEmoji, customEmoji, emojiByName, type CustomEmoji } from '../realm/emoji-choice.js';
-import { ChatError, type StatusEmoji, type UserStatusJson } from '@chat/protocol';
+import { ChatError, mayManageUser, type StatusEmoji } from '@chat/protocol';
 import { CallerContext } from '../context.js';
 import type { ApiOptions } from '../options.js';
 import { changeSettings } from './settings.js';
 
 const MAX_STATUS_TEXT_LENGTH = 60;
-const bad = (msg: string) => new ChatError("BAD_REQUEST", msg);
+const bad = (msg: string) => new ChatError('BAD_REQUEST', msg);
 
 interface StatusParams {
   status_text?: string;
@@ -85,11 +85,39 @@ export function statusRoutes(_options: ApiOptions): Route[] {
       tags: ['users'],
       async handler({ params, principal, actors }) {
         const caller = new CallerContext(actors, principal);
-        const status = await actors.ask<UserStatusJson>(caller.realm, {
+        const status = await actors.ask(caller.realm, {
           type: 'realm.userStatus',
           user_id: params.user_id,
         });
         return { status };
+      },
+    }),
+    defineRoute({
+      method: 'POST',
+      path: '/users/{user_id}/status',
+      auth: 'required',
+      params: Type.Object({
+        user_id: Type.Integer({ description: "The target user's ID." }),
+        status_text: Type.Optional(Type.String({ description: 'At most 60 characters; empty clears the text.' })),
+        emoji_name: Type.Optional(Type.String({ description: 'Empty clears the emoji.' })),
+        emoji_code: Type.Optional(Type.String()),
+        reaction_type: Type.Optional(Type.String()),
+      }),
+      summary: "Update a user's status",
+      description: "An administrator (or a bot's owner) changes another user's status, as they would their own.",
+      tags: ['users'],
+      response: Type.Object({}),
+      async handler({ params, principal, actors }) {
+        const caller = new CallerContext(actors, principal);
+        const target = await actors.ask(caller.realm, { type: 'realm.getUser', user_id: params.user_id });
+        // The original's access_user_by_id(for_admin=True).
+        if (!mayManageUser({ id: principal.user_id, role: principal.role }, { botOwnerId: target.bot_owner_id })) {
+          throw bad('Insufficient permission');
+        }
+        const { user_id, ...status } = params;
+        const change = await statusChange(status, () => customEmoji(caller));
+        await actors.ask(caller.realm, { type: 'realm.setStatus', user_id, ...change });
+        return {};
       },
     }),
   ];

@@ -19,7 +19,7 @@ export function checkAllPublic(principal: Principal, wanted: boolean | undefined
  */
 export async function addQueue(actors: ActorClient, principal: Principal, queueId: string, allPublic: boolean) {
   const me = userAddress(principal.realm, principal.user_id);
-  const added = await actors.ask<{ public_seq: number } | null>(me, {
+  const added = await actors.ask(me, {
     type: 'user.addQueue',
     queue_id: queueId,
     all_public_streams: allPublic,

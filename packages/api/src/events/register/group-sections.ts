@@ -1,4 +1,3 @@
-import type { ChannelFolder, UserGroup } from '@chat/protocol';
 import type { CallerContext } from '../../context.js';
 
 /**
@@ -14,13 +13,13 @@ export async function groupSections(
 ): Promise<Record<string, unknown>> {
   const body: Record<string, unknown> = {};
   if (wants('realm_user_groups') || wants('user_group')) {
-    body.realm_user_groups = await caller.actors.ask<UserGroup[]>(caller.realm, {
+    body.realm_user_groups = await caller.actors.ask(caller.realm, {
       type: 'realm.userGroups',
       include_deactivated: includeDeactivated,
     });
   }
   if (wants('channel_folders') || wants('channel_folder')) {
-    body.channel_folders = await caller.actors.ask<ChannelFolder[]>(caller.realm, {
+    body.channel_folders = await caller.actors.ask(caller.realm, {
       type: 'realm.channelFolders',
       include_archived: true,
     });

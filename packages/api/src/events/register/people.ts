@@ -1,11 +1,4 @@
-import {
-  LEGACY_DISPLAY_SETTINGS,
-  LEGACY_NOTIFICATION_SETTINGS,
-  type PresenceReply,
-  type UserProfile,
-  type UserSettings,
-  type UserStatusJson,
-} from '@chat/protocol';
+import { LEGACY_DISPLAY_SETTINGS, LEGACY_NOTIFICATION_SETTINGS } from '@chat/protocol';
 import type { CallerContext } from '../../context.js';
 import { EMOJISET_CHOICES, NOTIFICATION_SOUNDS } from '../../users/settings-values.js';
 
@@ -34,8 +27,8 @@ export async function addPeopleSections(
   const notifications = legacy && wants('update_global_notifications');
   if (wants('user_settings') || display || notifications) {
     const [settings, me] = await Promise.all([
-      caller.actors.ask<UserSettings>(caller.me, { type: 'user.settings' }),
-      caller.actors.ask<UserProfile>(caller.realm, { type: 'realm.getUser', user_id: caller.principal.user_id }),
+      caller.actors.ask(caller.me, { type: 'user.settings' }),
+      caller.actors.ask(caller.realm, { type: 'realm.getUser', user_id: caller.principal.user_id }),
     ]);
     const sounds = [...NOTIFICATION_SOUNDS];
     const emojisets = EMOJISET_CHOICES.map((c) => ({ ...c }));
@@ -57,12 +50,12 @@ export async function addPeopleSections(
       Object.assign(body, pick(settings, LEGACY_NOTIFICATION_SETTINGS), { available_notification_sounds: sounds });
   }
   if (wants('user_status')) {
-    body.user_status = await caller.actors.ask<Record<string, UserStatusJson>>(caller.realm, {
+    body.user_status = await caller.actors.ask(caller.realm, {
       type: 'realm.statuses',
     });
   }
   if (wants('presence')) {
-    const reply = await caller.actors.ask<PresenceReply>(caller.realm, {
+    const reply = await caller.actors.ask(caller.realm, {
       type: 'realm.presences',
       slim: req.slim_presence,
       ...(req.presence_history_limit_days !== undefined ? { history_limit_days: req.presence_history_limit_days } : {}),

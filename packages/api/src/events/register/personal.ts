@@ -11,7 +11,7 @@ export async function personalSections(
 ): Promise<PersonalSnapshot> {
   const sections = SECTIONS.filter(wants);
   if (sections.length === 0) return {};
-  return caller.actors.ask<PersonalSnapshot>(caller.me, { type: 'user.personalSnapshot', sections });
+  return caller.actors.ask(caller.me, { type: 'user.personalSnapshot', sections });
 }
 
 /** The register sections of muting (muting.ts in the UserActor), read in one ask: `{muted_users, alert_words}`. */
@@ -21,5 +21,5 @@ export async function mutingSections(
 ): Promise<MutingSnapshot> {
   const sections = ['muted_users', 'alert_words'].filter(wants);
   if (sections.length === 0) return {};
-  return caller.actors.ask<MutingSnapshot>(caller.me, { type: 'user.mutingSnapshot', sections });
+  return caller.actors.ask(caller.me, { type: 'user.mutingSnapshot', sections });
 }

@@ -1,5 +1,5 @@
 import { formatAddress, type ActorAddress } from '@chat/protocol';
-import type { ActorClient, AskOptions } from '@chat/runtime';
+import { withOptions, type ActorClient } from '@chat/runtime';
 
 const MESSAGES = ['message', 'update_message_flags', 'delete_message', 'update_message'];
 
@@ -50,13 +50,7 @@ export class ReadPositions {
         this.bySection.set(section, through);
       }
     };
-    this.client = {
-      ask: <R>(to: ActorAddress, body: Parameters<ActorClient['ask']>[1], opts?: AskOptions) =>
-        inner.ask<R>(to, body, { ...opts, onPosition: note(to, body.type) }),
-      tell: (to, body, opts) => inner.tell(to, body, opts),
-      fanout: (type, keys, body, opts) => inner.fanout(type, keys, body, opts),
-      fanoutAsk: (type, keys, body, opts) => inner.fanoutAsk(type, keys, body, opts),
-    };
+    this.client = withOptions(inner, (to, body) => ({ onPosition: note(to, body.type) }));
   }
 
   /** What the snapshot holds of these sections (the ones it built), by event type, then actor. */

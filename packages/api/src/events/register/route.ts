@@ -1,14 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import { Type } from '@sinclair/typebox';
 import { defineRoute, type Route } from '@chat/edge';
-import {
-  conversationAddress,
-  isMessageEvent,
-  queueAddress,
-  realmAddress,
-  type QueueReply,
-  type QueueSpec,
-} from '@chat/protocol';
+import { conversationAddress, isMessageEvent, queueAddress, realmAddress, type QueueSpec } from '@chat/protocol';
 import { CallerContext } from '../../context.js';
 import { narrowTerms } from '../../messages/fetch.js';
 import { checkEventsNarrow } from './narrow.js';
@@ -102,7 +95,7 @@ export function registerRoutes(options: ApiOptions): Route[] {
         });
         const reads = new ReadPositions(actors);
         await snapshot.build(new CallerContext(reads.client, principal), options);
-        const dropped = await actors.ask<QueueReply>(queue, {
+        const dropped = await actors.ask(queue, {
           type: 'queue.cover',
           user_id: principal.user_id,
           through: reads.cover(snapshot.types),

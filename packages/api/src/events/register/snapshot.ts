@@ -1,15 +1,4 @@
-import {
-  isAdministrator,
-  isGuest,
-  maySeePublicChannels,
-  newSubscription,
-  type Organization,
-  type RealmInfo,
-  type UserSettings,
-  type ChannelEntry,
-  type UserProfile,
-  type BotJson,
-} from '@chat/protocol';
+import { isAdministrator, isGuest, maySeePublicChannels, newSubscription } from '@chat/protocol';
 import type { CallerContext } from '../../context.js';
 import { subscriptionJson } from '../../channels/json.js';
 import { withGlobalDefaults } from '../../channels/notification-defaults.js';
@@ -103,8 +92,8 @@ export class Snapshot {
     this.body.max_reminder_note_length = 1000;
     this.body.max_bulk_new_subscription_messages = 100;
     if (this.wants('realm')) {
-      const info = await caller.actors.ask<RealmInfo>(caller.realm, { type: 'realm.info' });
-      const org = await caller.actors.ask<Organization>(caller.realm, { type: 'realm.organization' });
+      const info = await caller.actors.ask(caller.realm, { type: 'realm.info' });
+      const org = await caller.actors.ask(caller.realm, { type: 'realm.organization' });
       Object.assign(this.body, realmSection(org, info, options));
       this.types.add('realm');
     }
@@ -113,14 +102,14 @@ export class Snapshot {
       emptySections((section) => this.wants(section)),
     );
     if (this.wants('subscription')) {
-      const channels = await caller.actors.ask<ChannelEntry[]>(caller.realm, { type: 'realm.channels' });
+      const channels = await caller.actors.ask(caller.realm, { type: 'realm.channels' });
       const subscribed = new Set(Object.keys(state.subscriptions).map(Number));
       const unsubscribed = new Set(state.unsubscribed);
       const all = await Promise.all([...subscribed, ...unsubscribed].map((id) => caller.channelInfo(id)));
       const infos = all.filter((info) => this.req.archived_channels || !info.is_archived);
       const global = this.req.notification_settings_null
         ? null
-        : await caller.actors.ask<UserSettings>(caller.me, { type: 'user.settings' });
+        : await caller.actors.ask(caller.me, { type: 'user.settings' });
       const json = infos.map((info) => {
         const settings = state.subscriptions[info.stream_id];
         const subscribers =
@@ -148,7 +137,7 @@ export class Snapshot {
       this.types.add('subscription').add('stream');
     }
     if (this.wants('realm_user')) {
-      const users = await caller.actors.ask<UserProfile[]>(caller.realm, { type: 'realm.listUsers' });
+      const users = await caller.actors.ask(caller.realm, { type: 'realm.listUsers' });
       this.body.realm_users = users.filter((u) => u.is_active).map((u) => renderUser(u, this.req.client_gravatar));
       this.body.realm_non_active_users = users
         .filter((u) => !u.is_active)
@@ -158,7 +147,7 @@ export class Snapshot {
       this.types.add('realm_user');
     }
     if (this.wants('realm_bot')) {
-      const bots = await caller.actors.ask<BotJson[]>(caller.realm, {
+      const bots = await caller.actors.ask(caller.realm, {
         type: 'realm.bots',
         actor: caller.principal,
         scope: 'administered',

@@ -4,10 +4,7 @@ import {
   channelAddress,
   newSubscription,
   type ActorAddress,
-  type ChannelEntry,
   type ChannelInfo,
-  type RealmInfo,
-  type Organization,
   type UserProfile,
 } from '@chat/protocol';
 import { subscriptionJson } from '../../channels/json.js';
@@ -31,13 +28,13 @@ const anonymous = (name: string) => new ChatError('BAD_REQUEST', `Invalid '${nam
  */
 export async function spectatorRegister(
   actors: ActorClient,
-  realm: ActorAddress,
+  realm: ActorAddress<'realm'>,
   req: SpectatorRequest,
   options: ApiOptions,
 ): Promise<Record<string, unknown>> {
   const [info, org] = await Promise.all([
-    actors.ask<RealmInfo>(realm, { type: 'realm.info' }),
-    actors.ask<Organization>(realm, { type: 'realm.organization' }),
+    actors.ask(realm, { type: 'realm.info' }),
+    actors.ask(realm, { type: 'realm.organization' }),
   ]);
   if (!info.web_public_access_enabled || !org.settings.enable_spectator_access) {
     throw new ChatError('UNAUTHORIZED', 'Not logged in: API authentication or user session required');
@@ -61,7 +58,7 @@ export async function spectatorRegister(
     body.never_subscribed = [];
   }
   if (wants('realm_user')) {
-    const users = await actors.ask<UserProfile[]>(realm, { type: 'realm.listUsers' });
+    const users = await actors.ask(realm, { type: 'realm.listUsers' });
     // Spectators never see an address meant for delivery.
     const render = (u: UserProfile) => ({ ...renderUser(u, false), delivery_email: null });
     body.realm_users = users.filter((u) => u.is_active).map(render);
@@ -73,10 +70,12 @@ export async function spectatorRegister(
   return body;
 }
 
-async function webPublicChannels(actors: ActorClient, realm: ActorAddress, realmId: string): Promise<ChannelInfo[]> {
-  const entries = await actors.ask<ChannelEntry[]>(realm, { type: 'realm.channels' });
+async function webPublicChannels(
+  actors: ActorClient,
+  realm: ActorAddress<'realm'>,
+  realmId: string,
+): Promise<ChannelInfo[]> {
+  const entries = await actors.ask(realm, { type: 'realm.channels' });
   const open = entries.filter((c) => c.is_web_public && !c.is_archived);
-  return Promise.all(
-    open.map((c) => actors.ask<ChannelInfo>(channelAddress(realmId, c.channel_id), { type: 'channel.info' })),
-  );
+  return Promise.all(open.map((c) => actors.ask(channelAddress(realmId, c.channel_id), { type: 'channel.info' })));
 }

@@ -1,0 +1,89 @@
+import { Type } from '@sinclair/typebox';
+import { defineRoute, type Route } from '@chat/edge';
+import { isRole, ChatError, realmAddress, type Principal, type UserProfile } from '@chat/protocol';
+import type { ActorClient } from '@chat/runtime';
+import { renderUser } from './json.js';
+
+/** Addresses go to the `{email}` routes, everything else to the `{user_id}` ones. */
+const isAddress = (path: Record<string, string>) => (path.email ?? '').includes('@');
+
+const ClientGravatar = Type.Optional(Type.Boolean({ default: true }));
+const UpdateParams = {
+  full_name: Type.Optional(Type.String()),
+  role: Type.Optional(Type.Integer()),
+};
+
+async function userByEmail(actors: ActorClient, principal: Principal, email: string): Promise<UserProfile> {
+  return actors.ask(realmAddress(principal.realm), { type: 'realm.userByEmail', email });
+}
+
+async function updateUser(
+  actors: ActorClient,
+  principal: Principal,
+  userId: number,
+  params: { full_name?: string | undefined; role?: number | undefined },
+): Promise<Record<string, never>> {
+  if (params.role !== undefined && !isRole(params.role)) throw new ChatError('BAD_REQUEST', 'Invalid role');
+  await actors.ask(realmAddress(principal.realm), {
+    type: 'realm.updateUser',
+    actor_id: principal.user_id,
+    user_id: userId,
+    ...(params.full_name !== undefined ? { full_name: params.full_name } : {}),
+    ...(params.role !== undefined ? { role: params.role } : {}),
+  });
+  return {};
+}
+
+/**
+ * Another user's account: read by address, and changed by administrators
+ * (name and role; making or unmaking an owner takes an owner) or by the
+ * owner of a bot. The realm decides who may.
+ */
+export function userAdminRoutes(): Route[] {
+  return [
+    defineRoute({
+      method: 'GET',
+      path: '/users/{email}',
+      pathMatch: isAddress,
+      auth: 'required',
+      params: Type.Object({
+        email: Type.String({ description: "The target user's address." }),
+        client_gravatar: ClientGravatar,
+        include_custom_profile_fields: Type.Optional(Type.Boolean({ default: false })),
+      }),
+      summary: 'Get a user by email',
+      description: 'One user of the organization, found by address; deactivated users and bots too.',
+      tags: ['users'],
+      async handler({ params, principal, actors }) {
+        const user = await userByEmail(actors, principal, params.email);
+        return { user: renderUser(user, params.client_gravatar ?? true) };
+      },
+    }),
+    defineRoute({
+      method: 'PATCH',
+      path: '/users/{email}',
+      pathMatch: isAddress,
+      auth: 'required',
+      params: Type.Object({ email: Type.String(), ...UpdateParams }),
+      summary: 'Update a user by email',
+      description: 'As PATCH /users/{user_id}, naming the user by address.',
+      tags: ['users'],
+      async handler({ params, principal, actors }) {
+        const user = await userByEmail(actors, principal, params.email);
+        return updateUser(actors, principal, user.user_id, params);
+      },
+    }),
+    defineRoute({
+      method: 'PATCH',
+      path: '/users/{user_id}',
+      auth: 'required',
+      params: Type.Object({ user_id: Type.Integer(), ...UpdateParams }),
+      summary: 'Update a user',
+      description: "Changes another user's full name or role.",
+      tags: ['users'],
+      async handler({ params, principal, actors }) {
+        return updateUser(actors, principal, params.user_id, params);
+      },
+    }),
+  ];
+}
