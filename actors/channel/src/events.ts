@@ -7,10 +7,11 @@ import {
   type QueueEvent,
   type Reaction,
   type StoredMessage,
+  participantsOfKey,
 } from '@chat/protocol';
 import type { Tell } from '@chat/runtime';
 import { canSee } from './access.js';
-import { dmParticipants, toUsers } from './members.js';
+import { toUsers } from './members.js';
 import { lastMessageId, type ChannelState } from './state.js';
 
 /**
@@ -19,7 +20,7 @@ import { lastMessageId, type ChannelState } from './state.js';
  * reach non-subscribers' `all_public_streams` queues: see public-relay.ts.)
  */
 export function audience(state: ChannelState, key: string): number[] {
-  return state.kind === 'channel' ? state.members : (dmParticipants(key) ?? []);
+  return state.kind === 'channel' ? state.members : (participantsOfKey(key) ?? []);
 }
 
 /**
@@ -45,7 +46,7 @@ export function messageForEvent(state: ChannelState, key: string, message: Store
     ...message,
     channel_id: state.channel?.stream_id ?? null,
     channel_name: state.channel?.name ?? null,
-    dm_user_ids: state.kind === 'channel' ? [] : (dmParticipants(key) ?? []),
+    dm_user_ids: state.kind === 'channel' ? [] : (participantsOfKey(key) ?? []),
     flags: [] as string[],
   };
 }

@@ -7,11 +7,12 @@ import {
   type MessageQueueEvent,
   type RealmSettings,
   type StoredMessage,
+  participantsOfKey,
 } from '@chat/protocol';
 import type { ActorContext } from '@chat/runtime';
 import { can, hasContentAccess } from './access.js';
 import { fanout, messageForEvent } from './events.js';
-import { dmParticipants, toUsers } from './members.js';
+import { toUsers } from './members.js';
 import { toPublicListeners } from './public-relay.js';
 import { lastMessageId, type ChannelEvent, type ChannelState, type ChannelDecision } from './state.js';
 
@@ -95,7 +96,7 @@ export async function decideSend(ctx: ActorContext<ChannelState>, cmd: Send): Pr
   const state = ctx.state;
   const events: ChannelEvent[] = [];
   if (state.kind === 'none') {
-    const userIds = dmParticipants(ctx.address.key);
+    const userIds = participantsOfKey(ctx.address.key);
     if (!userIds) throw new ChatError('BAD_REQUEST', 'Invalid channel ID');
     events.push({ type: 'dmOpened', userIds });
   } else if (state.kind === 'channel') {
@@ -120,7 +121,7 @@ export async function decideSend(ctx: ActorContext<ChannelState>, cmd: Send): Pr
     last_moved_timestamp: null,
   };
   events.push({ type: 'messageSent', message });
-  const members = state.kind === 'none' ? dmParticipants(ctx.address.key)! : state.members;
+  const members = state.kind === 'none' ? participantsOfKey(ctx.address.key)! : state.members;
   const newTopic =
     state.kind === 'channel' && !state.messages.some((m) => m.topic.toLowerCase() === topic.toLowerCase());
   const conversation =

@@ -5,6 +5,7 @@ import {
   sameGroupSetting,
   type ChannelCommand,
   type ChannelSettings,
+  realmAddress,
 } from '@chat/protocol';
 import type { ActorContext } from '@chat/runtime';
 import { canAdminister, hasContentAccess, invalidChannel, type Actor } from './access.js';
@@ -80,7 +81,7 @@ export function decideUpdate(ctx: ActorContext<ChannelState>, cmd: Update): Chan
     is_archived: next.is_archived,
     folder_id: next.folder_id,
   };
-  const realm = { type: 'realm' as const, key: realmOfKey(ctx.address.key) };
+  const realm = realmAddress(realmOfKey(ctx.address.key));
   const updates = streamUpdates(channel, settled.changes);
   // Subscribers and the acting administrator directly, everyone else who sees the channel through the realm.
   const to = [...new Set([...audience(state, ctx.address.key), actor.user_id])];

@@ -1,7 +1,6 @@
 import type { StoredMessage, Viewer, ViewedMessage } from '@chat/protocol';
-import { inRanges } from '@chat/protocol';
+import { inRanges, participantsOfKey } from '@chat/protocol';
 import { isMember } from './access.js';
-import { dmParticipants } from './members.js';
 import type { ChannelState } from './state.js';
 
 /** The viewer's flags on one message, derived from their read ranges, stars and the message's mentions. */
@@ -35,7 +34,7 @@ export function view(state: ChannelState, key: string, viewer: Viewer, message: 
     ...message,
     channel_id: state.channel?.stream_id ?? null,
     channel_name: state.channel?.name ?? null,
-    dm_user_ids: state.kind === 'dm' ? state.members : (dmParticipants(key) ?? []),
+    dm_user_ids: state.kind === 'dm' ? state.members : (participantsOfKey(key) ?? []),
     flags: flagsFor(state, viewer, message),
   };
 }

@@ -6,6 +6,8 @@ import {
   type QueueEvent,
   type QueueProtocol,
   type QueueReply,
+  queueOfKey,
+  realmOfKey,
 } from '@chat/protocol';
 import {
   handlerTable,
@@ -35,8 +37,6 @@ type Ctx = ActorContext<QueueState>;
 type QueueDecision<Reply = unknown> = Decision<QueueEventRecord, Reply>;
 
 const POLL = 'poll';
-const queueIdOf = (key: string) => key.slice(key.indexOf(':') + 1);
-const realmOf = (key: string) => key.slice(0, key.indexOf(':'));
 
 export const badQueue = (queueId: string) =>
   new ChatError('BAD_EVENT_QUEUE_ID', `Bad event queue ID: ${queueId}`, { queue_id: queueId });
@@ -46,8 +46,8 @@ function reply(state: QueueState, events: NumberedEvent[]): QueueReply {
 }
 
 const removeFromOwner = (ctx: Ctx) => ({
-  to: userAddress(realmOf(ctx.address.key), ctx.state.spec!.user_id),
-  body: { type: 'user.removeQueue' as const, queue_id: queueIdOf(ctx.address.key) },
+  to: userAddress(realmOfKey(ctx.address.key), ctx.state.spec!.user_id),
+  body: { type: 'user.removeQueue' as const, queue_id: queueOfKey(ctx.address.key) },
 });
 
 /** Collects the queue: the owner's UserActor stops delivering to it, a waiting poll learns it is gone. */
@@ -56,7 +56,7 @@ function collect<R = null>(
   reason: 'idle' | 'full' | 'deleted',
   extra: QueueDecision<R> = {},
 ): QueueDecision<R> {
-  const queueId = queueIdOf(ctx.address.key);
+  const queueId = queueOfKey(ctx.address.key);
   ctx.timers.cancel('heartbeat');
   ctx.timers.cancel('idle');
   return {
@@ -90,7 +90,7 @@ function decideGet(
   cmd: Extract<QueueCommand, { type: 'queue.get' }>,
 ): QueueDecision<QueueReply> {
   const state = ctx.state;
-  const queueId = queueIdOf(ctx.address.key);
+  const queueId = queueOfKey(ctx.address.key);
   if (state.status !== 'live' || state.spec!.user_id !== cmd.user_id) throw badQueue(queueId);
   // Without last_event_id nothing is acknowledged.
   const last = cmd.last_event_id ?? state.acknowledged;
@@ -114,7 +114,7 @@ function decideGet(
 function handlers(options: QueueOptions): Handlers<QueueState, QueueEventRecord, QueueProtocol> {
   return {
     'queue.register': (ctx, cmd) => {
-      const queueId = queueIdOf(ctx.address.key);
+      const queueId = queueOfKey(ctx.address.key);
       if (ctx.state.status !== 'none') throw new ChatError('BAD_REQUEST', `Queue ${queueId} already exists`);
       ctx.timers.set('idle', options.idleMs);
       return { events: [{ type: 'registered', spec: cmd.spec }], reply: { queue_id: queueId, last_event_id: -1 } };
@@ -126,7 +126,7 @@ function handlers(options: QueueOptions): Handlers<QueueState, QueueEventRecord,
       if (state.status !== 'live') return {};
       const origin = originOf(ctx.idempotencyKey);
       const kept = cmd.events.filter((e) => wants(state, e) && !inSnapshot(state.cover, origin, e));
-      const queueId = queueIdOf(ctx.address.key);
+      const queueId = queueOfKey(ctx.address.key);
       return append(
         ctx,
         options,
@@ -137,14 +137,14 @@ function handlers(options: QueueOptions): Handlers<QueueState, QueueEventRecord,
     'queue.get': (ctx, cmd) => decideGet(ctx, options, cmd),
     'queue.cover': (ctx, cmd) => {
       const state = ctx.state;
-      if (state.status !== 'live' || state.spec!.user_id !== cmd.user_id) throw badQueue(queueIdOf(ctx.address.key));
+      if (state.status !== 'live' || state.spec!.user_id !== cmd.user_id) throw badQueue(queueOfKey(ctx.address.key));
       const cover = cmd.through;
       const dropped = state.events.filter((e) => inSnapshot(cover, state.origins?.[e.id], e));
       return { events: [{ type: 'covered', cover, dropped: dropped.map((e) => e.id) }], reply: reply(state, dropped) };
     },
     'queue.delete': (ctx, cmd) => {
       const state = ctx.state;
-      if (state.status !== 'live' || state.spec!.user_id !== cmd.user_id) throw badQueue(queueIdOf(ctx.address.key));
+      if (state.status !== 'live' || state.spec!.user_id !== cmd.user_id) throw badQueue(queueOfKey(ctx.address.key));
       return collect(ctx, 'deleted', { reply: null });
     },
   };

@@ -28,6 +28,7 @@ import { decideCanCreateUsers } from './accounts/create-users-permission.js';
 import { decideMessageId, resumeMessageIds } from './message-ids.js';
 import { statusHandlers } from './status/commands.js';
 import { botHandlers } from './bots/bots.js';
+import { sessionHandlers } from './accounts/sessions.js';
 import {
   applyEvent,
   initialState,
@@ -114,6 +115,7 @@ const handlers: RealmHandlers<RealmProtocol> = {
   ...organizationHandlers,
   ...userAdminHandlers,
   ...botHandlers,
+  ...sessionHandlers,
   'realm.create': (ctx, command) => {
     const state = ctx.state;
     if (state.exists) throw new ChatError('BAD_REQUEST', `Realm '${state.stringId}' already exists`);

@@ -1,4 +1,4 @@
-import { maySeeAllChannels, maySeePublicChannels, type QueueEvent, type RealmCommand } from '@chat/protocol';
+import { maySeeAllChannels, maySeePublicChannels, type QueueEvent, type RealmCommand, userKeys } from '@chat/protocol';
 import type { Decision, Fanout } from '@chat/runtime';
 import type { Account, RealmEvent, RealmState } from './state.js';
 
@@ -12,9 +12,10 @@ export function toEveryone(state: RealmState, events: QueueEvent[], except: numb
 }
 
 function toAccounts(state: RealmState, events: QueueEvent[], who: (a: Account) => boolean): Fanout {
-  const keys = Object.values(state.accounts)
+  const ids = Object.values(state.accounts)
     .filter((a) => a.isActive && who(a))
-    .map((a) => `${state.stringId}:${a.id}`);
+    .map((a) => a.id);
+  const keys = userKeys(state.stringId, ids);
   return { type: 'user', keys, body: { type: 'user.deliver', events } };
 }
 

@@ -1,4 +1,4 @@
-import { maySeePublicChannels, type RealmCommand } from '@chat/protocol';
+import { maySeePublicChannels, type RealmCommand, userKeys } from '@chat/protocol';
 import type { Decision } from '@chat/runtime';
 import type { RealmState } from './state.js';
 
@@ -52,5 +52,5 @@ export function relayPublicMessage(state: RealmState, command: MessageCommand): 
   const to = listeners(state).filter((id) => !except.has(id));
   if (to.length === 0) return { reply: null };
   const body = { type: 'user.deliverPublic' as const, events: command.events };
-  return { fanouts: [{ type: 'user', keys: to.map((id) => `${state.stringId}:${id}`), body }], reply: null };
+  return { fanouts: [{ type: 'user', keys: userKeys(state.stringId, to), body }], reply: null };
 }

@@ -9,6 +9,7 @@ import { applyMessageIdEvent, type MessageIdEvent, type MessageIds } from './mes
 import { applyPublicListener, type PublicListenerEvent, type PublicListeners } from './public-listeners.js';
 import { applyCanCreateUsers, type CanCreateUsersEvent } from './accounts/create-users-permission.js';
 import { applyBotEvent, type BotConfig, type BotEvent } from './bots/model.js';
+import { applySessionEvent, endSessionsOf, type Session, type SessionEvent } from './accounts/sessions.js';
 import { applySettingsChanged, type SettingsChangedEvent } from './settings.js';
 import { applyRoleChanged, type RoleChangedEvent } from './accounts/manage.js';
 import type { GroupSetting, RealmValue } from '@chat/protocol';
@@ -76,6 +77,8 @@ export interface RealmState {
   lastPresenceId?: PeopleState['lastPresenceId'];
   /** Users with an `all_public_streams` queue (absent in older snapshots): see public-listeners.ts. */
   publicListeners?: PublicListeners;
+  /** Browser sessions by the SHA-256 of their key (absent in older snapshots): see accounts/sessions.ts. */
+  sessions?: Record<string, Session>;
 }
 
 const WEEK = 7 * 24 * 3600;
@@ -144,6 +147,7 @@ export type RealmEvent =
   | MessageIdEvent
   | CanCreateUsersEvent
   | BotEvent
+  | SessionEvent
   | SettingsChangedEvent
   | RoleChangedEvent;
 
@@ -169,6 +173,10 @@ export function initialState(stringId: string): RealmState {
 }
 
 export function applyEvent(state: RealmState, event: RealmEvent): void {
+  const endsSessions =
+    (event.type === 'accountActiveSet' && !event.active) ||
+    (event.type === 'accountUpdated' && event.passwordHash !== undefined);
+  if (endsSessions) endSessionsOf(state, event.userId);
   if (isPeopleEvent(event)) return applyPeopleEvent(state, event);
   switch (event.type) {
     case 'accountActiveSet':
@@ -179,6 +187,9 @@ export function applyEvent(state: RealmState, event: RealmEvent): void {
       return applyCanCreateUsers(state, event);
     case 'botUpdated':
       return applyBotEvent(state, event);
+    case 'sessionStarted':
+    case 'sessionEnded':
+      return applySessionEvent(state, event);
     case 'realmSettingsChanged':
       return applySettingsChanged(state, event);
     case 'roleChanged':

@@ -1,6 +1,5 @@
-import { isMessageEvent, queueAddress, realmAddress, realmOfKey, type QueueEvent } from '@chat/protocol';
+import { isMessageEvent, queueAddress, realmAddress, realmOfKey, type QueueEvent, userOfKey } from '@chat/protocol';
 import type { Decision, Tell } from '@chat/runtime';
-import { userIdOfKey } from './queues.js';
 import type { UserEvent, UserState } from './state.js';
 
 /**
@@ -13,7 +12,7 @@ import type { UserEvent, UserState } from './state.js';
 type Tells = Tell[];
 
 function listenerTell(key: string, listening: boolean, seq: number): Tell {
-  const body = { type: 'realm.publicListener' as const, user_id: userIdOfKey(key), listening, seq };
+  const body = { type: 'realm.publicListener' as const, user_id: userOfKey(key), listening, seq };
   return { to: realmAddress(realmOfKey(key)), body };
 }
 

@@ -11,6 +11,7 @@ import {
   type AttachmentCommand,
   type AttachmentLink,
   type AttachmentOwnerRow,
+  userOfKey,
 } from '@chat/protocol';
 import type { ActorContext, Decision, StoreWrite } from '@chat/runtime';
 import type { UserEvent, UserState } from './state.js';
@@ -166,7 +167,7 @@ export function attachmentRows(address: ActorAddress, event: UserEvent): StoreWr
   const realm = realmOfKey(address.key);
   switch (event.type) {
     case 'attachmentAdded': {
-      const row: AttachmentOwnerRow = { owner: ownerOf(address), size: event.attachment.size };
+      const row: AttachmentOwnerRow = { owner: userOfKey(address.key), size: event.attachment.size };
       return [{ ...attachmentOwnerKey(realm, event.pathId), op: 'put', value: encode(row) }];
     }
     case 'attachmentRemoved':
@@ -175,5 +176,3 @@ export function attachmentRows(address: ActorAddress, event: UserEvent): StoreWr
       return [];
   }
 }
-
-const ownerOf = (address: ActorAddress) => Number(address.key.slice(address.key.indexOf(':') + 1));

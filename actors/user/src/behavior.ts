@@ -1,4 +1,5 @@
 import {
+  channelAddress,
   ChatError,
   decode,
   inRanges,
@@ -18,6 +19,7 @@ import { decideMoved } from './moved.js';
 import { personalHandlers } from './personal/personal.js';
 import { settingsHandlers } from './settings.js';
 import { mutingHandlers, onArrival } from './muting.js';
+import { arm, hasScheduled, scheduledHandlers, sendDue, TIMER } from './scheduled.js';
 import { applyEvent, initialState, topicKey, type UserEvent, type UserHandlers, type UserState } from './state.js';
 
 type Ctx = ActorContext<UserState>;
@@ -65,11 +67,12 @@ const handlers: UserHandlers<UserProtocol> = {
   ...settingsHandlers,
   ...attachmentHandlers,
   ...mutingHandlers,
+  ...scheduledHandlers,
   'user.subscribed': (ctx, command) => {
     const state = ctx.state;
     if (state.subscriptions[command.channel_id]) return {};
     const color = command.color ?? COLORS[Object.keys(state.subscriptions).length % COLORS.length]!;
-    const channelKey = `${realmOfKey(ctx.address.key)}:${command.channel_id}`;
+    const channelKey = channelAddress(realmOfKey(ctx.address.key), command.channel_id).key;
     const { channel_id: channelId, last_message_id: lastMessageId } = command;
     const tells = command.channel
       ? toOwnQueues(ctx.address.key, state, [subscriptionAdded(command.channel, newSubscription(color))])
@@ -195,4 +198,7 @@ export const userBehavior: ActorBehavior<UserState, UserEvent> = {
   handle: handlerTable(handlers),
   apply: applyEvent,
   rows: (_state, event, address) => attachmentRows(address, event),
+  onTimer: (ctx, name) => (name === TIMER ? sendDue(ctx) : {}),
+  onActivate: (ctx) => arm(ctx),
+  canPassivate: (state) => !hasScheduled(state),
 };

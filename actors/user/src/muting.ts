@@ -13,9 +13,10 @@ import {
   type MutingCommand,
   type MutingSnapshot,
   type QueueEvent,
+  userOfKey,
 } from '@chat/protocol';
 import type { ActorContext, Decision } from '@chat/runtime';
-import { toOwnQueues, userIdOfKey } from './queues.js';
+import { toOwnQueues } from './queues.js';
 import { settingOf } from './settings.js';
 import type { UserEvent, UserState } from './state.js';
 
@@ -152,7 +153,7 @@ export function onArrival(key: string, state: Readonly<UserState>, events: Queue
   const muted = state.mutedUsers ?? {};
   const words = state.alertWords ?? [];
   if (words.length === 0 && Object.keys(muted).length === 0) return { changes: [], flags };
-  const me = userIdOfKey(key);
+  const me = userOfKey(key);
   const realm = realmOfKey(key);
   const read: FlagTarget[] = [];
   const alerted: number[] = [];

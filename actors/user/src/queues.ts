@@ -10,6 +10,7 @@ import {
   type SubscriptionAddEvent,
   type SubscriptionSettings,
   type UserCommand,
+  userOfKey,
 } from '@chat/protocol';
 import type { Decision } from '@chat/runtime';
 import type { UserEvent, UserState } from './state.js';
@@ -59,7 +60,6 @@ function personalize(userId: number, state: UserState, event: QueueEvent, extra:
 }
 
 /** `realm:10` -> 10: the user a UserActor's key names. */
-export const userIdOfKey = (key: string) => Number(key.slice(key.indexOf(':') + 1));
 
 const isTypingEvent = (e: QueueEvent) => e.type === 'typing' || e.type === 'typing_edit_message';
 
@@ -72,7 +72,7 @@ export function deliver(
 ): Decision<UserEvent, null> {
   const queues = state.queues ?? [];
   if (queues.length === 0) return {};
-  const userId = userIdOfKey(key);
+  const userId = userOfKey(key);
   // Typing notifications reach only users who want them (the receives_typing_notifications setting).
   const wanted =
     state.settings?.receives_typing_notifications === false ? events.filter((e) => !isTypingEvent(e)) : events;

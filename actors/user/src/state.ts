@@ -17,6 +17,7 @@ import type { SnippetsState } from './personal/snippets.js';
 import type { ViewsState } from './personal/views.js';
 import { applySettingsEvent, isSettingsEvent, type SettingsEvent, type StoredSettings } from './settings.js';
 import { applyMutingEvent, isMutingEvent, type MutingEvent } from './muting.js';
+import { applyScheduledEvent, isScheduledEvent, type ScheduledEvent, type ScheduledState } from './scheduled.js';
 
 export interface UserState {
   /** Personal settings of each subscribed channel, by channel id. */
@@ -53,6 +54,8 @@ export interface UserState {
   mutedUsers?: Record<string, number>;
   alertWords?: string[];
   alerted?: number[];
+  /** Scheduled messages and reminders waiting to be sent (see scheduled.ts). */
+  scheduled?: ScheduledState;
 }
 
 export type UserEvent =
@@ -67,7 +70,8 @@ export type UserEvent =
   | AttachmentEvent
   | PersonalEvent
   | SettingsEvent
-  | MutingEvent;
+  | MutingEvent
+  | ScheduledEvent;
 
 /** The original's defaults: follow topics you start, unmute topics you send to in muted channels. */
 export const FOLLOW_ON_START = 3;
@@ -105,6 +109,7 @@ export function applyEvent(state: UserState, event: UserEvent): void {
   if (isPersonalEvent(event)) return applyPersonalEvent(state, event);
   if (isSettingsEvent(event)) return applySettingsEvent(state, event);
   if (isMutingEvent(event)) return applyMutingEvent(state, event);
+  if (isScheduledEvent(event)) return applyScheduledEvent(state, event);
   switch (event.type) {
     case 'subscribed':
       state.subscriptions[event.channelId] ??= newSubscription(event.color);

@@ -103,5 +103,3 @@ export class CallerContext {
     return keys;
   }
 }
-
-export const addressOfKey = (key: string) => ({ type: 'channel' as const, key });

@@ -10,6 +10,7 @@ import { flagRoutes } from './messages/flags.js';
 import { readReceiptRoutes } from './messages/read-receipts.js';
 import { reportRoutes } from './messages/report.js';
 import { mutingRoutes } from './personal/muting.js';
+import { scheduledRoutes } from './personal/scheduled.js';
 import { channelLookupRoutes } from './channels/lookups.js';
 import { mutedTopicRoutes } from './channels/muted-topics.js';
 import { sendRoutes } from './messages/send.js';
@@ -52,6 +53,7 @@ export function apiRoutes(options: ApiOptions): Route[] {
     ...readReceiptRoutes(),
     ...reportRoutes(options),
     ...mutingRoutes(),
+    ...scheduledRoutes(options),
     ...channelLookupRoutes(),
     ...mutedTopicRoutes(),
     ...channelRoutes(options),
@@ -82,4 +84,6 @@ export { uploadDownloads, type RawContext, type RawDeps, type RawMiddleware } fr
 export { tusUploads, type TusUploads } from './uploads/tus.js';
 export type { Mail, Mailer } from './ports/mailer.js';
 export { confirmationPages } from './invitations/join.js';
+export { sessionPages, type SessionPageDeps } from './sessions/pages.js';
+export { sessionAuthenticate } from './sessions/sessions.js';
 export type { PushBouncer, PushNotification, PushOutcome, PushPayload } from './ports/push-bouncer.js';

@@ -4,7 +4,7 @@ import type { Logger } from 'pino';
 import type { Registry } from 'prom-client';
 import type { ActorClient } from '@chat/runtime';
 import { ChatError } from '@chat/protocol';
-import type { Authenticate } from './auth.js';
+import type { Authenticate, SessionAuthenticate } from './auth.js';
 import { createBodyParsers, type BodyLimits } from './body.js';
 import { MethodNotAllowed, errorFunnel } from './errors.js';
 import { withRedaction } from './logger.js';
@@ -35,6 +35,8 @@ export interface EdgeAppOptions {
   raw?: Array<(ctx: Koa.ParameterizedContext<EdgeState>, next: Koa.Next) => Promise<unknown>>;
   /** Applies the API rate limits to the routes; without one, nothing is limited. */
   rateLimiter?: RateLimiter;
+  /** Browser sessions: every route is also served under /json, where a session authenticates. */
+  session?: SessionAuthenticate;
 }
 
 const DEFAULT_INFO: OpenApiInfo = { title: 'Team chat API', version: '1.0.0' };
@@ -57,6 +59,7 @@ export function createEdgeApp(options: EdgeAppOptions): Koa<EdgeState> {
     authenticate: options.authenticate,
     parsers: createBodyParsers(options.limits),
     ...(options.rateLimiter && { rateLimiter: options.rateLimiter }),
+    ...(options.session && { session: options.session }),
   };
   const seen = new Set<string>();
   for (const route of [...options.routes].sort(bySpecificity)) {
@@ -64,6 +67,8 @@ export function createEdgeApp(options: EdgeAppOptions): Koa<EdgeState> {
     if (seen.has(key)) throw new Error(`Route defined twice: ${key}`);
     seen.add(key);
     router.register(`/api/v1${routerPath(route.path)}`, [route.method], routeMiddleware(route, deps));
+    // The original serves every operation under /json too, for its web app's session.
+    router.register(`/json${routerPath(route.path)}`, [route.method], routeMiddleware(route, deps, '/json'));
   }
 
   // Built and serialized once: the routes do not change while the app runs.

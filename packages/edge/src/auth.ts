@@ -22,6 +22,9 @@ export interface AuthRequest {
  */
 export type Authenticate = (credentials: Credentials, req: AuthRequest) => Promise<Principal>;
 
+/** Injected by the server: the principal of a browser session's key, or undefined for none (unknown, ended, expired). */
+export type SessionAuthenticate = (key: string, req: AuthRequest) => Promise<Principal | undefined>;
+
 // The reference server's wording, which some clients show as is.
 const NOT_LOGGED_IN = 'Not logged in: API authentication or user session required';
 const MALFORMED = 'Invalid authorization header for basic auth';

@@ -11,7 +11,25 @@ export {
   type RouteSpec,
   type UploadedFile,
 } from './route.js';
-export { basicCredentials, type Authenticate, type AuthRequest, type Credentials } from './auth.js';
+export {
+  basicCredentials,
+  type Authenticate,
+  type AuthRequest,
+  type Credentials,
+  type SessionAuthenticate,
+} from './auth.js';
+export {
+  checkCsrf,
+  CSRF_COOKIE,
+  CSRF_HEADER,
+  isCsrfSecret,
+  maskCsrfSecret,
+  newCsrfSecret,
+  parseCookies,
+  SESSION_COOKIE,
+  setCookie,
+  type CookieOptions,
+} from './csrf.js';
 export type { BodyLimits } from './body.js';
 export {
   DEFAULT_RATE_LIMITS,
@@ -27,3 +45,4 @@ export { createMetricsRegistry, edgeMetrics, type EdgeMetrics } from './metrics.
 export { createLogger, REDACT_PATHS } from './logger.js';
 export { requestIdOf } from './observe.js';
 export { scopedActors } from './pipeline.js';
+export type { EdgeState } from './state.js';

@@ -1,6 +1,7 @@
 import type { Context } from 'koa';
 import { withOptions, type ActorClient } from '@chat/runtime';
-import { principalFor, type Authenticate } from './auth.js';
+import { principalFor, type Authenticate, type AuthRequest, type SessionAuthenticate } from './auth.js';
+import { checkCsrf, CSRF_COOKIE, CSRF_HEADER, parseCookies, SESSION_COOKIE } from './csrf.js';
 import { bodyFields, formFields, removeFiles, uploadedFiles, type BodyParsers } from './body.js';
 import { readParams } from './params.js';
 import type { RateLimiter } from './rate-limit.js';
@@ -13,7 +14,12 @@ export interface PipelineDeps {
   parsers: BodyParsers;
   /** Undefined when rate limiting is off. */
   rateLimiter?: RateLimiter;
+  /** Browser sessions, for the routes under /json; without it, /json takes API keys only. */
+  session?: SessionAuthenticate;
 }
+
+/** Methods that change nothing, so need no CSRF token. */
+const SAFE_METHODS = new Set(['GET', 'HEAD', 'OPTIONS']);
 
 type EdgeContext = Context & { state: EdgeState; params?: Record<string, string> };
 
@@ -23,8 +29,8 @@ type EdgeContext = Context & { state: EdgeState; params?: Record<string, string>
  * validate the parameters, run the handler, render the success envelope.
  * Failures are thrown to the error funnel.
  */
-export function routeMiddleware(route: Route, deps: PipelineDeps) {
-  const template = `/api/v1${route.path}`;
+export function routeMiddleware(route: Route, deps: PipelineDeps, prefix: '/api/v1' | '/json' = '/api/v1') {
+  const template = `${prefix}${route.path}`;
   const parse = route.files ? deps.parsers.upload : deps.parsers.standard;
   return async (ctx: EdgeContext, next: () => Promise<unknown>): Promise<void> => {
     if (route.pathMatch && !route.pathMatch(ctx.params ?? {})) {
@@ -35,12 +41,11 @@ export function routeMiddleware(route: Route, deps: PipelineDeps) {
     ctx.state.route = template;
     const actors = scopedActors(deps.actors, requestId);
     const request = requestInfo(ctx);
-    const principal = await principalFor(route.auth, ctx.get('Authorization') || undefined, deps.authenticate, {
-      request,
-      requestId,
-      log,
-      actors,
-    });
+    const authRequest = { request, requestId, log, actors };
+    const principal =
+      prefix === '/json'
+        ? await sessionPrincipal(route, ctx, deps, authRequest)
+        : await principalFor(route.auth, ctx.get('Authorization') || undefined, deps.authenticate, authRequest);
     if (principal) {
       ctx.state.principal = principal;
       ctx.state.log = log.child({ userId: principal.user_id });
@@ -68,6 +73,7 @@ export function routeMiddleware(route: Route, deps: PipelineDeps) {
         log: ctx.state.log,
         request,
         files: route.files ? files : [],
+        appendHeader: (name, value) => ctx.append(name, value),
         ...(deps.rateLimiter && { limits: deps.rateLimiter.forRequest(ctx.state) }),
       });
       ctx.status = 200;
@@ -81,6 +87,24 @@ export function routeMiddleware(route: Route, deps: PipelineDeps) {
       await removeFiles(paths);
     }
   };
+}
+
+/**
+ * The caller of a route under /json, as the original's `rest_dispatch`
+ * finds it: API credentials when the request carries them, else the
+ * browser session, whose writes must carry the CSRF token of its cookie.
+ */
+async function sessionPrincipal(route: Route, ctx: EdgeContext, deps: PipelineDeps, req: AuthRequest) {
+  const header = ctx.get('Authorization') || undefined;
+  if (route.auth === 'none' || header !== undefined || !deps.session) {
+    return principalFor(route.auth, header, deps.authenticate, req);
+  }
+  const cookies = parseCookies(ctx.get('Cookie') || undefined);
+  const key = cookies.get(SESSION_COOKIE);
+  const principal = key === undefined ? undefined : await deps.session(key, req);
+  if (!principal) return principalFor(route.auth, undefined, deps.authenticate, req);
+  if (!SAFE_METHODS.has(ctx.method)) checkCsrf(cookies.get(CSRF_COOKIE), ctx.get(CSRF_HEADER) || undefined, 'header');
+  return principal;
 }
 
 function requestInfo(ctx: Context): RequestInfo {

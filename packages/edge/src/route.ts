@@ -51,6 +51,8 @@ export interface HandlerContext<P, A extends AuthMode = AuthMode> {
   files: UploadedFile[];
   /** Limits a handler applies itself (failed logins); undefined when rate limiting is off. */
   limits?: RequestLimits;
+  /** Adds a response header (a session's `Set-Cookie`). */
+  appendHeader(name: string, value: string): void;
 }
 
 /** What a handler gives back: the fields merged into `{result: 'success', msg: ''}`. */

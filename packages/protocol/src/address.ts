@@ -7,7 +7,12 @@ export interface ActorAddress<T extends ActorType = ActorType> {
   key: string;
 }
 
-/** Realms are keyed by their string id (the subdomain); the rest live inside a realm. */
+/*
+ * Every actor key is built and read here, and nowhere else. Realms are keyed
+ * by their string id (the subdomain); the rest live inside a realm:
+ * `realm:channel_id`, `realm:dm:3,7,11` (a direct-message conversation, its
+ * participants sorted), `realm:user_id`, `realm:queue_id`.
+ */
 export const realmAddress = (realm: string): ActorAddress<'realm'> => ({ type: 'realm', key: realm });
 export const channelAddress = (realm: string, channelId: number): ActorAddress<'channel'> => ({
   type: 'channel',
@@ -18,10 +23,14 @@ export const conversationAddress = (realm: string, userIds: number[]): ActorAddr
   type: 'channel',
   key: `${realm}:dm:${[...new Set(userIds)].sort((a, b) => a - b).join(',')}`,
 });
+/** The conversation a key names (a key read from a store row, a move or a user's read state). */
+export const conversationOfKey = (key: string): ActorAddress<'channel'> => ({ type: 'channel', key });
 export const userAddress = (realm: string, userId: number): ActorAddress<'user'> => ({
   type: 'user',
   key: `${realm}:${userId}`,
 });
+/** The keys of many users' actors, for a fan-out. */
+export const userKeys = (realm: string, userIds: number[]): string[] => userIds.map((id) => userAddress(realm, id).key);
 export const queueAddress = (realm: string, queueId: string): ActorAddress<'queue'> => ({
   type: 'queue',
   key: `${realm}:${queueId}`,
@@ -29,6 +38,18 @@ export const queueAddress = (realm: string, queueId: string): ActorAddress<'queu
 
 /** The realm part of a realm-scoped actor key (`realm:...`). */
 export const realmOfKey = (key: string) => key.slice(0, key.indexOf(':'));
+/** What follows the realm in a realm-scoped key. */
+const restOfKey = (key: string) => key.slice(key.indexOf(':') + 1);
+
+/** `realm:10` -> the user a UserActor's key names. */
+export const userOfKey = (key: string): number => Number(restOfKey(key));
+/** `realm:queue_id` -> the queue a QueueActor's key names. */
+export const queueOfKey = (key: string): string => restOfKey(key);
+/** `realm:dm:3,7` -> [3, 7], the participants; undefined for a channel's key. */
+export function participantsOfKey(key: string): number[] | undefined {
+  const rest = restOfKey(key);
+  return rest.startsWith('dm:') ? rest.slice(3).split(',').map(Number) : undefined;
+}
 
 export const formatAddress = (a: ActorAddress) => `${a.type}/${a.key}`;
 

@@ -26,6 +26,8 @@ export const ERROR_CODES = {
   AUTHENTICATION_FAILED: { status: 401, retriable: false },
   PASSWORD_AUTH_DISABLED: { status: 401, retriable: false },
   FORBIDDEN: { status: 403, retriable: false },
+  /** A session's write without a matching CSRF token (the original's CsrfFailureError, with `reason`). */
+  CSRF_FAILED: { status: 403, retriable: false },
   NOT_FOUND: { status: 404, retriable: false },
   /**
    * The original's ResourceNotFoundError (a missing draft, saved snippet or

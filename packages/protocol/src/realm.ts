@@ -10,6 +10,7 @@ import type { BotReplies } from './bots.js';
 import type { QueueEvent } from './queue.js';
 import type { WireError } from './errors.js';
 import type { BotCommand } from './bots.js';
+import type { SessionCommand, SessionReplies } from './sessions.js';
 
 /**
  * The RealmActor's contract: the commands edges and tools send it and the
@@ -255,7 +256,8 @@ export type RealmCommand =
   | EmojiCommand
   | InviteCommand
   | StatusCommand
-  | BotCommand;
+  | BotCommand
+  | SessionCommand;
 
 export interface LoginCandidate extends ApiKeyGrant {
   password_hash: string | null;
@@ -264,6 +266,7 @@ export interface LoginCandidate extends ApiKeyGrant {
 export type RealmReplies = GroupReplies &
   EmojiReplies &
   BotReplies &
+  SessionReplies &
   FolderReplies &
   RealmSettingsReplies &
   UserAdminReplies &

@@ -3,6 +3,7 @@ import type { ChannelInfo, IdRanges } from './channel.js';
 import type { QueueEvent } from './queue.js';
 import type { PersonalCommand, PersonalReplies } from './personal.js';
 import type { MutingCommand, MutingReplies } from './muting.js';
+import type { ScheduledCommand, ScheduledReplies } from './scheduled.js';
 import type { SettingsCommand, SettingsReplies } from './settings.js';
 import type { MovedReadCommand, MovedReadReplies } from './move.js';
 import type { ProtocolOf } from './contract.js';
@@ -137,6 +138,7 @@ export type UserCommand =
   | AttachmentCommand
   | PersonalCommand
   | MutingCommand
+  | ScheduledCommand
   | SettingsCommand
   | MovedReadCommand;
 
@@ -145,6 +147,7 @@ export type SentReply = { automatic_new_visibility_policy?: number };
 
 export type UserReplies = PersonalReplies &
   MutingReplies &
+  ScheduledReplies &
   SettingsReplies &
   MovedReadReplies &
   AttachmentReplies & {

@@ -72,7 +72,7 @@ export interface ActorContext<State> {
    * actor's change, `originOf` tells which change (see `outgoingKey`).
    */
   readonly idempotencyKey?: string;
-  /** The shard the address belongs to (ids allocated per shard stay unique). */
+  /** The shard the address belongs to. */
   readonly shard: number;
   /** Read-only during `handle`: change state by returning events. */
   readonly state: Readonly<State>;

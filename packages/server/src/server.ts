@@ -5,6 +5,8 @@ import {
   apiRoutes,
   authenticateWith,
   confirmationPages,
+  sessionAuthenticate,
+  sessionPages,
   emojiData,
   emojiImages,
   FEATURE_LEVEL,
@@ -12,7 +14,14 @@ import {
   uploadDownloads,
   type ApiOptions,
 } from '@chat/api';
-import { createEdgeApp, createLogger, createMetricsRegistry, RateLimiter, type RateLimitStores } from '@chat/edge';
+import {
+  createEdgeApp,
+  createLogger,
+  createMetricsRegistry,
+  RateLimiter,
+  type EdgeState,
+  type RateLimitStores,
+} from '@chat/edge';
 import { authMetrics } from './metrics.js';
 import type { ActorClient, FileStore } from '@chat/runtime';
 import type { Registry } from 'prom-client';
@@ -89,6 +98,10 @@ export async function startServer(config: Config, backend?: Backend): Promise<Ru
   node.metrics?.(metrics);
   const authenticate = authenticateWith(options, authMetrics(metrics));
   const raw = { options, actors: node.actors, authenticate };
+  const rateLimiter = config.rateLimits && new RateLimiter(config.rateLimits, node.rateLimitStores);
+  const loginLimits = rateLimiter
+    ? { loginLimits: (ctx: { state: unknown }) => rateLimiter.forRequest(ctx.state as EdgeState) }
+    : {};
   const tus = tusUploads({ ...raw, directory: join(config.dataDir, 'tus') });
   const app = createEdgeApp({
     routes: apiRoutes(options),
@@ -99,8 +112,16 @@ export async function startServer(config: Config, backend?: Backend): Promise<Ru
     limits: { bodyBytes: config.maxBodyBytes, uploadBytes: config.maxFileUploadSizeMib * 1024 * 1024 },
     info: { title: 'Team chat API', version: `feature level ${FEATURE_LEVEL}` },
     // Downloads, tus, pages and the emoji data answer bytes, not envelopes, so they are not routes.
-    raw: [uploadDownloads(raw), tus.middleware, confirmationPages(raw), emojiData(), emojiImages(options)],
-    ...(config.rateLimits && { rateLimiter: new RateLimiter(config.rateLimits, node.rateLimitStores) }),
+    raw: [
+      uploadDownloads(raw),
+      tus.middleware,
+      confirmationPages(raw),
+      sessionPages({ ...raw, ...loginLimits }),
+      emojiData(),
+      emojiImages(options),
+    ],
+    ...(rateLimiter && { rateLimiter }),
+    session: sessionAuthenticate(options),
   });
   server.on('request', app.callback());
   log.info({ port, mode: config.mode, dataDir: config.dataDir }, 'server listening');

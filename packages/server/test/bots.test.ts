@@ -148,6 +148,18 @@ test.serial(
   },
 );
 
+test('an avatar file is optional; two files are refused as the original refuses them', async (t) => {
+  const { hamlet } = t.context;
+  const picture = { name: 'avatar.png', type: 'image/png', data: Buffer.from('not really a png') };
+  const one = await hamlet.upload('/bots', [picture], { full_name: 'Avatar Bot', short_name: `avatar${Date.now()}` });
+  t.is(one.status, 200, JSON.stringify(one.body));
+  const two = await hamlet.upload('/bots', [picture, { ...picture, field: 'second' }], {
+    full_name: 'Two Avatars Bot',
+    short_name: `avatars${Date.now()}`,
+  });
+  t.like(two.body, { code: 'BAD_REQUEST', msg: 'You may only upload one file at a time' });
+});
+
 test('an outgoing webhook bot has its service; an incoming webhook bot only sends messages', async (t) => {
   const { hamlet } = t.context;
   const url = 'http://127.0.0.1:9/hook';

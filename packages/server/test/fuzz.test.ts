@@ -1,4 +1,4 @@
-import anyTest, { type TestFn } from 'ava';
+import anyTest, { type ExecutionContext, type TestFn } from 'ava';
 import {
   fuzzCases,
   runPool,
@@ -6,9 +6,11 @@ import {
   type ChatClient,
   type FuzzAnswer,
   type FuzzCase,
+  type FuzzSession,
   type Reply,
 } from '@chat/testkit';
 import { TestServer } from './support.js';
+import { Browser } from './browser.js';
 
 /**
  * Hostile input against every operation the server documents: the cases come
@@ -25,7 +27,8 @@ const CONCURRENCY = 6;
 // FUZZ_USER (e.g. iago@zulip.com, an administrator) reaches the checks behind permissions when exploring.
 const MEMBER = process.env['FUZZ_USER'] ?? 'hamlet@zulip.com';
 
-const test = anyTest as TestFn<{ server: TestServer; hamlet: ChatClient }>;
+type Context = { server: TestServer; hamlet: ChatClient };
+const test = anyTest as TestFn<Context>;
 
 test.before(async (t) => {
   // Short heartbeats: a poll on a real queue must not count as a hang. Quick passivation: the
@@ -82,13 +85,30 @@ async function hintsFor(hamlet: ChatClient, othello: ChatClient, iago: ChatClien
   };
 }
 
-test('every documented operation answers hostile input with an envelope below 500, and the server lives', async (t) => {
+let made: Promise<Record<string, unknown>> | undefined;
+
+/** A member to fuzz as: API credentials, or a browser session for the /json forms; `renew` logs in again. */
+interface Member {
+  client: ChatClient;
+  session?: FuzzSession;
+}
+
+async function fuzzRun(
+  t: ExecutionContext<Context>,
+  budget: number,
+  login: () => Promise<Member>,
+  alive: (m: Member) => Promise<{ status: number; body: unknown }>,
+) {
   t.timeout(10 * 60_000);
-  const { server, hamlet } = t.context;
+  const { server } = t.context;
   const url = server.server.url;
   const doc = (await (await fetch(`${url}/api/v1/openapi.json`)).json()) as Record<string, unknown>;
-  const hints = await hintsFor(hamlet, await server.login('othello@zulip.com'), await server.login('iago@zulip.com'));
-  const cases = fuzzCases(doc, { seed: SEED, hints, budget: BUDGET, memberEmail: MEMBER });
+  // Made once for both runs (the objects they name stay).
+  const [hamlet, othello, iago] = await Promise.all(
+    [MEMBER, 'othello@zulip.com', 'iago@zulip.com'].map((e) => server.login(e)),
+  );
+  const hints = await (made ??= hintsFor(hamlet!, othello!, iago!));
+  const cases = fuzzCases(doc, { seed: SEED, hints, budget, memberEmail: MEMBER });
   const operations = [...new Set(cases.map((c) => c.operation))];
   // A document that lost its operations would make this test pass vacuously.
   t.true(operations.length >= 50, `only ${operations.length} operations in the document`);
@@ -97,19 +117,20 @@ test('every documented operation answers hostile input with an envelope below 50
   const answers: FuzzAnswer[] = [];
   const dead: string[] = [];
   const rekeyed: string[] = [];
-  let member = hamlet;
+  let member = await login();
   for (const operation of operations) {
     const batch = cases.filter((c: FuzzCase) => c.operation === operation);
-    answers.push(...(await runPool(batch, CONCURRENCY, (c) => sendFuzz(url, c, member.credentials!, TIMEOUT_MS))));
-    let alive = await member.get('/users/me').catch((err: Error) => ({ status: 0, body: err.message }));
-    if (alive.status === 401) {
-      // The operation replaced the member's API key (regenerate): not a crash; log in again.
+    const send = (c: FuzzCase) => sendFuzz(url, c, member.client.credentials!, TIMEOUT_MS, member.session);
+    answers.push(...(await runPool(batch, CONCURRENCY, send)));
+    let check = await alive(member).catch((err: Error) => ({ status: 0, body: err.message }));
+    if (check.status === 401) {
+      // The operation replaced the member's API key (regenerate) or ended the session (a new password): log in again.
       rekeyed.push(operation);
-      member = await server.login(MEMBER);
-      alive = await member.get('/users/me');
+      member = await login();
+      check = await alive(member);
     }
-    if (alive.status !== 200)
-      dead.push(`after ${operation}: GET /users/me ${alive.status} ${JSON.stringify(alive.body)}`);
+    if (check.status !== 200)
+      dead.push(`after ${operation}: GET /users/me ${check.status} ${JSON.stringify(check.body)}`);
   }
   const byStatus: Record<string, number> = {};
   for (const { status } of answers) byStatus[status] = (byStatus[status] ?? 0) + 1;
@@ -120,11 +141,44 @@ test('every documented operation answers hostile input with an envelope below 50
   t.log(`seed ${SEED}: ${answers.length} requests over ${operations.length} operations in ${Date.now() - started} ms`);
   t.log(`by status: ${JSON.stringify(byStatus)}; ${serverErrors} server errors, ${hangs} without an answer`);
   t.log(`slowest: ${slowest.operation} (${slowest.label}) in ${slowest.ms} ms`);
-  if (rekeyed.length > 0) t.log(`the member's API key was replaced by: ${rekeyed.join(', ')}`);
+  if (rekeyed.length > 0) t.log(`the member logged in again after: ${rekeyed.join(', ')}`);
   t.deepEqual(dead, []);
   t.deepEqual(
     failures.slice(0, 40).map((f) => `${f.operation} [${f.label}]: ${f.problem}`),
     [],
     `${failures.length} failed answers`,
   );
-});
+}
+
+test.serial(
+  'every documented operation answers hostile input with an envelope below 500, and the server lives',
+  async (t) => {
+    let first = true;
+    const login = async () => {
+      const client = first ? t.context.hamlet : await t.context.server.login(MEMBER);
+      first = false;
+      return { client };
+    };
+    await fuzzRun(t, BUDGET, login, (m) => m.client.get('/users/me'));
+  },
+);
+
+test.serial(
+  'the /json forms, called with a browser session and its CSRF token, answer hostile input the same way',
+  async (t) => {
+    const login = async (): Promise<Member> => {
+      const browser = new Browser(t.context.server.client);
+      await browser.send('POST', '/api/v1/dev_fetch_api_key', { username: MEMBER });
+      const cookie = [...browser.cookies].map(([k, v]) => `${k}=${v}`).join('; ');
+      const client = await t.context.server.login(MEMBER);
+      return { client, session: { cookie, csrfToken: browser.cookies.get('csrftoken')! } };
+    };
+    const alive = async (m: Member) => {
+      const response = await fetch(`${t.context.server.server.url}/json/users/me`, {
+        headers: { cookie: m.session!.cookie },
+      });
+      return { status: response.status, body: await response.text() };
+    };
+    await fuzzRun(t, Math.ceil(BUDGET / 4), login, alive);
+  },
+);

@@ -14,6 +14,7 @@ import { readingCases } from './permission-cases-reading.js';
 import { mutingCases } from './permission-cases-muting.js';
 import { ownAccountCases } from './permission-cases-own-account.js';
 import { lookupCases } from './permission-cases-lookups.js';
+import { scheduledCases } from './permission-cases-scheduled.js';
 
 /**
  * The rows of the permission matrix (permission-matrix.test.ts): every
@@ -37,6 +38,7 @@ export const OPERATIONS: Operation[] = [
   ...mutingCases,
   ...ownAccountCases,
   ...lookupCases,
+  ...scheduledCases,
 ];
 
 /** Routes served outside the schema-described API (they answer bytes or redirects too), so not in openapi.json. */

@@ -27,6 +27,8 @@ const test = anyTest as TestFn<Context>;
 
 const ENV_SCRIPT = fileURLToPath(new URL('../../../../scripts/zulip-term-env.sh', import.meta.url));
 let tools: { tmux: string; zulipTerm: string };
+/** The client's session now: a test that restarts it changes its own copy of the context only. */
+let running: Tmux | undefined;
 
 type Message = {
   id: number;
@@ -62,7 +64,7 @@ async function search(client: ChatClient, words: string): Promise<Message[]> {
 async function startClient(t: { context: Context }): Promise<void> {
   const { dir } = t.context;
   const line = `cd '${dir}' && '${tools.zulipTerm}' -c '${join(dir, 'zuliprc')}' 2>>'${join(dir, 'stderr')}'; echo "ZT-EXITED $?"; sleep 3600`;
-  t.context.term = await Tmux.start(tools.tmux, line);
+  t.context.term = running = await Tmux.start(tools.tmux, line);
   await t.context.term.waitFor(
     'the loaded client',
     (s) => s.includes('King Hamlet (hamlet@zulip.com)') && s.includes('# Verona'),
@@ -155,7 +157,7 @@ test.before(async (t) => {
 });
 
 test.after.always(async (t) => {
-  await t.context.term?.stop();
+  await running?.stop();
   await t.context.server?.kill('SIGTERM');
   if (t.context.dir) await rm(t.context.dir, { recursive: true, force: true });
 });

@@ -12,6 +12,12 @@ export interface FuzzAnswer {
   problem?: string;
 }
 
+/** A browser session to send the member's requests with, under /json instead of /api/v1. */
+export interface FuzzSession {
+  cookie: string;
+  csrfToken: string;
+}
+
 /**
  * Builds and sends one request with a deadline and judges the answer: no server error,
  * and a Zulip envelope, i.e. a JSON object with `result` success or error
@@ -22,10 +28,13 @@ export async function sendFuzz(
   fuzzCase: FuzzCase,
   credentials: Credentials,
   timeoutMs: number,
+  session?: FuzzSession,
 ): Promise<FuzzAnswer> {
   const request = fuzzCase.build();
   const headers = { ...request.headers };
-  if (request.auth === 'member') headers['authorization'] = basic(credentials.email, credentials.apiKey);
+  if (request.auth === 'member' && session)
+    Object.assign(headers, { cookie: session.cookie, 'x-csrftoken': session.csrfToken });
+  else if (request.auth === 'member') headers['authorization'] = basic(credentials.email, credentials.apiKey);
   const started = Date.now();
   const answer = (status: number, problem?: string): FuzzAnswer => ({
     operation: request.operation,
@@ -38,7 +47,7 @@ export async function sendFuzz(
   let text: string;
   try {
     const body = request.body === undefined ? undefined : new Uint8Array(Buffer.from(request.body));
-    response = await fetch(`${baseUrl}/api/v1${request.path}`, {
+    response = await fetch(`${baseUrl}${session ? '/json' : '/api/v1'}${request.path}`, {
       method: request.method,
       headers,
       ...(body && { body }),

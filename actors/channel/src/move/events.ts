@@ -1,5 +1,6 @@
-import { realmOfKey, type EditFlagFacts, type QueueEvent, type StoredMessage } from '@chat/protocol';
+import { type EditFlagFacts, type QueueEvent, type StoredMessage } from '@chat/protocol';
 import { deleteEvent, fanout, receivers } from '../events.js';
+import { toUsers } from '../members.js';
 import type { MoveOut } from './checks.js';
 import type { Fanout } from './state.js';
 import { topicParticipants } from '../send.js';
@@ -82,11 +83,8 @@ function updateEvent(state: ChannelState, cmd: MoveOut, f: MoveFacts): QueueEven
 export function moveFanouts(state: ChannelState, cmd: MoveOut, f: MoveFacts): Fanout[] {
   const { losing, notify, both, fresh } = audiences(state, cmd, f);
   const ids = f.moved.map((m) => m.id);
-  const realm = realmOfKey(f.key);
-  const read = (userIds: number[], copy: boolean): Fanout => {
-    const body = { type: 'user.moved' as const, from: f.key, to: f.toKey, ids, copy };
-    return { type: 'user', keys: userIds.map((id) => `${realm}:${id}`), body };
-  };
+  const read = (userIds: number[], copy: boolean): Fanout =>
+    toUsers(f.key, userIds, { type: 'user.moved', from: f.key, to: f.toKey, ids, copy });
   const fanouts = [read(both, true), read(fresh, false), fanout(f.key, notify, [updateEvent(state, cmd, f)])];
   if (losing.length > 0) fanouts.push(fanout(f.key, losing, [deleteEvent(state, f.moved)]));
   return fanouts.filter((x) => x.keys.length > 0);

@@ -1,4 +1,4 @@
-import { ChatError, type MoveCommand, type MoveImported, type StoredMessage } from '@chat/protocol';
+import { ChatError, type MoveCommand, type MoveImported, type StoredMessage, conversationOfKey } from '@chat/protocol';
 import type { ActorContext } from '@chat/runtime';
 import { can, canSee, hasContentAccess, invalidChannel } from '../access.js';
 import { firstMessageUpdate } from './events.js';
@@ -36,7 +36,7 @@ function granted(state: ChannelState, m: StoredMessage): StoredMessage {
 export function decideMoveIn(ctx: ActorContext<ChannelState>, cmd: MoveIn): ChannelDecision<'message.moveIn'> {
   const state = ctx.state;
   const { move } = cmd;
-  const source = { type: 'channel' as const, key: move.from };
+  const source = conversationOfKey(move.from);
   const refused = refusal(state, cmd);
   if (refused) {
     if (!cmd.notify_source) throw refused;

@@ -7,6 +7,7 @@ import {
   type MoveBegun,
   type MoveCommand,
   type StoredMessage,
+  conversationOfKey,
 } from '@chat/protocol';
 import type { ActorContext, Decision } from '@chat/runtime';
 import { canSee, invalidMessage, requireMessageAccess } from '../access.js';
@@ -119,7 +120,7 @@ export function decideMovesTimer(ctx: Ctx): Decision<ChannelEvent> {
   const due = pending.filter((p) => ctx.now - p.at >= RECOVER_AFTER_MS / 2);
   return {
     tells: due.map((p) => ({
-      to: { type: 'channel' as const, key: p.move.to },
+      to: conversationOfKey(p.move.to),
       body: { type: 'message.moveIn', move: p.move, notify_source: true },
     })),
   };

@@ -2,9 +2,9 @@ import { Type } from '@sinclair/typebox';
 import { defineRoute, type Route } from '@chat/edge';
 import { checkEmoji, customEmoji, emojiByName } from '../realm/emoji-choice.js';
 import { RESOLVED_TOPIC_PREFIX } from '@chat/narrow';
-import { ChatError, type ViewedMessage } from '@chat/protocol';
+import { ChatError, type ViewedMessage, conversationOfKey } from '@chat/protocol';
 import { prepareContent } from './content.js';
-import { addressOfKey, CallerContext } from '../context.js';
+import { CallerContext } from '../context.js';
 import { getMessages, type Located } from './fetch.js';
 import { checkContent, normalizeTopic } from '../limits.js';
 import { moveToChannel } from './move-channel.js';
@@ -93,7 +93,7 @@ export function messageEditRoutes(options: ApiOptions): Route[] {
       async handler({ params, principal, actors }) {
         const caller = new CallerContext(actors, principal);
         const key = await keyOf(caller, params.message_id);
-        await actors.ask(addressOfKey(key), {
+        await actors.ask(conversationOfKey(key), {
           type: method === 'POST' ? 'reaction.add' : 'reaction.remove',
           actor: principal,
           message_id: params.message_id,
@@ -156,7 +156,7 @@ export function messageEditRoutes(options: ApiOptions): Route[] {
         }
         const prepared =
           params.content !== undefined ? await prepareContent(caller, checkContent(params.content)) : undefined;
-        const edit = await actors.ask(addressOfKey(key), {
+        const edit = await actors.ask(conversationOfKey(key), {
           type: 'message.edit',
           actor: principal,
           message_id: params.message_id,
@@ -199,7 +199,7 @@ export function messageEditRoutes(options: ApiOptions): Route[] {
       async handler({ params, principal, actors }) {
         const caller = new CallerContext(actors, principal);
         const key = await keyOf(caller, params.message_id);
-        await actors.ask(addressOfKey(key), {
+        await actors.ask(conversationOfKey(key), {
           type: 'message.delete',
           actor: principal,
           message_id: params.message_id,

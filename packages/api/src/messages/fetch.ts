@@ -8,8 +8,9 @@ import {
   maySeePublicChannels,
   type FetchResult,
   type ViewedMessage,
+  conversationOfKey,
 } from '@chat/protocol';
-import { addressOfKey, CallerContext } from '../context.js';
+import { CallerContext } from '../context.js';
 import { LIMITS } from '../limits.js';
 import { messageJson, referencedUsers, type MessageFormat } from './json.js';
 import type { ApiOptions } from '../options.js';
@@ -87,7 +88,7 @@ export async function conversationsOf(caller: CallerContext, terms: ResolvedTerm
 export async function firstUnreadOf(caller: CallerContext, keys: string[]): Promise<number> {
   const found = await Promise.all(
     keys.map(async (key) =>
-      caller.actors.ask(addressOfKey(key), {
+      caller.actors.ask(conversationOfKey(key), {
         type: 'message.firstUnread',
         viewer: await caller.viewer(key),
       }),
@@ -119,7 +120,7 @@ export async function fetchAround(
 ): Promise<FetchResult> {
   const results = await Promise.all(
     keys.map(async (key) =>
-      caller.actors.ask(addressOfKey(key), {
+      caller.actors.ask(conversationOfKey(key), {
         type: 'message.fetch',
         viewer: await caller.viewer(key),
         narrow: terms,
@@ -227,7 +228,7 @@ export function fetchRoutes(_options: ApiOptions): Route[] {
         const messages: Record<string, { match_content: string; match_subject: string }> = {};
         for (const [key, ids] of groupByKey(keys)) {
           const found = await actors
-            .ask(addressOfKey(key), {
+            .ask(conversationOfKey(key), {
               type: 'message.match',
               viewer: await caller.viewer(key),
               ids,
@@ -274,7 +275,7 @@ export async function getMessages(caller: CallerContext, ids: number[]): Promise
   const found: Located[] = [];
   for (const [key, group] of groupByKey(await caller.locate(ids))) {
     const viewer = await caller.viewer(key);
-    const messages = await caller.actors.ask(addressOfKey(key), {
+    const messages = await caller.actors.ask(conversationOfKey(key), {
       type: 'message.get',
       viewer,
       ids: group,

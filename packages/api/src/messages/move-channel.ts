@@ -9,8 +9,9 @@ import {
   type EditPropagation,
   type MoveBegun,
   type MoveImported,
+  conversationOfKey,
 } from '@chat/protocol';
-import { addressOfKey, CallerContext } from '../context.js';
+import { CallerContext } from '../context.js';
 import type { Located } from './fetch.js';
 import type { ApiOptions } from '../options.js';
 import { sendMessage } from './send.js';
@@ -41,7 +42,7 @@ export async function moveToChannel(caller: CallerContext, options: ApiOptions, 
   // Who loses access depends on roles, which the channels do not know.
   const people = await caller.users([...source.subscribers, ...target.subscribers]);
   const guests = [...people.values()].filter(isGuest).map((u) => u.user_id);
-  const from = addressOfKey(key);
+  const from = conversationOfKey(key);
   const begun = await caller.actors.ask(from, {
     type: 'message.moveOut',
     actor: caller.principal,

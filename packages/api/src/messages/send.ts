@@ -69,14 +69,23 @@ export interface SendRequest {
   local_id?: string;
 }
 
-/** Sends one message as `sender`; shared by the API and the automated notices (`internal`: the notification bot's). */
-export async function sendMessage(
+/** A message ready to go: the conversation's actor, the command it takes, and what the sender's actor is told after. */
+export interface PreparedSend {
+  address: { type: 'channel'; key: string };
+  command: Extract<ChannelCommand, { type: 'message.send' }>;
+  channel_id?: number;
+  topic: string;
+  read: boolean;
+}
+
+/** Checks a message and builds its send command, without sending it (scheduled messages keep it for later). */
+export async function prepareSend(
   caller: CallerContext,
   req: SendRequest,
   options: ApiOptions,
   client: string,
   internal = false,
-) {
+): Promise<PreparedSend> {
   const sender: Principal = caller.principal;
   const settings: RealmSettings = await caller.settings();
   const content = checkContent(req.content);
@@ -102,7 +111,7 @@ export async function sendMessage(
     req.queue_id !== undefined && req.local_id !== undefined
       ? { queue_id: req.queue_id, local_id: req.local_id }
       : undefined;
-  const command: ChannelCommand = {
+  const command: PreparedSend['command'] = {
     type: 'message.send',
     sender,
     topic,
@@ -115,6 +124,32 @@ export async function sendMessage(
     ...(local ? { local } : {}),
     ...(internal ? { internal } : {}),
   };
+  return {
+    address: { type: 'channel', key: address.key },
+    command,
+    topic,
+    read,
+    ...(channelId !== undefined ? { channel_id: channelId } : {}),
+  };
+}
+
+/** Sends one message as `sender`; shared by the API and the automated notices (`internal`: the notification bot's). */
+export async function sendMessage(
+  caller: CallerContext,
+  req: SendRequest,
+  options: ApiOptions,
+  client: string,
+  internal = false,
+) {
+  const {
+    address,
+    command,
+    channel_id: channelId,
+    topic,
+    read,
+  } = await prepareSend(caller, req, options, client, internal);
+  const sender = command.sender;
+  const local = command.local;
   const sent = await caller.actors.ask(
     address,
     command,
@@ -132,7 +167,7 @@ export async function sendMessage(
     message_id: sent.id,
     key: address.key,
     date_sent: Date.now(),
-    paths: prepared.upload_paths,
+    paths: command.prepared.upload_paths,
   });
   return { id: sent.id, ...after };
 }

@@ -1,6 +1,6 @@
 import { Type } from '@sinclair/typebox';
 import { defineRoute, type Route } from '@chat/edge';
-import { ChatError, type QueueEvent } from '@chat/protocol';
+import { ChatError, type QueueEvent, userKeys } from '@chat/protocol';
 import { CallerContext } from '../context.js';
 import { getMessages, type Located } from './fetch.js';
 import { normalizeTopic } from '../limits.js';
@@ -100,7 +100,7 @@ export function typingRoutes(_options: ApiOptions): Route[] {
         const caller = new CallerContext(actors, principal);
         const [audience, event] = await notification(caller, params as TypingParams);
         // Each recipient's UserActor drops it if they turned typing notifications off.
-        const keys = audience.map((id) => `${principal.realm}:${id}`);
+        const keys = userKeys(principal.realm, audience);
         if (keys.length > 0) actors.fanout('user', keys, { type: 'user.deliver', events: [event] });
         return {};
       },
@@ -120,7 +120,7 @@ export function typingRoutes(_options: ApiOptions): Route[] {
       async handler({ params, principal, actors }) {
         const caller = new CallerContext(actors, principal);
         const { audience, event } = await editNotification(caller, params.message_id, params.op);
-        const keys = audience.map((id) => `${principal.realm}:${id}`);
+        const keys = userKeys(principal.realm, audience);
         if (keys.length > 0) actors.fanout('user', keys, { type: 'user.deliver', events: [event as QueueEvent] });
         return {};
       },

@@ -2,9 +2,9 @@ import { createHmac, randomBytes, timingSafeEqual } from 'node:crypto';
 import type { IncomingMessage } from 'node:http';
 import { Readable } from 'node:stream';
 import { basicCredentials, scopedActors, type Authenticate, type AuthRequest } from '@chat/edge';
-import { ChatError, isChatError, userAddress, type Principal } from '@chat/protocol';
+import { ChatError, isChatError, userAddress, type Principal, conversationOfKey } from '@chat/protocol';
 import type { ActorClient, FileStore } from '@chat/runtime';
-import { addressOfKey, CallerContext } from '../context.js';
+import { CallerContext } from '../context.js';
 import type { ApiOptions } from '../options.js';
 import { fileKey } from './uploads.js';
 
@@ -24,6 +24,7 @@ export interface RawContext {
   state: { requestId: string; log: AuthRequest['log']; route?: string; secretPath?: boolean; principal?: Principal };
   get(field: string): string;
   set(field: string, value: string): void;
+  append(field: string, value: string): void;
 }
 export type RawMiddleware = (ctx: RawContext, next: () => Promise<unknown>) => Promise<unknown>;
 
@@ -105,7 +106,7 @@ async function readsALink(caller: CallerContext, pathId: string, owner: number):
     });
     const key = located[link.message_id] ?? link.key;
     const viewer = await caller.viewer(key);
-    const ask = caller.actors.ask(addressOfKey(key), { type: 'message.get', viewer, ids: [link.message_id] });
+    const ask = caller.actors.ask(conversationOfKey(key), { type: 'message.get', viewer, ids: [link.message_id] });
     // The conversation refuses with BAD_REQUEST what the viewer may not read; anything else is a real failure.
     const readable = await ask.then(
       () => true,

@@ -14,6 +14,7 @@ import { CallerContext } from '../context.js';
 import { renderDescription } from '../markdown.js';
 import { FEATURE_LEVEL, ZULIP_VERSION, type ApiOptions } from '../options.js';
 import { gravatarUrl, renderUser } from './json.js';
+import { startSession } from '../sessions/sessions.js';
 
 // Verified when the username is unknown, so both failures cost the same time.
 
@@ -110,12 +111,20 @@ export function accountRoutes(options: ApiOptions): Route[] {
       auth: 'none',
       params: Type.Object({ username: Type.String({ description: "The user's e-mail address." }) }),
       summary: 'Fetch an API key (development only)',
-      description: 'In development mode, the API key of any user of a development realm, without a password.',
+      description:
+        'In development mode, the API key of any user of a development realm, without a password; starts a browser session too.',
       tags: ['authentication'],
       response: ApiKeyResponse,
-      async handler({ params, actors, request }) {
+      async handler({ params, actors, request, appendHeader }) {
         if (!development) throw new ChatError('BAD_REQUEST', 'Endpoint not available in production.');
-        return actors.ask(realmOf(request), { type: 'realm.devApiKey', username: params.username });
+        const grant = await actors.ask(realmOf(request), {
+          type: 'realm.devApiKey',
+          username: params.username,
+        });
+        // As the original's development server, which logs the browser in too.
+        const cookies = await startSession(options, actors, options.realmOf(request), grant.user_id);
+        for (const cookie of cookies) appendHeader('Set-Cookie', cookie);
+        return { api_key: grant.api_key, email: grant.email, user_id: grant.user_id };
       },
     }),
 

@@ -18,7 +18,7 @@ export { FakeTimers, MemoryStore };
 export interface KitOptions {
   /** The actor's key (default `test`). */
   key?: string;
-  /** The shard the key belongs to (default 0): ids some actors allocate depend on it. */
+  /** The shard the key belongs to (default 0). */
   shard?: number;
   /** The clock, in ms (default: the time the kit was made); `advance` moves it. */
   now?: number;

@@ -23,3 +23,19 @@ export async function mutingSections(
   if (sections.length === 0) return {};
   return caller.actors.ask(caller.me, { type: 'user.mutingSnapshot', sections });
 }
+
+/** The caller's scheduled messages and reminders, as their sections (`scheduled_messages`, `reminders`). */
+export async function scheduledSections(
+  caller: CallerContext,
+  wants: (section: string) => boolean,
+): Promise<Record<string, unknown>> {
+  const kinds = [
+    ['scheduled_messages', 'message'],
+    ['reminders', 'reminder'],
+  ] as const;
+  const body: Record<string, unknown> = {};
+  for (const [section, kind] of kinds) {
+    if (wants(section)) body[section] = await caller.actors.ask(caller.me, { type: 'user.scheduled', kind });
+  }
+  return body;
+}

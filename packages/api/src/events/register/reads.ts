@@ -22,6 +22,7 @@ const BUILDS: Record<string, string[]> = {
   'user.settings': ['user_settings'],
   'user.personalSnapshot': ['drafts', 'saved_snippets', 'navigation_view'],
   'user.mutingSnapshot': ['muted_users', 'alert_words'],
+  'user.scheduled': ['scheduled_messages', 'reminders'],
   // The subscriptions and their settings, topic policies, and read flags.
   'user.state': ['subscription', 'user_topic', 'update_message_flags'],
   // Name, settings and subscribers of a channel the user is or was in.

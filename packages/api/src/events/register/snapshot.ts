@@ -1,4 +1,4 @@
-import { isAdministrator, isGuest, maySeePublicChannels, newSubscription } from '@chat/protocol';
+import { isAdministrator, isGuest, maySeePublicChannels, newSubscription, participantsOfKey } from '@chat/protocol';
 import type { CallerContext } from '../../context.js';
 import { subscriptionJson } from '../../channels/json.js';
 import { withGlobalDefaults } from '../../channels/notification-defaults.js';
@@ -8,7 +8,7 @@ import { FEATURE_LEVEL, ZULIP_VERSION } from '../../options.js';
 import { renderUser } from '../../users/json.js';
 import { presentBot } from '../../bots/json.js';
 import { UnreadIndex } from './unread.js';
-import { mutingSections, personalSections } from './personal.js';
+import { mutingSections, personalSections, scheduledSections } from './personal.js';
 import { mutedTopics } from '../../channels/muted-topics.js';
 import { groupSections } from './group-sections.js';
 import { addPeopleSections, type PeopleRequest } from './people.js';
@@ -30,6 +30,8 @@ const SECTION_EVENTS: Array<[string, string]> = [
   ['realm_bots', 'realm_bot'],
   ['muted_users', 'muted_users'],
   ['alert_words', 'alert_words'],
+  ['scheduled_messages', 'scheduled_messages'],
+  ['reminders', 'reminders'],
 ];
 
 /** The original covers the conversations of this many of the newest unread messages. */
@@ -185,6 +187,7 @@ export class Snapshot {
     if (this.wants('realm_linkifiers')) this.body.realm_linkifiers = [];
     Object.assign(this.body, await personalSections(caller, (section) => this.wants(section)));
     Object.assign(this.body, await mutingSections(caller, (section) => this.wants(section)));
+    Object.assign(this.body, await scheduledSections(caller, (section) => this.wants(section)));
     const groups = await groupSections(caller, (s) => this.wants(s), this.req.include_deactivated_groups ?? false);
     Object.assign(this.body, groups);
     const people = this.req.people ?? { slim_presence: false, user_settings_object: false };
@@ -218,14 +221,11 @@ export class Snapshot {
    */
   foldNewest(key: string, id: number): void {
     this.maxMessageId = Math.max(this.maxMessageId, id);
-    const users = /:dm:([\d,]+)$/.exec(key)?.[1];
+    const users = participantsOfKey(key);
     if (!users || !this.wants('recent_private_conversations')) return;
     const known = this.recent.get(key);
     if (known && known.max_message_id >= id) return;
-    const others = users
-      .split(',')
-      .map(Number)
-      .filter((u) => u !== this.me);
+    const others = users.filter((u) => u !== this.me);
     this.recent.set(key, { user_ids: others, max_message_id: id });
   }
 

@@ -1,0 +1,218 @@
+import {
+  ChatError,
+  isRetriable,
+  userOfKey,
+  type QueueEvent,
+  type ScheduledCommand,
+  type StoredScheduled,
+  type ScheduledProtocol,
+  type ScheduledReplies,
+} from '@chat/protocol';
+import type { ActorContext, Decision } from '@chat/runtime';
+import { toOwnQueues } from './queues.js';
+import type { UserEvent, UserHandlers, UserState } from './state.js';
+
+/**
+ * Scheduled messages and reminders, sent by this actor's timer when due.
+ * While any waits, the actor stays in memory (`canPassivate`), so it is
+ * listed in checkpoints and woken after a restart or a move to another
+ * host, where `onActivate` arms the timer again from the state.
+ */
+export interface ScheduledState {
+  byId: Record<string, StoredScheduled>;
+  lastId: number;
+}
+
+export type ScheduledEvent =
+  | { type: 'scheduledAdded'; item: StoredScheduled }
+  | { type: 'scheduledRemoved'; id: number }
+  | { type: 'scheduledFailed'; id: number };
+
+type Ctx = ActorContext<UserState>;
+
+export const TIMER = 'scheduled';
+/** Timers sleep at most this long, then look again (setTimeout's range is about 24 days). */
+const MAX_SLEEP_MS = 60 * 60 * 1000;
+
+const EVENTS: Record<ScheduledEvent['type'], true> = {
+  scheduledAdded: true,
+  scheduledRemoved: true,
+  scheduledFailed: true,
+};
+
+export const isScheduledEvent = (e: UserEvent): e is ScheduledEvent => Object.hasOwn(EVENTS, e.type);
+
+const items = (state: Readonly<UserState>) => Object.values(state.scheduled?.byId ?? {});
+const waiting = (state: Readonly<UserState>) => items(state).filter((i) => !i.failed);
+
+/** Whether the actor must stay in memory for its timer. */
+export const hasScheduled = (state: Readonly<UserState>) => waiting(state).length > 0;
+
+/** The reference's `ScheduledMessage` or `Reminder`. */
+export function scheduledJson(item: StoredScheduled, userId: number): Record<string, unknown> {
+  const { request } = item;
+  const common = {
+    content: request.content,
+    rendered_content: item.rendered_content,
+    scheduled_delivery_timestamp: item.scheduled_delivery_timestamp,
+    failed: item.failed,
+  };
+  if (item.kind === 'reminder') {
+    return {
+      reminder_id: item.id,
+      type: 'private',
+      to: [userId],
+      reminder_target_message_id: item.target_message_id,
+      ...common,
+    };
+  }
+  return {
+    scheduled_message_id: item.id,
+    type: request.type,
+    to: request.to,
+    ...(request.type === 'stream' ? { topic: request.topic ?? '' } : {}),
+    ...common,
+  };
+}
+
+/** Oldest delivery first, as the original lists them. */
+export function listScheduled(state: Readonly<UserState>, kind: 'message' | 'reminder', userId: number) {
+  return items(state)
+    .filter((i) => i.kind === kind)
+    .sort((a, b) => a.scheduled_delivery_timestamp - b.scheduled_delivery_timestamp || a.id - b.id)
+    .map((i) => scheduledJson(i, userId));
+}
+
+const section = (kind: 'message' | 'reminder') => (kind === 'message' ? 'scheduled_messages' : 'reminders');
+
+function added(item: StoredScheduled, userId: number): QueueEvent {
+  const type = section(item.kind);
+  return { type, op: 'add', [type]: [scheduledJson(item, userId)] };
+}
+
+function removed(item: StoredScheduled): QueueEvent {
+  const idField = item.kind === 'message' ? 'scheduled_message_id' : 'reminder_id';
+  return { type: section(item.kind), op: 'remove', [idField]: item.id };
+}
+
+const updated = (item: StoredScheduled, userId: number): QueueEvent => ({
+  type: 'scheduled_messages',
+  op: 'update',
+  scheduled_message: scheduledJson(item, userId),
+});
+
+export function applyScheduledEvent(state: UserState, event: ScheduledEvent): void {
+  const scheduled = (state.scheduled ??= { byId: {}, lastId: 0 });
+  switch (event.type) {
+    case 'scheduledAdded':
+      scheduled.byId[event.item.id] = event.item;
+      scheduled.lastId = Math.max(scheduled.lastId, event.item.id);
+      return;
+    case 'scheduledRemoved':
+      delete scheduled.byId[event.id];
+      return;
+    case 'scheduledFailed': {
+      const item = scheduled.byId[event.id];
+      if (item) item.failed = true;
+      return;
+    }
+  }
+}
+
+/** Sets the timer for the next delivery, no later than `also` (ms) when given. */
+export function arm(ctx: Ctx, also?: number): void {
+  const due = [...waiting(ctx.state).map((i) => i.scheduled_delivery_timestamp * 1000), ...(also ? [also] : [])];
+  if (due.length === 0) return;
+  const delay = Math.max(0, Math.min(...due) - ctx.now);
+  ctx.timers.set(TIMER, Math.min(delay, MAX_SLEEP_MS));
+}
+
+/** Each command's decision, with the reply its protocol table names. */
+function decideScheduled<K extends ScheduledCommand['type']>(
+  ctx: Ctx,
+  command: Extract<ScheduledCommand, { type: K }>,
+): Decision<UserEvent, ScheduledReplies[K]>;
+function decideScheduled(ctx: Ctx, command: ScheduledCommand): Decision<UserEvent> {
+  const state = ctx.state;
+  const me = userOfKey(ctx.address.key);
+  const own = (events: QueueEvent[]) => toOwnQueues(ctx.address.key, state, events);
+  const find = (kind: 'message' | 'reminder', id: number) => {
+    const item = state.scheduled?.byId[id];
+    if (!item || item.kind !== kind) {
+      const what = kind === 'message' ? 'Scheduled message' : 'Reminder';
+      throw new ChatError('RESOURCE_NOT_FOUND', `${what} does not exist`);
+    }
+    return item;
+  };
+  switch (command.type) {
+    case 'user.scheduled':
+      return { reply: listScheduled(state, command.kind, me) };
+    case 'user.scheduledItem':
+      return { reply: find(command.kind, command.id) };
+    case 'user.schedule': {
+      const item: StoredScheduled = { ...command.item, id: (state.scheduled?.lastId ?? 0) + 1, failed: false };
+      arm(ctx, item.scheduled_delivery_timestamp * 1000);
+      return { events: [{ type: 'scheduledAdded', item }], tells: own([added(item, me)]), reply: { id: item.id } };
+    }
+    case 'user.editScheduled': {
+      find(command.item.kind, command.id);
+      const item: StoredScheduled = { ...command.item, id: command.id, failed: false };
+      arm(ctx, item.scheduled_delivery_timestamp * 1000);
+      return { events: [{ type: 'scheduledAdded', item }], tells: own([updated(item, me)]), reply: null };
+    }
+    case 'user.unschedule': {
+      const item = find(command.kind, command.id);
+      return { events: [{ type: 'scheduledRemoved', id: item.id }], tells: own([removed(item)]), reply: null };
+    }
+  }
+}
+
+export const scheduledHandlers: UserHandlers<ScheduledProtocol> = {
+  'user.schedule': decideScheduled,
+  'user.editScheduled': decideScheduled,
+  'user.unschedule': decideScheduled,
+  'user.scheduled': decideScheduled,
+  'user.scheduledItem': decideScheduled,
+};
+
+/**
+ * Sends what is due, each under an idempotency key of its own, so that a
+ * send repeated after a crash (the conversation answered, this actor had
+ * not yet recorded it) is the same message. A refused send stays, marked
+ * failed, for its author to edit or delete.
+ */
+export async function sendDue(ctx: Ctx): Promise<Decision<UserEvent>> {
+  const state = ctx.state;
+  const me = userOfKey(ctx.address.key);
+  const events: UserEvent[] = [];
+  const queueEvents: QueueEvent[] = [];
+  const done = new Set<number>();
+  for (const item of waiting(state).filter((i) => i.scheduled_delivery_timestamp * 1000 <= ctx.now)) {
+    const key = `scheduled:${ctx.address.key}:${item.id}:${item.scheduled_delivery_timestamp}`;
+    try {
+      const sent = await ctx.actors.ask({ type: 'channel', key: item.send.key }, item.send.command, {
+        idempotencyKey: key,
+      });
+      done.add(item.id);
+      events.push({ type: 'scheduledRemoved', id: item.id });
+      queueEvents.push(removed(item));
+      // A scheduled message of one's own that should stay unread, as POST /messages does it.
+      if (item.kind === 'message' && item.send.command.read_by_sender === false) {
+        const target = { id: sent.id, key: item.send.key, own: true };
+        events.push({ type: 'flagsChanged', op: 'remove', flag: 'read', targets: [target] });
+      }
+    } catch (error) {
+      // Busy or slow: the next round tries again.
+      if (!(error instanceof ChatError) || isRetriable(error)) continue;
+      done.add(item.id);
+      events.push({ type: 'scheduledFailed', id: item.id });
+      if (item.kind === 'message') queueEvents.push(updated({ ...item, failed: true }, me));
+    }
+  }
+  const pending = waiting(state).filter((i) => !done.has(i.id));
+  if (pending.length > 0) {
+    const next = Math.min(...pending.map((i) => Math.max(i.scheduled_delivery_timestamp * 1000, ctx.now + 1000)));
+    ctx.timers.set(TIMER, Math.min(next - ctx.now, MAX_SLEEP_MS));
+  }
+  return { events, tells: queueEvents.length > 0 ? toOwnQueues(ctx.address.key, state, queueEvents) : [] };
+}
