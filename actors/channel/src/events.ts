@@ -1,4 +1,5 @@
 import {
+  streamCreateEvent,
   realmAddress,
   realmOfKey,
   ROLES,
@@ -33,7 +34,7 @@ export function toOnlookers(channel: ChannelSettings, key: string, events: Queue
 }
 
 /** `stream` op `create`; the edge renders each channel in the reference's shape. */
-export const streamCreated = (info: ChannelInfo): QueueEvent => ({ type: 'stream', op: 'create', channels: [info] });
+export const streamCreated = (info: ChannelInfo): QueueEvent => streamCreateEvent([info]);
 
 /** One fan-out of events to users' actors, which pass them to their queues. */
 export function fanout(key: string, userIds: number[], events: QueueEvent[]) {

@@ -19,6 +19,7 @@ import { folderHandlers } from './folders.js';
 import { emojiHandlers } from './emoji.js';
 import { settingsHandlers as organizationHandlers } from './settings.js';
 import { userAdminHandlers } from './accounts/manage.js';
+import { defaultChannelHandlers } from './default-channels.js';
 import { groupHandlers } from './groups/groups.js';
 import { broadcast } from './broadcast.js';
 import { decidePublicListener, listeners, relayPublicMessage } from './public-listeners.js';
@@ -114,6 +115,7 @@ const handlers: RealmHandlers<RealmProtocol> = {
   ...directoryHandlers,
   ...organizationHandlers,
   ...userAdminHandlers,
+  ...defaultChannelHandlers,
   ...botHandlers,
   ...sessionHandlers,
   'realm.create': (ctx, command) => {

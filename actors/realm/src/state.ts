@@ -12,6 +12,7 @@ import { applyBotEvent, type BotConfig, type BotEvent } from './bots/model.js';
 import { applySessionEvent, endSessionsOf, type Session, type SessionEvent } from './accounts/sessions.js';
 import { applySettingsChanged, type SettingsChangedEvent } from './settings.js';
 import { applyRoleChanged, type RoleChangedEvent } from './accounts/manage.js';
+import { applyDefaultChannelSet, type DefaultChannelSetEvent } from './default-channels.js';
 import type { GroupSetting, RealmValue } from '@chat/protocol';
 
 /** One account of the realm, as the RealmActor keeps it. */
@@ -149,7 +150,8 @@ export type RealmEvent =
   | BotEvent
   | SessionEvent
   | SettingsChangedEvent
-  | RoleChangedEvent;
+  | RoleChangedEvent
+  | DefaultChannelSetEvent;
 
 export function initialState(stringId: string): RealmState {
   return {
@@ -194,6 +196,8 @@ export function applyEvent(state: RealmState, event: RealmEvent): void {
       return applySettingsChanged(state, event);
     case 'roleChanged':
       return applyRoleChanged(state, event);
+    case 'defaultChannelSet':
+      return applyDefaultChannelSet(state, event);
     case 'messageIdsReserved':
     case 'messageIdTaken':
       return applyMessageIdEvent(state, event);

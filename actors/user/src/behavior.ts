@@ -1,5 +1,6 @@
 import {
   channelAddress,
+  subscriptionAddEvent,
   ChatError,
   decode,
   inRanges,
@@ -12,7 +13,7 @@ import {
   type UserSnapshot,
 } from '@chat/protocol';
 import { handlerTable, type ActorBehavior, type ActorContext, type Decision } from '@chat/runtime';
-import { deliver, flagsEvent, subscriptionAdded, subscriptionUpdates, toOwnQueues, userTopicEvent } from './queues.js';
+import { deliver, flagsEvent, subscriptionUpdates, toOwnQueues, userTopicEvent } from './queues.js';
 import { attachmentHandlers, attachmentRows } from './attachments.js';
 import { decideAddQueue, deliverPublic, listenerTells } from './all-public.js';
 import { decideMoved } from './moved.js';
@@ -75,7 +76,7 @@ const handlers: UserHandlers<UserProtocol> = {
     const channelKey = channelAddress(realmOfKey(ctx.address.key), command.channel_id).key;
     const { channel_id: channelId, last_message_id: lastMessageId } = command;
     const tells = command.channel
-      ? toOwnQueues(ctx.address.key, state, [subscriptionAdded(command.channel, newSubscription(color))])
+      ? toOwnQueues(ctx.address.key, state, [subscriptionAddEvent(command.channel, newSubscription(color))])
       : [];
     return { events: [{ type: 'subscribed', channelKey, channelId, color, lastMessageId }], tells };
   },

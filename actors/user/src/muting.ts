@@ -1,4 +1,4 @@
-import type { MutingProtocol, MutingReplies } from '@chat/protocol';
+import type { MutingProtocol } from '@chat/protocol';
 import type { UserHandlers } from './state.js';
 import {
   ChatError,
@@ -10,12 +10,11 @@ import {
   type FlagTarget,
   type MessageQueueEvent,
   type MutedUser,
-  type MutingCommand,
   type MutingSnapshot,
   type QueueEvent,
   userOfKey,
 } from '@chat/protocol';
-import type { ActorContext, Decision } from '@chat/runtime';
+import type { ActorContext } from '@chat/runtime';
 import { toOwnQueues } from './queues.js';
 import { settingOf } from './settings.js';
 import type { UserEvent, UserState } from './state.js';
@@ -70,65 +69,6 @@ export function applyMutingEvent(state: UserState, event: MutingEvent): void {
   }
 }
 
-/** Each command's decision, with the reply its protocol table names. */
-function decideMuting<K extends MutingCommand['type']>(
-  ctx: ActorContext<UserState>,
-  command: Extract<MutingCommand, { type: K }>,
-): Decision<UserEvent, MutingReplies[K]>;
-function decideMuting(ctx: ActorContext<UserState>, command: MutingCommand): Decision<UserEvent> {
-  const state = ctx.state;
-  const own = (events: QueueEvent[]) => toOwnQueues(ctx.address.key, state, events);
-  const words = state.alertWords ?? [];
-  switch (command.type) {
-    case 'user.muteUser': {
-      const id = command.muted_user_id;
-      if (state.mutedUsers?.[id] !== undefined) throw new ChatError('BAD_REQUEST', 'User already muted');
-      const at = Math.floor(ctx.now / 1000);
-      const after = [...mutedUsers(state), { id, timestamp: at }];
-      return { events: [{ type: 'userMuted', id, at }], tells: own([mutedUsersEvent(after)]), reply: null };
-    }
-    case 'user.unmuteUser': {
-      const id = command.muted_user_id;
-      if (state.mutedUsers?.[id] === undefined) throw new ChatError('BAD_REQUEST', 'User is not muted');
-      const after = mutedUsers(state).filter((m) => m.id !== id);
-      return { events: [{ type: 'userUnmuted', id }], tells: own([mutedUsersEvent(after)]), reply: null };
-    }
-    case 'user.alertWords':
-      return { reply: { alert_words: words } };
-    case 'user.addAlertWords':
-    case 'user.removeAlertWords': {
-      const adding = command.type === 'user.addAlertWords';
-      const given = command.words.map((w) => w.trim()).filter((w) => w !== '');
-      const lower = new Set(given.map((w) => w.toLowerCase()));
-      // Words are kept as first given and compared without case, as the original does.
-      const kept = words.filter((w) => !lower.has(w.toLowerCase()));
-      const added = adding ? [...new Map(given.map((w) => [w.toLowerCase(), w])).values()] : [];
-      const after = [...kept, ...added];
-      if (after.length === words.length && after.every((w, i) => w === words[i])) {
-        return { reply: { alert_words: words } };
-      }
-      return {
-        events: [{ type: 'alertWordsSet', words: after }],
-        tells: own([alertWordsEvent(after)]),
-        reply: { alert_words: after },
-      };
-    }
-    case 'user.readReceipt': {
-      const read = inRanges(state.read[command.key] ?? [], command.message_id);
-      const shows = settingOf(state, 'send_read_receipts') === true;
-      const muted = state.mutedUsers?.[command.asker] !== undefined;
-      return { reply: read && shows && !muted };
-    }
-    case 'user.mutingSnapshot': {
-      const wants = new Set(command.sections);
-      const reply: MutingSnapshot = {};
-      if (wants.has('muted_users')) reply.muted_users = mutedUsers(state);
-      if (wants.has('alert_words')) reply.alert_words = words;
-      return { reply };
-    }
-  }
-}
-
 /** Whether the content holds the word as a whole word, without regard to case. */
 function hasWord(content: string, word: string): boolean {
   const escaped = word.toLowerCase().replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
@@ -180,12 +120,56 @@ export function onArrival(key: string, state: Readonly<UserState>, events: Queue
   return { changes, flags };
 }
 
+const alertWordsOf = (state: Readonly<UserState>) => state.alertWords ?? [];
+
+/** Adds or removes alert words; words are kept as first given and compared without case, as the original does. */
+function changeAlertWords(ctx: ActorContext<UserState>, given: string[], adding: boolean) {
+  const words = alertWordsOf(ctx.state);
+  const trimmed = given.map((w) => w.trim()).filter((w) => w !== '');
+  const lower = new Set(trimmed.map((w) => w.toLowerCase()));
+  const kept = words.filter((w) => !lower.has(w.toLowerCase()));
+  const added = adding ? [...new Map(trimmed.map((w) => [w.toLowerCase(), w])).values()] : [];
+  const after = [...kept, ...added];
+  if (after.length === words.length && after.every((w, i) => w === words[i])) return { reply: { alert_words: words } };
+  return {
+    events: [{ type: 'alertWordsSet' as const, words: after }],
+    tells: toOwnQueues(ctx.address.key, ctx.state, [alertWordsEvent(after)]),
+    reply: { alert_words: after },
+  };
+}
+
 export const mutingHandlers: UserHandlers<MutingProtocol> = {
-  'user.muteUser': decideMuting,
-  'user.unmuteUser': decideMuting,
-  'user.alertWords': decideMuting,
-  'user.addAlertWords': decideMuting,
-  'user.removeAlertWords': decideMuting,
-  'user.readReceipt': decideMuting,
-  'user.mutingSnapshot': decideMuting,
+  'user.muteUser': (ctx, command) => {
+    const state = ctx.state;
+    const id = command.muted_user_id;
+    if (state.mutedUsers?.[id] !== undefined) throw new ChatError('BAD_REQUEST', 'User already muted');
+    const at = Math.floor(ctx.now / 1000);
+    const after = [...mutedUsers(state), { id, timestamp: at }];
+    const tells = toOwnQueues(ctx.address.key, state, [mutedUsersEvent(after)]);
+    return { events: [{ type: 'userMuted', id, at }], tells, reply: null };
+  },
+  'user.unmuteUser': (ctx, command) => {
+    const state = ctx.state;
+    const id = command.muted_user_id;
+    if (state.mutedUsers?.[id] === undefined) throw new ChatError('BAD_REQUEST', 'User is not muted');
+    const after = mutedUsers(state).filter((m) => m.id !== id);
+    const tells = toOwnQueues(ctx.address.key, state, [mutedUsersEvent(after)]);
+    return { events: [{ type: 'userUnmuted', id }], tells, reply: null };
+  },
+  'user.alertWords': ({ state }) => ({ reply: { alert_words: alertWordsOf(state) } }),
+  'user.addAlertWords': (ctx, command) => changeAlertWords(ctx, command.words, true),
+  'user.removeAlertWords': (ctx, command) => changeAlertWords(ctx, command.words, false),
+  'user.readReceipt': ({ state }, command) => {
+    const read = inRanges(state.read[command.key] ?? [], command.message_id);
+    const shows = settingOf(state, 'send_read_receipts') === true;
+    const muted = state.mutedUsers?.[command.asker] !== undefined;
+    return { reply: read && shows && !muted };
+  },
+  'user.mutingSnapshot': ({ state }, command) => {
+    const wants = new Set(command.sections);
+    const reply: MutingSnapshot = {};
+    if (wants.has('muted_users')) reply.muted_users = mutedUsers(state);
+    if (wants.has('alert_words')) reply.alert_words = alertWordsOf(state);
+    return { reply };
+  },
 };

@@ -3,12 +3,9 @@ import {
   isMessageEvent,
   queueAddress,
   realmOfKey,
-  type ChannelInfo,
   type EditFlagFacts,
   type FlagTarget,
   type QueueEvent,
-  type SubscriptionAddEvent,
-  type SubscriptionSettings,
   type UserCommand,
   userOfKey,
 } from '@chat/protocol';
@@ -120,8 +117,4 @@ export function subscriptionUpdates(streamId: number, property: string, value: u
   return property === 'is_muted'
     ? [update('is_muted', value), update('in_home_view', !value)]
     : [update(property, value)];
-}
-
-export function subscriptionAdded(channel: ChannelInfo, settings: SubscriptionSettings): SubscriptionAddEvent {
-  return { type: 'subscription', op: 'add', added: [{ channel, settings }] };
 }

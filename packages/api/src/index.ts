@@ -1,6 +1,7 @@
 import type { Route } from '@chat/edge';
 import { accountRoutes } from './users/accounts.js';
 import { userAdminRoutes } from './users/manage.js';
+import { defaultChannelRoutes } from './channels/default-channels.js';
 import { apiKeyRoutes } from './users/api-key.js';
 import { deactivationRoutes } from './users/deactivation.js';
 import { channelRoutes } from './channels/channels.js';
@@ -44,6 +45,7 @@ export function apiRoutes(options: ApiOptions): Route[] {
     // First: its `{email}` routes take addresses before `{user_id}` routes see them.
     ...userAdminRoutes(),
     ...accountRoutes(options),
+    ...defaultChannelRoutes(),
     ...apiKeyRoutes(),
     ...deactivationRoutes(),
     ...sendRoutes(options),

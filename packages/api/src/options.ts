@@ -12,6 +12,8 @@ export interface ApiOptions {
   realmOf(request: RequestInfo): string;
   /** Wildcard mentions reaching more people than this need `can_mention_many_users_group`. */
   wildcardThreshold: number;
+  /** Realms with more active users than this announce no one coming online (clients poll presence). */
+  presenceEventUserLimit: number;
   /** How long one topic deletion may run before it answers `complete: false`. */
   topicDeleteBudgetMs: number;
   /** Where uploaded files are kept. */

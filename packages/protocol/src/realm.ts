@@ -2,6 +2,7 @@ import type { EmojiCommand, EmojiReplies } from './emoji.js';
 import type { FolderCommand, FolderReplies } from './folders.js';
 import type { RealmSettingsCommand, RealmSettingsReplies } from './realm-settings.js';
 import type { UserAdminCommand, UserAdminReplies } from './user-admin.js';
+import type { DefaultChannelCommand, DefaultChannelReplies } from './default-channels.js';
 import type { GroupCommand, GroupReplies, GroupSetting } from './groups.js';
 import type { InviteCommand, InviteReplies } from './invites.js';
 import type { StatusCommand, StatusReplies } from './status.js';
@@ -252,6 +253,7 @@ export type RealmCommand =
   | GroupCommand
   | RealmSettingsCommand
   | UserAdminCommand
+  | DefaultChannelCommand
   | FolderCommand
   | EmojiCommand
   | InviteCommand
@@ -270,6 +272,7 @@ export type RealmReplies = GroupReplies &
   FolderReplies &
   RealmSettingsReplies &
   UserAdminReplies &
+  DefaultChannelReplies &
   InviteReplies &
   StatusReplies & {
     /** The first accounts, in the order given. */

@@ -80,7 +80,8 @@ export type StatusCommand =
   | { type: 'realm.updateAccount'; user_id: number; full_name?: string; timezone?: string; password_hash?: string }
   /** Follows the user's `presence_enabled` setting: invisible users have no presence for others. */
   | { type: 'realm.presenceEnabled'; user_id: number; enabled: boolean }
-  | { type: 'realm.reportPresence'; user_id: number; status: 'active' | 'idle' }
+  /** Coming online is announced to everyone only while the realm has at most `event_user_limit` active users. */
+  | { type: 'realm.reportPresence'; user_id: number; status: 'active' | 'idle'; event_user_limit: number }
   | ({ type: 'realm.presences' } & PresenceQuery)
   /** One user's presence in the legacy format; by id or e-mail. */
   | { type: 'realm.userPresence'; user: number | string };

@@ -90,16 +90,6 @@ export interface MessageDetail {
   topic?: string;
 }
 
-/**
- * `subscription` op `add` as the UserActor raises it: the edge renders each
- * entry as the reference's subscription object (`added` becomes `subscriptions`).
- */
-export type SubscriptionAddEvent = {
-  type: 'subscription';
-  op: 'add';
-  added: Array<{ channel: ChannelInfo; settings: SubscriptionSettings }>;
-};
-
 export type UserCommand =
   /** With `channel` (the channel after the change), the user's queues hear `subscription` op `add`. */
   /** `color`: the one the subscriber asked for; otherwise the next of the palette. */

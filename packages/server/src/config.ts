@@ -32,6 +32,8 @@ export interface Config {
   maxFileUploadSizeMib: number;
   /** Wildcard mentions reaching more people than this need permission (the original's 15). */
   wildcardThreshold: number;
+  /** Realms with more active users than this send no presence events (the original's 100); clients poll. */
+  presenceEventUserLimit: number;
   /** How long one topic deletion runs before answering `complete: false`. */
   topicDeleteBudgetMs: number;
   /** A waiting event poll is answered with a heartbeat after this long. */
@@ -87,6 +89,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env, overrides: Part
     // MAX_UPLOAD_MIB is the earlier name of the same setting.
     maxFileUploadSizeMib: integer(env, 'MAX_FILE_UPLOAD_SIZE_MIB', integer(env, 'MAX_UPLOAD_MIB', 25)),
     wildcardThreshold: integer(env, 'WILDCARD_MENTION_THRESHOLD', 15),
+    presenceEventUserLimit: integer(env, 'USER_LIMIT_FOR_SENDING_PRESENCE_UPDATE_EVENTS', 100),
     topicDeleteBudgetMs: integer(env, 'TOPIC_DELETE_BUDGET_MS', 10_000),
     heartbeatMs: integer(env, 'EVENT_HEARTBEAT_MS', 60_000),
     queueIdleMs: integer(env, 'EVENT_QUEUE_IDLE_MS', 10 * 60_000),

@@ -83,6 +83,7 @@ export async function startServer(config: Config, backend?: Backend): Promise<Ru
     externalUrl,
     realmOf: realmResolver(externalUrl, config.defaultRealm),
     wildcardThreshold: config.wildcardThreshold,
+    presenceEventUserLimit: config.presenceEventUserLimit,
     topicDeleteBudgetMs: config.topicDeleteBudgetMs,
     heartbeatMs: config.heartbeatMs,
     // In a cluster the queue's host may die while a poll waits there: ask again every few seconds.

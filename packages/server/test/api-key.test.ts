@@ -23,6 +23,7 @@ async function secondEdge(server: TestServer): Promise<{ url: string; close(): v
     externalUrl,
     realmOf: realmResolver(externalUrl, 'zulip'),
     wildcardThreshold: 15,
+    presenceEventUserLimit: 100,
     topicDeleteBudgetMs: 10_000,
     heartbeatMs: 60_000,
     files: node.files,

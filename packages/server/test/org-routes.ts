@@ -1,8 +1,15 @@
-import { NOTHING_BAD, type LadderCase, type LadderSection } from './ladder.js';
+import { missing, NOTHING_BAD, type LadderCase, type LadderSection } from './ladder.js';
 import { PNG } from './permission-cases-emoji.js';
 
 /** The route ladder's cases (routes.test.ts) for organization settings and managing other users. */
 const cases: LadderCase[] = [
+  ...(['POST', 'DELETE'] as const).map((method): LadderCase => ({
+    method,
+    path: '/default_streams',
+    auth: true,
+    valid: { stream_id: 3 },
+    bad: missing('stream_id'),
+  })),
   {
     method: 'PATCH',
     path: '/realm',

@@ -1,4 +1,4 @@
-import { authenticated, NOT_ADMIN, OK, refused, type Operation } from './matrix-model.js';
+import { adminsOnly, authenticated, INVALID_CHANNEL, NOT_ADMIN, OK, refused, type Operation } from './matrix-model.js';
 
 /**
  * Organization settings. PATCH /realm is the original's
@@ -16,4 +16,11 @@ export const orgCases: Operation[] = [
     request: () => ({ path: '/realm', params: { waiting_period_threshold: 0 } }),
     expect: authenticated({ everyone: NOT_ADMIN, administrator: NOT_OWNER, owner: OK, otherRealm: OK }),
   },
+  // Reference add-default-stream and remove-default-stream: administrators; the other realm has no such channel.
+  ...(['POST', 'DELETE'] as const).map((method): Operation => ({
+    method,
+    template: '/default_streams',
+    request: async (fx) => ({ path: '/default_streams', params: { stream_id: await fx.channelId('Denmark') } }),
+    expect: adminsOnly(NOT_ADMIN, INVALID_CHANNEL),
+  })),
 ];

@@ -1,4 +1,5 @@
 import {
+  botAddEvent,
   type BotProtocol,
   type BotReplies,
   BOT_TYPES,
@@ -122,7 +123,7 @@ function create(ctx: Ctx, command: Of<'realm.createBot'>): Decision<RealmEvent, 
   const json = botJson(state, account);
   return {
     events: [{ type: 'accountCreated', account }],
-    fanouts: [userAdded(state, account), botEvents(state, account, [{ type: 'realm_bot', op: 'add', bot: json }])],
+    fanouts: [userAdded(state, account), botEvents(state, account, [botAddEvent(json)])],
     reply: json,
   };
 }
@@ -226,7 +227,7 @@ function ownerChange(state: RealmState, bot: Account, owner: Account): Fanout[] 
     audience.delete(previous.id);
   }
   if (!isAdministrator(owner)) {
-    fanouts.push(toUsers(state, [owner.id], [{ type: 'realm_bot', op: 'add', bot: botJson(state, moved) }]));
+    fanouts.push(toUsers(state, [owner.id], [botAddEvent(botJson(state, moved))]));
     audience.delete(owner.id);
   }
   fanouts.push(toUsers(state, audience, [update(bot.id, { owner_id: owner.id })]));

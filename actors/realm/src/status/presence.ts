@@ -63,7 +63,15 @@ function visibleRows(state: RealmState): Array<[Account, PresenceRow]> {
   });
 }
 
-function report(ctx: Ctx, userId: number, status: 'active' | 'idle'): Decision<RealmEvent, null> {
+/** The original's count for `USER_LIMIT_FOR_SENDING_PRESENCE_UPDATE_EVENTS`: every active account, bots too. */
+function activeUsers(state: RealmState): number {
+  let count = 0;
+  for (const account of Object.values(state.accounts)) if (account.isActive) count++;
+  return count;
+}
+
+function report(ctx: Ctx, command: Extract<OwnCommand, { type: 'realm.reportPresence' }>): Decision<RealmEvent, null> {
+  const { user_id: userId, status } = command;
   const state = ctx.state;
   const account = state.accounts[userId];
   // Invisible users report nothing, so that turning presence back on does not reveal the past.
@@ -80,8 +88,9 @@ function report(ctx: Ctx, userId: number, status: 'active' | 'idle'): Decision<R
     updateId: (state.lastPresenceId ?? 0) + 1,
   };
   const events: RealmEvent[] = [{ type: 'presenceReported', userId, row }];
-  // Only coming online is announced; clients learn the rest by polling, as with the original.
-  if (!cameOnline) return { events, reply: null };
+  // Only coming online is announced, and only in realms small enough (each announcement reaches everyone,
+  // and everyone comes online: quadratic work); clients learn the rest by polling, as with the original.
+  if (!cameOnline || activeUsers(state) > command.event_user_limit) return { events, reply: null };
   const event = {
     type: 'presence',
     user_id: userId,
@@ -130,7 +139,7 @@ function userPresence(ctx: Ctx, user: number | string) {
 
 export const presenceHandlers: RealmHandlers<Pick<StatusProtocol, OwnCommand['type']>> = {
   'realm.reportPresence': (ctx, command) => {
-    return report(ctx, command.user_id, command.status);
+    return report(ctx, command);
   },
   'realm.presences': (ctx, command) => {
     return { reply: presences(ctx, command) };

@@ -1,4 +1,4 @@
-import type { BotJson, NumberedEvent } from '@chat/protocol';
+import type { BotAddEvent, BotJson } from '@chat/protocol';
 import { gravatarUrl } from '../users/json.js';
 
 /** A bot as `realm_bots` and `realm_bot` add show it: its avatar, and no avatar version. */
@@ -8,7 +8,6 @@ export function presentBot(bot: BotJson) {
 }
 
 /** `realm_bot` op `add` as queues see it. */
-export function presentBotEvent(event: NumberedEvent): Record<string, unknown> {
-  const body = event as unknown as { bot: BotJson };
-  return { ...event, bot: presentBot(body.bot) };
+export function presentBotEvent(event: BotAddEvent & { id: number }): Record<string, unknown> {
+  return { ...event, bot: presentBot(event.bot) };
 }

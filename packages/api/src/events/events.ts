@@ -1,12 +1,13 @@
 import { Type } from '@sinclair/typebox';
 import { defineRoute, type Route } from '@chat/edge';
 import {
+  isBotAdd,
   isMessageEvent,
+  isStreamCreate,
+  isSubscriptionAdd,
   queueAddress,
-  type ChannelInfo,
   type NumberedEvent,
   type QueueSpec,
-  type SubscriptionAddEvent,
   type SubscriptionSettings,
   type UserSettings,
   type UserRef,
@@ -43,21 +44,21 @@ function presentPlain(
   if (event.type === 'user_group') return presentGroupEvent(event, spec);
   if (event.type === 'presence') return [presentPresence(event, spec)];
   if (event.type === 'realm_user' && event.op === 'add') return [presentNewUser(event, spec)];
-  if (event.type === 'realm_bot' && event.op === 'add') return [presentBotEvent(event)];
+  if (isBotAdd(event)) return [presentBotEvent(event)];
   let shaped: Body = { ...event };
   for (const field of TOPIC_FIELDS[event.type] ?? []) {
     if (emptyTopicName !== null && shaped[field] === '') shaped[field] = emptyTopicName;
   }
-  if (event.type === 'subscription' && event.op === 'add' && 'added' in event) {
-    const { added, ...rest } = event as unknown as SubscriptionAddEvent & { id: number };
+  if (isSubscriptionAdd(event)) {
+    const { added, ...rest } = event;
     const settings = (s: SubscriptionSettings) => (global ? withGlobalDefaults(s, global) : s);
     shaped = { ...rest, subscriptions: added.map((a) => subscriptionJson(a.channel, settings(a.settings), true)) };
   }
   if (global && event.type === 'subscription' && event.op === 'update' && isNotificationProperty(event.property)) {
     shaped.value ??= globalValue(event.property, global);
   }
-  if (event.type === 'stream' && event.op === 'create' && 'channels' in event) {
-    const { channels, ...rest } = event as unknown as { channels: ChannelInfo[] } & Body;
+  if (isStreamCreate(event)) {
+    const { channels, ...rest } = event;
     shaped = { ...rest, streams: channels.map((c) => channelJson(c)) };
   }
   // Archiving shows as a property change only to clients that know archived channels; to others the channel is gone.
@@ -76,7 +77,7 @@ function presentPlain(
 /** Whether an event names a channel's empty topic (clients without `empty_topic_name` see a display name). */
 function namesEmptyTopic(event: NumberedEvent): boolean {
   if (isMessageEvent(event)) return event.message.channel_id !== null && event.message.topic === '';
-  return (TOPIC_FIELDS[event.type] ?? []).some((field) => (event as unknown as Body)[field] === '');
+  return (TOPIC_FIELDS[event.type] ?? []).some((field) => event[field] === '');
 }
 
 /** Events as one client asked to see them: messages rendered with the queue's format. */

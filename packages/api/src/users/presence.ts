@@ -28,7 +28,7 @@ const PresenceResponse = Type.Object({
   server_timestamp: Type.Number(),
 });
 
-export function presenceRoutes(_options: ApiOptions): Route[] {
+export function presenceRoutes(options: ApiOptions): Route[] {
   return [
     defineRoute({
       method: 'POST',
@@ -51,7 +51,12 @@ export function presenceRoutes(_options: ApiOptions): Route[] {
         if (principal.is_bot) throw new ChatError('BAD_REQUEST', 'This endpoint does not accept bot requests.');
         if (status !== 'active' && status !== 'idle') throw new ChatError('BAD_REQUEST', `Invalid status: ${status}`);
         const caller = new CallerContext(actors, principal);
-        await actors.ask(caller.realm, { type: 'realm.reportPresence', user_id: principal.user_id, status });
+        await actors.ask(caller.realm, {
+          type: 'realm.reportPresence',
+          user_id: principal.user_id,
+          status,
+          event_user_limit: options.presenceEventUserLimit,
+        });
         if (params.ping_only) return {};
         return actors.ask(caller.realm, {
           type: 'realm.presences',

@@ -11,6 +11,7 @@ const MESSAGES = ['message', 'update_message_flags', 'delete_message', 'update_m
 const BUILDS: Record<string, string[]> = {
   'realm.settings': ['realm'],
   'realm.organization': ['realm'],
+  'realm.defaultChannels': ['default_streams'],
   'realm.listUsers': ['realm_user'],
   'realm.bots': ['realm_bot'],
   'realm.userGroups': ['user_group'],

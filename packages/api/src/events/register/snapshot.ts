@@ -166,22 +166,23 @@ export class Snapshot {
     }
     if (this.wants('muted_topics')) this.body.muted_topics = await mutedTopics(caller, state.user_topics);
     if (this.wants('starred_messages')) this.body.starred_messages = [...state.starred].sort((a, b) => a - b);
-    if (this.wants('stream') || this.wants('default_streams')) {
+    if (this.wants('stream')) {
       const visible = {
         include_public: true,
         include_web_public: true,
         include_subscribed: true,
         exclude_archived: true,
+        include_all: isAdministrator(caller.principal),
       };
       const strip = <T extends { is_default?: boolean }>({ is_default: _default, ...stream }: T) => stream;
-      const admin = isAdministrator(caller.principal);
-      if (this.wants('stream'))
-        this.body.streams = (await visibleChannels(caller, { ...visible, include_all: admin })).map(strip);
-      if (this.wants('default_streams')) {
-        const all = await visibleChannels(caller, { ...visible, include_all: true });
-        // The original pretends to guests that there are no default channels.
-        this.body.realm_default_streams = isGuest(caller.principal) ? [] : all.filter((s) => s.is_default).map(strip);
-      }
+      this.body.streams = (await visibleChannels(caller, visible)).map(strip);
+    }
+    if (this.wants('default_streams')) {
+      // The original pretends to guests that there are no default channels.
+      this.body.realm_default_streams = isGuest(caller.principal)
+        ? []
+        : await caller.actors.ask(caller.realm, { type: 'realm.defaultChannels' });
+      this.types.add('default_streams');
     }
     // No linkifiers can be configured yet, so clients with or without `linkifier_url_template` read none.
     if (this.wants('realm_linkifiers')) this.body.realm_linkifiers = [];
