@@ -50,6 +50,7 @@ export function organization(state: RealmState): Organization {
     name: state.name,
     description: state.description,
     settings: { ...optionsOf(state), ...state.settings },
+    user_defaults: state.userDefaults ?? {},
   };
 }
 
@@ -127,10 +128,44 @@ function update(
   };
 }
 
+/** The original's `update_realm_user_settings_defaults`: administrators; one event per changed setting. */
+function updateUserDefaults(
+  state: RealmState,
+  cmd: Extract<RealmSettingsCommand, { type: 'realm.updateUserDefaults' }>,
+): Decision<RealmEvent, null> {
+  const actor = state.accounts[cmd.actor_id];
+  if (!actor?.isActive || !isAdministrator(actor)) throw notAdmin();
+  const current = state.userDefaults ?? {};
+  const changed = Object.entries(cmd.values).filter(([name, value]) => current[name] !== value);
+  if (changed.length === 0) return { reply: null };
+  const events = changed.map(([property, value]) => ({
+    type: 'realm_user_settings_defaults',
+    op: 'update',
+    property,
+    value,
+  }));
+  return {
+    events: [{ type: 'userDefaultsChanged', values: Object.fromEntries(changed) }],
+    fanouts: [toEveryone(state, events)],
+    reply: null,
+  };
+}
+
 export const settingsHandlers: RealmHandlers<RealmSettingsProtocol> = {
+  'realm.updateUserDefaults': ({ state }, command) => updateUserDefaults(state, command),
   'realm.organization': ({ state }) => ({ reply: organization(state) }),
   'realm.updateSettings': ({ state }, command) => update(state, command),
 };
+
+/** A change of the settings new users start with. */
+export interface UserDefaultsChangedEvent {
+  type: 'userDefaultsChanged';
+  values: Record<string, RealmValue>;
+}
+
+export function applyUserDefaultsChanged(state: RealmState, event: UserDefaultsChangedEvent): void {
+  state.userDefaults = { ...state.userDefaults, ...event.values };
+}
 
 export function applySettingsChanged(state: RealmState, event: SettingsChangedEvent): void {
   const settings: Record<string, unknown> = { ...state.settings };

@@ -10,7 +10,12 @@ import { applyPublicListener, type PublicListenerEvent, type PublicListeners } f
 import { applyCanCreateUsers, type CanCreateUsersEvent } from './accounts/create-users-permission.js';
 import { applyBotEvent, type BotConfig, type BotEvent } from './bots/model.js';
 import { applySessionEvent, endSessionsOf, type Session, type SessionEvent } from './accounts/sessions.js';
-import { applySettingsChanged, type SettingsChangedEvent } from './settings.js';
+import {
+  applySettingsChanged,
+  applyUserDefaultsChanged,
+  type SettingsChangedEvent,
+  type UserDefaultsChangedEvent,
+} from './settings.js';
 import { applyRoleChanged, type RoleChangedEvent } from './accounts/manage.js';
 import { applyDefaultChannelSet, type DefaultChannelSetEvent } from './default-channels.js';
 import type { GroupSetting, RealmValue } from '@chat/protocol';
@@ -56,6 +61,8 @@ export interface RealmState {
   settings: RealmSettings;
   /** The organization settings no messaging rule reads, as changed (absent: the default; see settings.ts). */
   options?: Record<string, RealmValue | GroupSetting>;
+  /** The user settings new users start with, as administrators changed them (absent: the server's defaults). */
+  userDefaults?: Record<string, RealmValue>;
   /** Sends the automated notices (topic moves, resolutions). */
   notificationBotId: number | null;
   /** User-defined groups by id (absent in older snapshots); system groups are computed from roles. */
@@ -150,6 +157,7 @@ export type RealmEvent =
   | BotEvent
   | SessionEvent
   | SettingsChangedEvent
+  | UserDefaultsChangedEvent
   | RoleChangedEvent
   | DefaultChannelSetEvent;
 
@@ -194,6 +202,8 @@ export function applyEvent(state: RealmState, event: RealmEvent): void {
       return applySessionEvent(state, event);
     case 'realmSettingsChanged':
       return applySettingsChanged(state, event);
+    case 'userDefaultsChanged':
+      return applyUserDefaultsChanged(state, event);
     case 'roleChanged':
       return applyRoleChanged(state, event);
     case 'defaultChannelSet':

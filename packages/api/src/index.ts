@@ -22,6 +22,7 @@ import { groupRoutes } from './groups/groups.js';
 import { folderRoutes } from './realm/folders.js';
 import { emojiRoutes } from './realm/emoji.js';
 import { realmSettingsRoutes } from './realm/settings.js';
+import { userDefaultsRoutes } from './realm/user-defaults.js';
 import { draftRoutes } from './personal/drafts.js';
 import { snippetRoutes } from './personal/snippets.js';
 import { navigationViewRoutes } from './personal/navigation-views.js';
@@ -66,6 +67,7 @@ export function apiRoutes(options: ApiOptions): Route[] {
     ...folderRoutes(),
     ...emojiRoutes(options),
     ...realmSettingsRoutes(options),
+    ...userDefaultsRoutes(),
     ...draftRoutes(options),
     ...snippetRoutes(options),
     ...navigationViewRoutes(options),

@@ -108,3 +108,5 @@ export type BotStorageCommand =
   | { type: 'user.removeBotStorage'; keys?: string[] };
 
 export type BotProtocol = ProtocolOf<BotCommand, BotReplies>;
+
+export type BotStorageProtocol = ProtocolOf<BotStorageCommand, BotStorageReplies>;

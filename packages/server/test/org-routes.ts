@@ -3,6 +3,13 @@ import { PNG } from './permission-cases-emoji.js';
 
 /** The route ladder's cases (routes.test.ts) for organization settings and managing other users. */
 const cases: LadderCase[] = [
+  {
+    method: 'PATCH',
+    path: '/realm/user_settings_defaults',
+    auth: true,
+    valid: { enter_sends: false },
+    bad: { params: { color_scheme: '9' }, name: 'color_scheme' },
+  },
   ...(['POST', 'DELETE'] as const).map((method): LadderCase => ({
     method,
     path: '/default_streams',

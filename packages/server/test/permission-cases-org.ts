@@ -16,6 +16,13 @@ export const orgCases: Operation[] = [
     request: () => ({ path: '/realm', params: { waiting_period_threshold: 0 } }),
     expect: authenticated({ everyone: NOT_ADMIN, administrator: NOT_OWNER, owner: OK, otherRealm: OK }),
   },
+  {
+    // Reference update-realm-user-settings-defaults: administrators.
+    method: 'PATCH',
+    template: '/realm/user_settings_defaults',
+    request: () => ({ path: '/realm/user_settings_defaults', params: { enter_sends: false } }),
+    expect: adminsOnly(NOT_ADMIN, OK),
+  },
   // Reference add-default-stream and remove-default-stream: administrators; the other realm has no such channel.
   ...(['POST', 'DELETE'] as const).map((method): Operation => ({
     method,

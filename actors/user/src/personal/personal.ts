@@ -1,7 +1,7 @@
 import type { PersonalProtocol, PersonalSnapshot } from '@chat/protocol';
-import { applyBotStorageEvent, decideBotStorage, type BotStorageEvent } from './bot-storage.js';
+import { applyBotStorageEvent, botStorageHandlers, type BotStorageEvent } from './bot-storage.js';
 import { applyDraftEvent, decideDraft, draftsSection, type DraftEvent } from './drafts.js';
-import { applyPushEvent, decidePush, type PushEvent } from './push.js';
+import { applyPushEvent, pushHandlers, type PushEvent } from './push.js';
 import { applySnippetEvent, decideSnippet, listSnippets, type SnippetEvent } from './snippets.js';
 import type { UserEvent, UserHandlers, UserState } from '../state.js';
 import { applyViewEvent, decideView, listViews, type ViewEvent } from './views.js';
@@ -49,12 +49,8 @@ export const personalHandlers: UserHandlers<PersonalProtocol> = {
   'user.addNavigationView': decideView,
   'user.editNavigationView': decideView,
   'user.removeNavigationView': decideView,
-  'user.addPushDevice': decidePush,
-  'user.removePushDevice': decidePush,
-  'user.pushDevices': decidePush,
-  'user.botStorage': ({ state }, command) => decideBotStorage(state, command),
-  'user.putBotStorage': ({ state }, command) => decideBotStorage(state, command),
-  'user.removeBotStorage': ({ state }, command) => decideBotStorage(state, command),
+  ...pushHandlers,
+  ...botStorageHandlers,
   'user.personalSnapshot': (ctx, command) => {
     const wants = new Set(command.sections);
     const reply: PersonalSnapshot = {};

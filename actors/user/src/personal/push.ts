@@ -1,7 +1,11 @@
-import type { PersonalReplies } from '@chat/protocol';
-import { ChatError, type PushDevice, type PushDeviceCommand, type PushKind } from '@chat/protocol';
-import type { ActorContext, Decision } from '@chat/runtime';
-import type { UserEvent, UserState } from '../state.js';
+import {
+  ChatError,
+  type PersonalProtocol,
+  type PushDevice,
+  type PushDeviceCommand,
+  type PushKind,
+} from '@chat/protocol';
+import type { UserHandlers, UserState } from '../state.js';
 
 /**
  * The user's registered mobile devices. Tokens are private: only this
@@ -28,26 +32,23 @@ export function applyPushEvent(state: UserState, event: PushEvent): void {
   }
 }
 
-/** Each command's decision, with the reply its protocol table names. */
-export function decidePush<K extends PushDeviceCommand['type']>(
-  ctx: ActorContext<UserState>,
-  command: Extract<PushDeviceCommand, { type: K }>,
-): Decision<UserEvent, PersonalReplies[K]>;
-export function decidePush(ctx: ActorContext<UserState>, command: PushDeviceCommand): Decision<UserEvent> {
-  const devices = ctx.state.pushDevices ?? [];
-  switch (command.type) {
-    case 'user.addPushDevice':
-      return { events: [{ type: 'pushDeviceAdded', device: command.device }], reply: null };
-    case 'user.removePushDevice': {
-      const { kind, token } = command;
-      if (!devices.some((d) => same(d, kind, token))) throw new ChatError('BAD_REQUEST', 'Token does not exist');
-      return { events: [{ type: 'pushDeviceRemoved', kind, token }], reply: null };
+/** Registering, dropping and reading the user's devices. */
+export const pushHandlers: UserHandlers<Pick<PersonalProtocol, PushDeviceCommand['type']>> = {
+  'user.addPushDevice': (_ctx, command) => ({
+    events: [{ type: 'pushDeviceAdded', device: command.device }],
+    reply: null,
+  }),
+  'user.removePushDevice': ({ state }, { kind, token }) => {
+    if (!(state.pushDevices ?? []).some((d) => same(d, kind, token))) {
+      throw new ChatError('BAD_REQUEST', 'Token does not exist');
     }
-    case 'user.pushDevices': {
-      if (command.token === undefined) return { reply: devices };
-      const found = devices.filter((d) => d.token === command.token);
-      if (found.length === 0) throw new ChatError('INVALID_PUSH_DEVICE_TOKEN', 'Device not recognized');
-      return { reply: found };
-    }
-  }
-}
+    return { events: [{ type: 'pushDeviceRemoved', kind, token }], reply: null };
+  },
+  'user.pushDevices': ({ state }, command) => {
+    const devices = state.pushDevices ?? [];
+    if (command.token === undefined) return { reply: devices };
+    const found = devices.filter((d) => d.token === command.token);
+    if (found.length === 0) throw new ChatError('INVALID_PUSH_DEVICE_TOKEN', 'Device not recognized');
+    return { reply: found };
+  },
+};

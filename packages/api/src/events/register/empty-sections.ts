@@ -33,15 +33,20 @@ const EMPTY: Record<string, () => Record<string, unknown>> = {
   giphy: () => ({ giphy_api_key: '' }),
   push_device: () => ({ push_devices: {} }),
   realm_billing: () => ({ realm_billing: { has_pending_sponsorship_request: false } }),
-  realm_user_settings_defaults: () => ({
-    realm_user_settings_defaults: {
-      ...USER_SETTING_DEFAULTS,
-      available_notification_sounds: [...NOTIFICATION_SOUNDS],
-      emojiset_choices: EMOJISET_CHOICES.map((c) => ({ ...c })),
-    },
-  }),
 };
 
 export function emptySections(wants: (section: string) => boolean): Record<string, unknown> {
   return Object.assign({}, ...Object.entries(EMPTY).map(([section, make]) => (wants(section) ? make() : {})));
+}
+
+/** The settings new users start with: the server's defaults, as the organization's administrators changed them. */
+export function userDefaultsSection(changed: Record<string, unknown>): Record<string, unknown> {
+  return {
+    realm_user_settings_defaults: {
+      ...USER_SETTING_DEFAULTS,
+      ...changed,
+      available_notification_sounds: [...NOTIFICATION_SOUNDS],
+      emojiset_choices: EMOJISET_CHOICES.map((c) => ({ ...c })),
+    },
+  };
 }

@@ -10,7 +10,7 @@ const MESSAGES = ['message', 'update_message_flags', 'delete_message', 'update_m
  */
 const BUILDS: Record<string, string[]> = {
   'realm.settings': ['realm'],
-  'realm.organization': ['realm'],
+  'realm.organization': ['realm', 'realm_user_settings_defaults'],
   'realm.defaultChannels': ['default_streams'],
   'realm.listUsers': ['realm_user'],
   'realm.bots': ['realm_bot'],

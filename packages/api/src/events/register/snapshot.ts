@@ -13,7 +13,7 @@ import { mutedTopics } from '../../channels/muted-topics.js';
 import { groupSections } from './group-sections.js';
 import { addPeopleSections, type PeopleRequest } from './people.js';
 import { realmSection } from './realm-section.js';
-import { emptySections } from './empty-sections.js';
+import { emptySections, userDefaultsSection } from './empty-sections.js';
 import { ownAccountSection } from './own-account.js';
 import { visibleChannels } from '../../channels/channels.js';
 
@@ -103,6 +103,11 @@ export class Snapshot {
       this.body,
       emptySections((section) => this.wants(section)),
     );
+    if (this.wants('realm_user_settings_defaults')) {
+      const org = await caller.actors.ask(caller.realm, { type: 'realm.organization' });
+      Object.assign(this.body, userDefaultsSection(org.user_defaults));
+      this.types.add('realm_user_settings_defaults');
+    }
     if (this.wants('subscription')) {
       const channels = await caller.actors.ask(caller.realm, { type: 'realm.channels' });
       const subscribed = new Set(Object.keys(state.subscriptions).map(Number));
