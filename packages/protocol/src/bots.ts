@@ -68,6 +68,10 @@ export interface OutgoingService extends BotService {
   user_id: number;
   email: string;
   full_name: string;
+  /** The bot, to send its answers as. */
+  principal: Principal;
+  /** Its owner's id: failures are reported to the owner. */
+  owner_id: number | null;
 }
 
 export type BotCommand =

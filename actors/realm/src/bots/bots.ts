@@ -274,7 +274,14 @@ export const botHandlers: RealmHandlers<BotProtocol> = {
       .map((id) => state.accounts[id])
       .filter((a): a is Account => !!a && a.isActive && a.botType === BOT_TYPES.outgoing_webhook)
       .flatMap((a) =>
-        (a.bot?.services ?? []).map((s) => ({ ...s, user_id: a.id, email: a.email, full_name: a.fullName })),
+        (a.bot?.services ?? []).map((s) => ({
+          ...s,
+          user_id: a.id,
+          email: a.email,
+          full_name: a.fullName,
+          principal: toPrincipal(state, a),
+          owner_id: a.botOwnerId,
+        })),
       );
     return { reply: services };
   },
