@@ -34,6 +34,7 @@ const MARK_BATCH = 1000;
 /** How long `POST /mark_all_as_read` works before answering `complete: false` (the client asks again). */
 const MARK_ALL_BUDGET_MS = 10_000;
 
+const Op = Type.Union([Type.Literal('add'), Type.Literal('remove')]);
 const UNREAD: ResolvedTerm = { operator: 'is', operand: 'unread', negated: false };
 
 function editableFlag(name: string): Flag {
@@ -129,7 +130,7 @@ export function flagRoutes(): Route[] {
       auth: 'required',
       params: Type.Object({
         messages: Type.Array(Type.Integer()),
-        op: Type.Union([Type.Literal('add'), Type.Literal('remove')]),
+        op: Op,
         flag: Type.String(),
       }),
       summary: 'Update personal message flags',
@@ -154,7 +155,7 @@ export function flagRoutes(): Route[] {
         num_before: Type.Integer({ minimum: 0 }),
         num_after: Type.Integer({ minimum: 0 }),
         narrow: Type.Array(Type.Unknown()),
-        op: Type.Union([Type.Literal('add'), Type.Literal('remove')]),
+        op: Op,
         flag: Type.String(),
       }),
       summary: 'Update personal message flags for narrow',
