@@ -1,3 +1,4 @@
+import type { EmojiCommand, EmojiReplies } from './emoji.js';
 import type { FolderCommand, FolderReplies } from './folders.js';
 import type { RealmSettingsCommand, RealmSettingsReplies } from './realm-settings.js';
 import type { UserAdminCommand, UserAdminReplies } from './user-admin.js';
@@ -256,6 +257,7 @@ export type RealmCommand =
   | DefaultChannelCommand
   | PlaygroundCommand
   | FolderCommand
+  | EmojiCommand
   | InviteCommand
   | StatusCommand
   | BotCommand
@@ -266,6 +268,7 @@ export interface LoginCandidate extends ApiKeyGrant {
 }
 
 export type RealmReplies = GroupReplies &
+  EmojiReplies &
   BotReplies &
   SessionReplies &
   FolderReplies &

@@ -1,11 +1,13 @@
 import type { ChatClient } from '@chat/testkit';
-import { missing, onMade, type LadderCase, type LadderSection } from './ladder.js';
+import { missing, NOTHING_BAD, onMade, type LadderCase, type LadderSection } from './ladder.js';
+import { PNG } from './permission-cases-emoji.js';
 
 const made = { playground: 0 };
 
 async function prepare(client: ChatClient): Promise<void> {
   const params = { name: 'Ladder doomed', pygments_language: 'Rust', url_template: 'https://r.example/{code}' };
   made.playground = (await client.post<{ id: number }>('/realm/playgrounds', params)).body.id;
+  await client.upload('/realm/emoji/ladder_doomed', [PNG]);
 }
 
 /** The route ladder's cases (routes.test.ts) for organization settings and managing other users. */
@@ -80,6 +82,25 @@ const cases: LadderCase[] = [
     auth: true,
     valid: { status_text: 'on the ladder' },
     bad: { path: '/users/fourteen/status', params: {}, name: 'user_id' },
+  },
+  { method: 'GET', path: '/realm/emoji', auth: true, valid: {}, bad: NOTHING_BAD },
+  {
+    method: 'POST',
+    path: '/realm/emoji/ladder_emoji',
+    template: '/realm/emoji/{emoji_name}',
+    auth: true,
+    files: true,
+    file: PNG,
+    valid: {},
+    bad: NOTHING_BAD,
+  },
+  {
+    method: 'DELETE',
+    path: '/realm/emoji/ladder_doomed',
+    template: '/realm/emoji/{emoji_name}',
+    auth: true,
+    valid: {},
+    bad: NOTHING_BAD,
   },
 ];
 
