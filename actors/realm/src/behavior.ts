@@ -16,6 +16,7 @@ import { inviteHandlers, spentInvites } from './invites/invites.js';
 import { emailChangeHandlers } from './accounts/email-change.js';
 import { userAdded } from './people.js';
 import { folderHandlers } from './folders.js';
+import { emojiHandlers } from './emoji.js';
 import { settingsHandlers as organizationHandlers } from './settings.js';
 import { userAdminHandlers } from './accounts/manage.js';
 import { defaultChannelHandlers } from './default-channels.js';
@@ -107,6 +108,7 @@ export const toCreated = (account: Account): CreatedUser => ({ ...toProfile(acco
 const handlers: RealmHandlers<RealmProtocol> = {
   ...groupHandlers,
   ...folderHandlers,
+  ...emojiHandlers,
   ...inviteHandlers,
   ...emailChangeHandlers,
   ...statusHandlers,

@@ -1,5 +1,5 @@
 import { ROLES, SYSTEM_GROUPS, type BotType, type ChannelEntry, type RealmSettings, type Role } from '@chat/protocol';
-import type { ChannelFolder } from '@chat/protocol';
+import type { ChannelFolder, RealmEmoji } from '@chat/protocol';
 import type { Handlers } from '@chat/runtime';
 import type { StoredGroup } from './groups/model.js';
 import { applyInviteEvent, type EmailChange, type Invite, type InviteEvent } from './invites/state.js';
@@ -69,6 +69,8 @@ export interface RealmState {
   userGroups?: Record<number, StoredGroup>;
   /** Channel folders by id (absent in older snapshots). */
   channelFolders?: Record<number, ChannelFolder>;
+  /** Custom emoji by id, deactivated ones too (absent in older snapshots). */
+  emoji?: Record<string, RealmEmoji>;
   /** Pending e-mail invitations by id (absent in older snapshots). */
   invites?: Record<number, Invite>;
   /** The realm's message id sequence (absent until the first message). */
@@ -145,6 +147,7 @@ export type RealmEvent =
   | { type: 'notificationBotCreated'; userId: number }
   | { type: 'userGroupSaved'; group: StoredGroup }
   | { type: 'channelFolderSaved'; folder: ChannelFolder }
+  | { type: 'emojiSaved'; emoji: RealmEmoji }
   | InviteEvent
   | PeopleEvent
   | ActivityEvent
@@ -260,6 +263,9 @@ export function applyEvent(state: RealmState, event: RealmEvent): void {
       return;
     case 'channelFolderSaved':
       (state.channelFolders ??= {})[event.folder.id] = event.folder;
+      return;
+    case 'emojiSaved':
+      (state.emoji ??= {})[event.emoji.id] = event.emoji;
       return;
     case 'invitesCreated':
     case 'inviteRemoved':

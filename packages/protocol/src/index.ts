@@ -12,6 +12,7 @@ export * from './groups.js';
 export * from './permissions.js';
 export * from './invites.js';
 export * from './folders.js';
+export * from './emoji.js';
 export * from './channel.js';
 export * from './move.js';
 export * from './ranges.js';

@@ -1,3 +1,4 @@
+import type { EmojiCommand, EmojiReplies } from './emoji.js';
 import type { FolderCommand, FolderReplies } from './folders.js';
 import type { RealmSettingsCommand, RealmSettingsReplies } from './realm-settings.js';
 import type { UserAdminCommand, UserAdminReplies } from './user-admin.js';
@@ -254,6 +255,7 @@ export type RealmCommand =
   | UserAdminCommand
   | DefaultChannelCommand
   | FolderCommand
+  | EmojiCommand
   | InviteCommand
   | StatusCommand
   | BotCommand
@@ -264,6 +266,7 @@ export interface LoginCandidate extends ApiKeyGrant {
 }
 
 export type RealmReplies = GroupReplies &
+  EmojiReplies &
   BotReplies &
   SessionReplies &
   FolderReplies &

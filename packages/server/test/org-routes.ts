@@ -1,4 +1,5 @@
-import { missing, type LadderCase, type LadderSection } from './ladder.js';
+import { missing, NOTHING_BAD, type LadderCase, type LadderSection } from './ladder.js';
+import { PNG } from './permission-cases-emoji.js';
 
 /** The route ladder's cases (routes.test.ts) for organization settings and managing other users. */
 const cases: LadderCase[] = [
@@ -55,6 +56,30 @@ const cases: LadderCase[] = [
     valid: { status_text: 'on the ladder' },
     bad: { path: '/users/fourteen/status', params: {}, name: 'user_id' },
   },
+  { method: 'GET', path: '/realm/emoji', auth: true, valid: {}, bad: NOTHING_BAD },
+  {
+    method: 'POST',
+    path: '/realm/emoji/ladder_emoji',
+    template: '/realm/emoji/{emoji_name}',
+    auth: true,
+    files: true,
+    file: PNG,
+    valid: {},
+    bad: NOTHING_BAD,
+  },
+  {
+    method: 'DELETE',
+    path: '/realm/emoji/ladder_doomed',
+    template: '/realm/emoji/{emoji_name}',
+    auth: true,
+    valid: {},
+    bad: NOTHING_BAD,
+  },
 ];
 
-export const orgLadder: LadderSection = { cases };
+export const orgLadder: LadderSection = {
+  cases,
+  prepare: async (client) => {
+    await client.upload('/realm/emoji/ladder_doomed', [PNG]);
+  },
+};

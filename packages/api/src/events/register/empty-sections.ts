@@ -21,7 +21,6 @@ const CUSTOM_PROFILE_FIELD_TYPES = {
  */
 const EMPTY: Record<string, () => Record<string, unknown>> = {
   custom_profile_fields: () => ({ custom_profile_fields: [], custom_profile_field_types: CUSTOM_PROFILE_FIELD_TYPES }),
-  realm_emoji: () => ({ realm_emoji: {} }),
   onboarding_steps: () => ({ onboarding_steps: [], navigation_tour_video_url: null }),
   realm_domains: () => ({ realm_domains: [] }),
   realm_filters: () => ({ realm_filters: [] }),

@@ -165,6 +165,10 @@ export class Snapshot {
       this.body.user_topics = state.user_topics;
       this.types.add('user_topic');
     }
+    if (this.wants('realm_emoji')) {
+      this.body.realm_emoji = await caller.actors.ask(caller.realm, { type: 'realm.emoji' });
+      this.types.add('realm_emoji');
+    }
     if (this.wants('muted_topics')) this.body.muted_topics = await mutedTopics(caller, state.user_topics);
     if (this.wants('starred_messages')) this.body.starred_messages = [...state.starred].sort((a, b) => a - b);
     if (this.wants('stream')) {
