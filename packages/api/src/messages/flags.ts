@@ -180,8 +180,19 @@ export function flagRoutes(): Route[] {
         if (anchor === 'first_unread') anchor = await firstUnreadOf(caller, keys);
         const found = await fetchAround(caller, keys, terms, anchor, numBefore, numAfter, includeAnchor);
         const messages = found.messages.map((m) => located(principal.realm, m));
-        const changed = await setFlag(caller, params.op, flag, messages);
+        // Unread messages live only in subscribed channels: others are left as they are, and named.
+        const unread = params.op === 'remove' && flag === 'read';
+        const subscribed = unread ? (await caller.state()).subscriptions : {};
+        const skipped = (m: ViewedMessage) => unread && m.channel_id !== null && !(m.channel_id in subscribed);
+        const ignored = [...new Set(found.messages.filter(skipped).map((m) => m.channel_id!))].sort((a, b) => a - b);
+        const changed = await setFlag(
+          caller,
+          params.op,
+          flag,
+          messages.filter((m) => !skipped(m.message)),
+        );
         return {
+          ...(unread ? { ignored_because_not_subscribed_channels: ignored } : {}),
           processed_count: messages.length,
           updated_count: changed.length,
           first_processed_id: messages[0]?.message.id ?? null,
