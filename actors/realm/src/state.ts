@@ -1,5 +1,5 @@
 import { ROLES, SYSTEM_GROUPS, type BotType, type ChannelEntry, type RealmSettings, type Role } from '@chat/protocol';
-import type { ChannelFolder, OwedWebhook } from '@chat/protocol';
+import type { ChannelFolder, OwedWebhook, RealmEmoji } from '@chat/protocol';
 import type { Handlers } from '@chat/runtime';
 import type { StoredGroup } from './groups/model.js';
 import { applyInviteEvent, type EmailChange, type Invite, type InviteEvent } from './invites/state.js';
@@ -18,7 +18,8 @@ import {
 } from './settings.js';
 import { applyRoleChanged, type RoleChangedEvent } from './accounts/manage.js';
 import { applyDefaultChannelSet, type DefaultChannelSetEvent } from './default-channels.js';
-import type { GroupSetting, RealmValue } from '@chat/protocol';
+import { applyPlaygroundEvent, type PlaygroundEvent } from './playgrounds.js';
+import type { GroupSetting, Playground, RealmValue } from '@chat/protocol';
 
 /** One account of the realm, as the RealmActor keeps it. */
 export interface Account {
@@ -65,12 +66,16 @@ export interface RealmState {
   options?: Record<string, RealmValue | GroupSetting>;
   /** The user settings new users start with, as administrators changed them (absent: the server's defaults). */
   userDefaults?: Record<string, RealmValue>;
+  /** Code playgrounds by id (absent in older snapshots). */
+  playgrounds?: Record<number, Playground>;
   /** Sends the automated notices (topic moves, resolutions). */
   notificationBotId: number | null;
   /** User-defined groups by id (absent in older snapshots); system groups are computed from roles. */
   userGroups?: Record<number, StoredGroup>;
   /** Channel folders by id (absent in older snapshots). */
   channelFolders?: Record<number, ChannelFolder>;
+  /** Custom emoji by id, deactivated ones too (absent in older snapshots). */
+  emoji?: Record<string, RealmEmoji>;
   /** Pending e-mail invitations by id (absent in older snapshots). */
   invites?: Record<number, Invite>;
   /** The realm's message id sequence (absent until the first message). */
@@ -147,6 +152,7 @@ export type RealmEvent =
   | { type: 'notificationBotCreated'; userId: number }
   | { type: 'userGroupSaved'; group: StoredGroup }
   | { type: 'channelFolderSaved'; folder: ChannelFolder }
+  | { type: 'emojiSaved'; emoji: RealmEmoji }
   | InviteEvent
   | PeopleEvent
   | ActivityEvent
@@ -159,7 +165,8 @@ export type RealmEvent =
   | SettingsChangedEvent
   | UserDefaultsChangedEvent
   | RoleChangedEvent
-  | DefaultChannelSetEvent;
+  | DefaultChannelSetEvent
+  | PlaygroundEvent;
 
 export function initialState(stringId: string): RealmState {
   return {
@@ -211,6 +218,8 @@ export function applyEvent(state: RealmState, event: RealmEvent): void {
       return applyRoleChanged(state, event);
     case 'defaultChannelSet':
       return applyDefaultChannelSet(state, event);
+    case 'playgroundChanged':
+      return applyPlaygroundEvent(state, event);
     case 'messageIdsReserved':
     case 'messageIdTaken':
       return applyMessageIdEvent(state, event);
@@ -266,6 +275,9 @@ export function applyEvent(state: RealmState, event: RealmEvent): void {
       return;
     case 'channelFolderSaved':
       (state.channelFolders ??= {})[event.folder.id] = event.folder;
+      return;
+    case 'emojiSaved':
+      (state.emoji ??= {})[event.emoji.id] = event.emoji;
       return;
     case 'invitesCreated':
     case 'inviteRemoved':

@@ -297,7 +297,7 @@ const test = withServer(['iago'], {}, async (t) => {
 
 const send = (client: ChatClient, c: Case, params: Params, path = c.at?.() ?? c.path): Promise<Reply> =>
   c.files
-    ? client.upload(path, [{ name: 'ladder.txt', data: Buffer.from('ladder') }], params)
+    ? client.upload(path, [c.file ?? { name: 'ladder.txt', data: Buffer.from('ladder') }], params)
     : client.call(c.method, path, params);
 
 function assertNoStack(t: { false(v: boolean, m?: string): void }, reply: Reply) {

@@ -21,11 +21,9 @@ const CUSTOM_PROFILE_FIELD_TYPES = {
  */
 const EMPTY: Record<string, () => Record<string, unknown>> = {
   custom_profile_fields: () => ({ custom_profile_fields: [], custom_profile_field_types: CUSTOM_PROFILE_FIELD_TYPES }),
-  realm_emoji: () => ({ realm_emoji: {} }),
   onboarding_steps: () => ({ onboarding_steps: [], navigation_tour_video_url: null }),
   realm_domains: () => ({ realm_domains: [] }),
   realm_filters: () => ({ realm_filters: [] }),
-  realm_playgrounds: () => ({ realm_playgrounds: [] }),
   realm_embedded_bots: () => ({ realm_embedded_bots: [] }),
   realm_incoming_webhook_bots: () => ({ realm_incoming_webhook_bots: [] }),
   default_stream_groups: () => ({ realm_default_stream_groups: [] }),
