@@ -119,15 +119,13 @@ export const readingLadder: LadderSection = {
       { path: '/users/me/muted_users/x', params: {}, name: 'muted_user_id' },
     ),
     { method: 'GET', path: '/users/me/alert_words', auth: true, valid: {}, bad: none },
-    ...(['POST', 'DELETE'] as const).map(
-      (method): LadderCase => ({
-        method,
-        path: '/users/me/alert_words',
-        auth: true,
-        valid: { alert_words: '["ladder"]' },
-        bad: missing('alert_words'),
-      }),
-    ),
+    ...(['POST', 'DELETE'] as const).map((method): LadderCase => ({
+      method,
+      path: '/users/me/alert_words',
+      auth: true,
+      valid: { alert_words: '["ladder"]' },
+      bad: missing('alert_words'),
+    })),
     { method: 'GET', path: '/scheduled_messages', auth: true, valid: {}, bad: none },
     {
       method: 'POST',
