@@ -1,5 +1,5 @@
 import { ROLES, SYSTEM_GROUPS, type BotType, type ChannelEntry, type RealmSettings, type Role } from '@chat/protocol';
-import type { ChannelFolder, RealmEmoji } from '@chat/protocol';
+import type { ChannelFolder, OwedWebhook, RealmEmoji } from '@chat/protocol';
 import type { Handlers } from '@chat/runtime';
 import type { StoredGroup } from './groups/model.js';
 import { applyInviteEvent, type EmailChange, type Invite, type InviteEvent } from './invites/state.js';
@@ -8,7 +8,7 @@ import { applyPeopleEvent, isPeopleEvent, type PeopleEvent, type PeopleState } f
 import { applyMessageIdEvent, type MessageIdEvent, type MessageIds } from './message-ids.js';
 import { applyPublicListener, type PublicListenerEvent, type PublicListeners } from './public-listeners.js';
 import { applyCanCreateUsers, type CanCreateUsersEvent } from './accounts/create-users-permission.js';
-import { applyBotEvent, type BotConfig, type BotEvent } from './bots/model.js';
+import { applyBotEvent, applyWebhookEvent, type BotConfig, type BotEvent, type WebhookEvent } from './bots/model.js';
 import { applySessionEvent, endSessionsOf, type Session, type SessionEvent } from './accounts/sessions.js';
 import {
   applySettingsChanged,
@@ -44,6 +44,8 @@ export interface Account {
 
 export interface RealmState {
   exists: boolean;
+  /** Calls to outgoing webhook bots not yet done, by `<message id>:<bot id>` (bots/model.ts). */
+  owedWebhooks?: Record<string, OwedWebhook>;
   id: number;
   stringId: string;
   name: string;
@@ -158,6 +160,7 @@ export type RealmEvent =
   | MessageIdEvent
   | CanCreateUsersEvent
   | BotEvent
+  | WebhookEvent
   | SessionEvent
   | SettingsChangedEvent
   | UserDefaultsChangedEvent
@@ -201,6 +204,9 @@ export function applyEvent(state: RealmState, event: RealmEvent): void {
       return applyCanCreateUsers(state, event);
     case 'botUpdated':
       return applyBotEvent(state, event);
+    case 'webhooksOwed':
+    case 'webhookDone':
+      return applyWebhookEvent(state, event);
     case 'sessionStarted':
     case 'sessionEnded':
       return applySessionEvent(state, event);

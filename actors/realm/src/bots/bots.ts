@@ -285,4 +285,15 @@ export const botHandlers: RealmHandlers<BotProtocol> = {
       );
     return { reply: services };
   },
+  'realm.oweWebhooks': ({ now }, command) => ({
+    events: [{ type: 'webhooksOwed', owed: command.owed.map((o) => ({ ...o, since: now })) }],
+    reply: null,
+  }),
+  'realm.webhookDone': ({ state }, { message_id, bot_id }) =>
+    state.owedWebhooks?.[`${message_id}:${bot_id}`]
+      ? { events: [{ type: 'webhookDone', messageId: message_id, botId: bot_id }], reply: null }
+      : { reply: null },
+  'realm.owedWebhooks': ({ state }, command) => ({
+    reply: Object.values(state.owedWebhooks ?? {}).filter((o) => o.since < command.before),
+  }),
 };

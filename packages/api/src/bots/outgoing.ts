@@ -1,6 +1,7 @@
 import type { AuthRequest } from '@chat/edge';
 import { topicUrl } from '@chat/markdown';
-import { realmAddress, type OutgoingService, type Principal } from '@chat/protocol';
+import { realmAddress, type OutgoingService, type OwedWebhook, type Principal } from '@chat/protocol';
+import type { ActorClient } from '@chat/runtime';
 import { CallerContext } from '../context.js';
 import { getMessages, renderMessages } from '../messages/fetch.js';
 import type { ApiOptions } from '../options.js';
@@ -15,6 +16,8 @@ const RETRIES = 3;
 /** An answer is read up to this size; a larger one is a failure. */
 const MAX_ANSWER_BYTES = 1 << 20;
 const SLACK_INTERFACE = 2;
+/** The first retry's delay; each next one doubles it. */
+const RETRY_DELAY_MS = 1000;
 
 /** What a sent message is, for deciding which outgoing webhook bots it triggers. */
 export interface Trigger {
@@ -38,48 +41,82 @@ interface Delivery {
  * Calls the outgoing webhook bots a sent message triggers, after the send
  * has answered (the caller does not wait): a mention in a channel, or a
  * direct message with the bot. Messages from bots trigger nothing, as in the
- * original (no loops between bots).
+ * original (no loops between bots). Each call is first recorded as owed by
+ * the realm, and removed once done, so a restart resumes it
+ * (`resumeOwedWebhooks`).
  */
 export async function triggerOutgoingWebhooks(
   caller: CallerContext,
   sent: Trigger,
   options: ApiOptions,
   log: Logger,
-  retryDelayMs = 1000,
 ): Promise<void> {
   if (sent.sender.is_bot) return;
-  const direct = sent.dm_user_ids !== null;
+  const trigger = sent.dm_user_ids !== null ? 'direct_message' : 'mention';
   const candidates = (sent.dm_user_ids ?? sent.mentioned_user_ids).filter((id) => id !== sent.sender.user_id);
   if (candidates.length === 0) return;
-  const services = await caller.actors.ask(realmAddress(sent.sender.realm), {
-    type: 'realm.outgoingServices',
-    user_ids: candidates,
-  });
+  const realm = realmAddress(sent.sender.realm);
+  const services = await caller.actors.ask(realm, { type: 'realm.outgoingServices', user_ids: candidates });
   if (services.length === 0) return;
-  const realm = await caller.actors.ask(realmAddress(sent.sender.realm), { type: 'realm.info' });
-  const team = { id: realm.id, domain: new URL(options.externalUrl).host };
-  for (const service of services) {
-    const botCaller = new CallerContext(caller.actors, service.principal);
-    const [located] = await getMessages(botCaller, [sent.message_id]);
-    if (!located) continue;
-    const format = { apply_markdown: false, client_gravatar: false, empty_topic_name: null, realm: sent.sender.realm };
-    const [json] = await renderMessages(botCaller, [located.message], format);
-    const message = { ...json!, rendered_content: located.message.rendered } as Delivery['message'];
-    const delivery: Delivery = { service, team, trigger: direct ? 'direct_message' : 'mention', message };
-    void deliver(botCaller, delivery, options, log, retryDelayMs);
+  const owed = services.map((s) => ({ message_id: sent.message_id, bot_id: s.user_id, trigger }) as const);
+  await caller.actors.ask(realm, { type: 'realm.oweWebhooks', owed });
+  for (const [i, service] of services.entries()) void call(caller.actors, service, owed[i]!, options, log);
+}
+
+/** Makes the owed calls of `realm` recorded before `before` (epoch ms): those a stopped process left undone. */
+export async function resumeOwedWebhooks(
+  actors: ActorClient,
+  realm: string,
+  before: number,
+  options: ApiOptions,
+  log: Logger,
+): Promise<number> {
+  const address = realmAddress(realm);
+  const owed = await actors.ask(address, { type: 'realm.owedWebhooks', before });
+  if (owed.length === 0) return 0;
+  const bots = [...new Set(owed.map((o) => o.bot_id))];
+  const services = await actors.ask(address, { type: 'realm.outgoingServices', user_ids: bots });
+  for (const o of owed) {
+    const service = services.find((s) => s.user_id === o.bot_id);
+    if (service) void call(actors, service, o, options, log);
+    else await done(actors, realm, o); // the bot is gone or changed type: nothing to call
+  }
+  return owed.length;
+}
+
+const done = (actors: ActorClient, realm: string, o: Omit<OwedWebhook, 'since'>) =>
+  actors.ask(realmAddress(realm), { type: 'realm.webhookDone', message_id: o.message_id, bot_id: o.bot_id });
+
+/** One owed call, made and then marked done; a failure to mark leaves it owed (called again after a restart). */
+async function call(
+  actors: ActorClient,
+  service: OutgoingService,
+  owed: Omit<OwedWebhook, 'since'>,
+  options: ApiOptions,
+  log: Logger,
+): Promise<void> {
+  const realmId = service.principal.realm;
+  try {
+    const bot = new CallerContext(actors, service.principal);
+    const [located] = await getMessages(bot, [owed.message_id]);
+    if (located) {
+      const realm = await actors.ask(realmAddress(realmId), { type: 'realm.info' });
+      const team = { id: realm.id, domain: new URL(options.externalUrl).host };
+      const format = { apply_markdown: false, client_gravatar: false, empty_topic_name: null, realm: realmId };
+      const [json] = await renderMessages(bot, [located.message], format);
+      const message = { ...json!, rendered_content: located.message.rendered } as Delivery['message'];
+      await deliver(bot, { service, team, trigger: owed.trigger, message }, options, log);
+    }
+    await done(actors, realmId, owed);
+  } catch (err) {
+    log.warn({ err, bot: service.user_id, message: owed.message_id }, 'outgoing webhook call not finished');
   }
 }
 
 /** Thrown for what the original retries: no connection, or no answer in time. */
 class Unreachable extends Error {}
 
-async function deliver(
-  bot: CallerContext,
-  delivery: Delivery,
-  options: ApiOptions,
-  log: Logger,
-  retryDelayMs: number,
-): Promise<void> {
+async function deliver(bot: CallerContext, delivery: Delivery, options: ApiOptions, log: Logger): Promise<void> {
   const reply = (content: string) => replyInConversation(bot, delivery, content, options);
   for (let attempt = 0; ; attempt++) {
     try {
@@ -94,7 +131,7 @@ async function deliver(
       return;
     } catch (err) {
       if (err instanceof Unreachable && attempt < RETRIES) {
-        await new Promise((resolve) => setTimeout(resolve, retryDelayMs * 2 ** attempt));
+        await new Promise((resolve) => setTimeout(resolve, RETRY_DELAY_MS * 2 ** attempt));
         continue;
       }
       log.warn({ err, bot: delivery.service.user_id }, 'outgoing webhook failed');
