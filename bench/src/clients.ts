@@ -87,6 +87,8 @@ export class PollStats {
   polls = 0;
   errors = 0;
   queuesLost = 0;
+  /** Events (heartbeats aside) the polls brought: what the server delivered to the queues. */
+  events = 0;
   /** performance.now() of the last poll that brought events: quiet queues mean a settled server. */
   lastEventAt = 0;
   errorSamples: string[] = [];
@@ -163,9 +165,11 @@ export class LiveClient {
       }
       const at = answer.end;
       const events = answer.body.events as Array<Record<string, unknown>>;
-      if (events.some((e) => e.type !== 'heartbeat')) this.stats.lastEventAt = at;
       for (const event of events) {
         this.lastEventId = Math.max(this.lastEventId, event.id as number);
+        if (event.type === 'heartbeat') continue;
+        this.stats.events++;
+        this.stats.lastEventAt = at;
         if (event.type !== 'message') continue;
         const message = event.message as { id: number; content: string };
         this.deliveries.seen(message.content, this.user.index, at);

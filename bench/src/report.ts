@@ -52,6 +52,8 @@ export function buildResult(
     errors: outcome.errors,
     error_samples: outcome.errorSamples,
     ...outcome.server,
+    events_delivered: outcome.deliveredEvents ?? null,
+    server_cpu_us_per_delivery: perDelivery(outcome.server.server_cpu_seconds, outcome.deliveredEvents ?? null),
     harness_cpu_seconds: meta.harnessCpuSeconds,
     harness_rss_bytes: meta.harnessRssBytes,
     harness_event_loop_delay_ms: meta.harnessLoopDelayMs,
@@ -80,6 +82,12 @@ export function buildResult(
 
 export type Result = ReturnType<typeof buildResult>;
 
+/** Server CPU over the measured part divided by the events delivered to queues in it, in µs. */
+function perDelivery(cpuSeconds: number | null, events: number | null): number | null {
+  if (cpuSeconds === null || !events) return null;
+  return Math.round((cpuSeconds * 1e7) / events) / 10;
+}
+
 export async function writeResult(dir: string, result: Result, svg: string) {
   await mkdir(dir, { recursive: true });
   const stamp = result.started_at.replace(/:/g, '-').replace(/\.\d+Z$/, 'Z');
@@ -104,6 +112,13 @@ export function table(result: Result): string {
     ['errors', `${result.errors}`, ''],
     ['server RSS (peak)', `${mib(result.server_rss_bytes)} (${mib(result.server_peak_rss_bytes)})`, ''],
     ['server CPU', result.server_cpu_seconds === null ? '-' : `${result.server_cpu_seconds} s`, ''],
+    [
+      'server CPU per delivery',
+      result.server_cpu_us_per_delivery === null
+        ? '-'
+        : `${result.server_cpu_us_per_delivery} µs (${result.events_delivered} events)`,
+      '',
+    ],
     ['harness CPU', `${result.harness_cpu_seconds} s`, ''],
     [
       'harness loop delay p99',

@@ -1,4 +1,4 @@
-import anyTest, { type TestFn } from 'ava';
+import anyTest, { type ExecutionContext, type TestFn } from 'ava';
 import { existsSync } from 'node:fs';
 import { mkdtemp, readFile, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
@@ -92,6 +92,28 @@ test('chat: two steps against an embedded server and the baseline, every figure 
   t.true(existsSync(output.files.chart));
   t.regex(await readFile(output.files.chart, 'utf8'), /^<svg[\s\S]*<polyline[\s\S]*<\/svg>$/);
   t.regex(output.table, /throughput/);
+  // Every message delivery is an event the queues delivered; presence, edits, reactions and flags add to them.
+  const messages = written.steps.reduce((sum: number, s: any) => sum + s.server.deliveries_received, 0);
+  t.true(written.events_delivered >= messages, `${written.events_delivered} events, ${messages} messages`);
+  perDelivery(t, written, output.table);
+});
+
+/** server_cpu_us_per_delivery: the measured part's server CPU over the events delivered in it, in the JSON and the table. */
+function perDelivery(t: ExecutionContext<unknown>, written: Record<string, any>, table: string) {
+  const expected = Math.round((written.server_cpu_seconds * 1e7) / written.events_delivered) / 10;
+  t.is(written.server_cpu_us_per_delivery, expected);
+  t.regex(table, new RegExp(`server CPU per delivery +${expected} µs \\(${written.events_delivered} events\\)`));
+}
+
+test('fanout: every message to every member, and the CPU each delivery cost', async (t) => {
+  t.timeout(120_000);
+  const { written, output, cleanups } = await runAndRead({ ...tiny(t.context.dir, 'fanout'), messages: 3 });
+  t.is(cleanups.size, 0);
+  t.like(written, { scenario: 'fanout', errors: 0, live_queues: 20 });
+  t.is(written.steps.length, 3);
+  // One channel of all 20: each message is an event in each of the 20 queues (the sender's too).
+  t.is(written.events_delivered, 3 * 20);
+  perDelivery(t, written, output.table);
 });
 
 test('register: snapshot latency on a 20-user realm', async (t) => {

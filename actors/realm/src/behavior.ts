@@ -16,9 +16,11 @@ import { inviteHandlers, spentInvites } from './invites/invites.js';
 import { emailChangeHandlers } from './accounts/email-change.js';
 import { userAdded } from './people.js';
 import { folderHandlers } from './folders.js';
+import { emojiHandlers } from './emoji.js';
 import { settingsHandlers as organizationHandlers } from './settings.js';
 import { userAdminHandlers } from './accounts/manage.js';
 import { defaultChannelHandlers } from './default-channels.js';
+import { playgroundHandlers } from './playgrounds.js';
 import { groupHandlers } from './groups/groups.js';
 import { broadcast } from './broadcast.js';
 import { decidePublicListener, listeners, relayPublicMessage } from './public-listeners.js';
@@ -107,6 +109,7 @@ export const toCreated = (account: Account): CreatedUser => ({ ...toProfile(acco
 const handlers: RealmHandlers<RealmProtocol> = {
   ...groupHandlers,
   ...folderHandlers,
+  ...emojiHandlers,
   ...inviteHandlers,
   ...emailChangeHandlers,
   ...statusHandlers,
@@ -114,6 +117,7 @@ const handlers: RealmHandlers<RealmProtocol> = {
   ...organizationHandlers,
   ...userAdminHandlers,
   ...defaultChannelHandlers,
+  ...playgroundHandlers,
   ...botHandlers,
   ...sessionHandlers,
   'realm.create': (ctx, command) => {

@@ -18,6 +18,8 @@ import {
   type RealmSettingsCommand,
   type RealmValue,
   type RealmSettingsProtocol,
+  notAdministrator,
+  notOwner,
 } from '@chat/protocol';
 import type { Decision } from '@chat/runtime';
 import { toEveryone } from './broadcast.js';
@@ -33,8 +35,6 @@ export interface SettingsChangedEvent {
 }
 
 const bad = (msg: string) => new ChatError('BAD_REQUEST', msg);
-const notAdmin = () => new ChatError('UNAUTHORIZED_PRINCIPAL', 'Must be an organization administrator');
-const notOwner = () => new ChatError('UNAUTHORIZED_PRINCIPAL', 'Must be an organization owner');
 
 /** The settings no messaging rule reads, with the defaults of those never changed. */
 function optionsOf(state: RealmState): Record<string, Setting> {
@@ -50,6 +50,7 @@ export function organization(state: RealmState): Organization {
     name: state.name,
     description: state.description,
     settings: { ...optionsOf(state), ...state.settings },
+    user_defaults: state.userDefaults ?? {},
   };
 }
 
@@ -92,7 +93,7 @@ function update(
   cmd: Extract<RealmSettingsCommand, { type: 'realm.updateSettings' }>,
 ): Decision<RealmEvent, Record<string, unknown>> {
   const actor = state.accounts[cmd.actor_id];
-  if (!actor?.isActive || !isAdministrator(actor)) throw notAdmin();
+  if (!actor?.isActive || !isAdministrator(actor)) throw notAdministrator();
   const names = [...Object.keys(cmd.values), ...Object.keys(cmd.groups)];
   if (names.some((name) => OWNER_ONLY_SETTINGS.has(name)) && !isOwner(actor)) throw notOwner();
   const current = organization(state);
@@ -127,10 +128,44 @@ function update(
   };
 }
 
+/** The original's `update_realm_user_settings_defaults`: administrators; one event per changed setting. */
+function updateUserDefaults(
+  state: RealmState,
+  cmd: Extract<RealmSettingsCommand, { type: 'realm.updateUserDefaults' }>,
+): Decision<RealmEvent, null> {
+  const actor = state.accounts[cmd.actor_id];
+  if (!actor?.isActive || !isAdministrator(actor)) throw notAdministrator();
+  const current = state.userDefaults ?? {};
+  const changed = Object.entries(cmd.values).filter(([name, value]) => current[name] !== value);
+  if (changed.length === 0) return { reply: null };
+  const events = changed.map(([property, value]) => ({
+    type: 'realm_user_settings_defaults',
+    op: 'update',
+    property,
+    value,
+  }));
+  return {
+    events: [{ type: 'userDefaultsChanged', values: Object.fromEntries(changed) }],
+    fanouts: [toEveryone(state, events)],
+    reply: null,
+  };
+}
+
 export const settingsHandlers: RealmHandlers<RealmSettingsProtocol> = {
+  'realm.updateUserDefaults': ({ state }, command) => updateUserDefaults(state, command),
   'realm.organization': ({ state }) => ({ reply: organization(state) }),
   'realm.updateSettings': ({ state }, command) => update(state, command),
 };
+
+/** A change of the settings new users start with. */
+export interface UserDefaultsChangedEvent {
+  type: 'userDefaultsChanged';
+  values: Record<string, RealmValue>;
+}
+
+export function applyUserDefaultsChanged(state: RealmState, event: UserDefaultsChangedEvent): void {
+  state.userDefaults = { ...state.userDefaults, ...event.values };
+}
 
 export function applySettingsChanged(state: RealmState, event: SettingsChangedEvent): void {
   const settings: Record<string, unknown> = { ...state.settings };

@@ -1,5 +1,5 @@
 import { ROLES, SYSTEM_GROUPS, type BotType, type ChannelEntry, type RealmSettings, type Role } from '@chat/protocol';
-import type { ChannelFolder } from '@chat/protocol';
+import type { ChannelFolder, OwedWebhook, RealmEmoji } from '@chat/protocol';
 import type { Handlers } from '@chat/runtime';
 import type { StoredGroup } from './groups/model.js';
 import { applyInviteEvent, type EmailChange, type Invite, type InviteEvent } from './invites/state.js';
@@ -8,12 +8,18 @@ import { applyPeopleEvent, isPeopleEvent, type PeopleEvent, type PeopleState } f
 import { applyMessageIdEvent, type MessageIdEvent, type MessageIds } from './message-ids.js';
 import { applyPublicListener, type PublicListenerEvent, type PublicListeners } from './public-listeners.js';
 import { applyCanCreateUsers, type CanCreateUsersEvent } from './accounts/create-users-permission.js';
-import { applyBotEvent, type BotConfig, type BotEvent } from './bots/model.js';
+import { applyBotEvent, applyWebhookEvent, type BotConfig, type BotEvent, type WebhookEvent } from './bots/model.js';
 import { applySessionEvent, endSessionsOf, type Session, type SessionEvent } from './accounts/sessions.js';
-import { applySettingsChanged, type SettingsChangedEvent } from './settings.js';
+import {
+  applySettingsChanged,
+  applyUserDefaultsChanged,
+  type SettingsChangedEvent,
+  type UserDefaultsChangedEvent,
+} from './settings.js';
 import { applyRoleChanged, type RoleChangedEvent } from './accounts/manage.js';
 import { applyDefaultChannelSet, type DefaultChannelSetEvent } from './default-channels.js';
-import type { GroupSetting, RealmValue } from '@chat/protocol';
+import { applyPlaygroundEvent, type PlaygroundEvent } from './playgrounds.js';
+import type { GroupSetting, Playground, RealmValue } from '@chat/protocol';
 
 /** One account of the realm, as the RealmActor keeps it. */
 export interface Account {
@@ -38,6 +44,8 @@ export interface Account {
 
 export interface RealmState {
   exists: boolean;
+  /** Calls to outgoing webhook bots not yet done, by `<message id>:<bot id>` (bots/model.ts). */
+  owedWebhooks?: Record<string, OwedWebhook>;
   id: number;
   stringId: string;
   name: string;
@@ -56,12 +64,18 @@ export interface RealmState {
   settings: RealmSettings;
   /** The organization settings no messaging rule reads, as changed (absent: the default; see settings.ts). */
   options?: Record<string, RealmValue | GroupSetting>;
+  /** The user settings new users start with, as administrators changed them (absent: the server's defaults). */
+  userDefaults?: Record<string, RealmValue>;
+  /** Code playgrounds by id (absent in older snapshots). */
+  playgrounds?: Record<number, Playground>;
   /** Sends the automated notices (topic moves, resolutions). */
   notificationBotId: number | null;
   /** User-defined groups by id (absent in older snapshots); system groups are computed from roles. */
   userGroups?: Record<number, StoredGroup>;
   /** Channel folders by id (absent in older snapshots). */
   channelFolders?: Record<number, ChannelFolder>;
+  /** Custom emoji by id, deactivated ones too (absent in older snapshots). */
+  emoji?: Record<string, RealmEmoji>;
   /** Pending e-mail invitations by id (absent in older snapshots). */
   invites?: Record<number, Invite>;
   /** The realm's message id sequence (absent until the first message). */
@@ -138,6 +152,7 @@ export type RealmEvent =
   | { type: 'notificationBotCreated'; userId: number }
   | { type: 'userGroupSaved'; group: StoredGroup }
   | { type: 'channelFolderSaved'; folder: ChannelFolder }
+  | { type: 'emojiSaved'; emoji: RealmEmoji }
   | InviteEvent
   | PeopleEvent
   | ActivityEvent
@@ -145,10 +160,13 @@ export type RealmEvent =
   | MessageIdEvent
   | CanCreateUsersEvent
   | BotEvent
+  | WebhookEvent
   | SessionEvent
   | SettingsChangedEvent
+  | UserDefaultsChangedEvent
   | RoleChangedEvent
-  | DefaultChannelSetEvent;
+  | DefaultChannelSetEvent
+  | PlaygroundEvent;
 
 export function initialState(stringId: string): RealmState {
   return {
@@ -186,15 +204,22 @@ export function applyEvent(state: RealmState, event: RealmEvent): void {
       return applyCanCreateUsers(state, event);
     case 'botUpdated':
       return applyBotEvent(state, event);
+    case 'webhooksOwed':
+    case 'webhookDone':
+      return applyWebhookEvent(state, event);
     case 'sessionStarted':
     case 'sessionEnded':
       return applySessionEvent(state, event);
     case 'realmSettingsChanged':
       return applySettingsChanged(state, event);
+    case 'userDefaultsChanged':
+      return applyUserDefaultsChanged(state, event);
     case 'roleChanged':
       return applyRoleChanged(state, event);
     case 'defaultChannelSet':
       return applyDefaultChannelSet(state, event);
+    case 'playgroundChanged':
+      return applyPlaygroundEvent(state, event);
     case 'messageIdsReserved':
     case 'messageIdTaken':
       return applyMessageIdEvent(state, event);
@@ -250,6 +275,9 @@ export function applyEvent(state: RealmState, event: RealmEvent): void {
       return;
     case 'channelFolderSaved':
       (state.channelFolders ??= {})[event.folder.id] = event.folder;
+      return;
+    case 'emojiSaved':
+      (state.emoji ??= {})[event.emoji.id] = event.emoji;
       return;
     case 'invitesCreated':
     case 'inviteRemoved':

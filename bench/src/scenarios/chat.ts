@@ -45,6 +45,7 @@ export async function chat(ctx: RunContext): Promise<Outcome> {
       // Measuring starts now: --duration leaves out setup and the warm-ups.
       const deadline = Date.now() + options.duration * 1000;
       serverMeter.begin();
+      const eventsBefore = fleet.polls.events;
       baseMeter.begin();
       const steps: Array<Record<string, unknown>> = [];
       let best: StepRecord | undefined;
@@ -93,6 +94,7 @@ export async function chat(ctx: RunContext): Promise<Outcome> {
         if (serverBroke && baseBroke) break;
       }
       const server = serverMeter.end();
+      const deliveredEvents = fleet.polls.events - eventsBefore;
       const baseUsage = baseMeter.end();
       await presence.stop();
       fleet.stop();
@@ -119,6 +121,7 @@ export async function chat(ctx: RunContext): Promise<Outcome> {
           ...samples,
         ].slice(0, 10),
         server,
+        deliveredEvents,
         baseline: {
           throughput: bestBase?.throughput ?? 0,
           send: (firstBase ?? bestBase)?.kinds.send.latency.summary() ?? null,

@@ -53,6 +53,8 @@ export interface Outcome {
   errors: number;
   errorSamples: string[];
   server: ServerUsage;
+  /** Events the queues delivered over the measured part (the server usage's interval), where counted. */
+  deliveredEvents?: number;
   baseline: BaselineRun;
   steps: unknown[];
   extra: Record<string, unknown>;

@@ -23,6 +23,7 @@ export async function fanout(ctx: RunContext): Promise<Outcome> {
     await fanouts.one(senders[0]!, false); // warm-up, not recorded
     const meter = new Meter(() => target.sample());
     meter.begin();
+    const eventsBefore = fleet.polls.events;
     const deadline = Date.now() + options.duration * 1000;
     progress.start('fanning out', options.messages);
     await fanouts.series(options.messages, senders, deadline, (r) =>
@@ -30,6 +31,7 @@ export async function fanout(ctx: RunContext): Promise<Outcome> {
     );
     progress.stop();
     const server = meter.end();
+    const deliveredEvents = fleet.polls.events - eventsBefore;
     fleet.stop();
     if (fanouts.records.length < options.messages)
       notes.push(`--duration reached after ${fanouts.records.length} messages`);
@@ -52,6 +54,7 @@ export async function fanout(ctx: RunContext): Promise<Outcome> {
         ...fanouts.records.flatMap((r) => r.error ?? []),
       ],
       server,
+      deliveredEvents,
       baseline: calibration,
       steps: fanouts.records,
       extra: {

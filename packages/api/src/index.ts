@@ -20,7 +20,10 @@ import { registerRoutes } from './events/register/route.js';
 import { uploadRoutes } from './uploads/uploads.js';
 import { groupRoutes } from './groups/groups.js';
 import { folderRoutes } from './realm/folders.js';
+import { emojiRoutes } from './realm/emoji.js';
 import { realmSettingsRoutes } from './realm/settings.js';
+import { userDefaultsRoutes } from './realm/user-defaults.js';
+import { playgroundRoutes } from './realm/playgrounds.js';
 import { draftRoutes } from './personal/drafts.js';
 import { snippetRoutes } from './personal/snippets.js';
 import { navigationViewRoutes } from './personal/navigation-views.js';
@@ -63,7 +66,10 @@ export function apiRoutes(options: ApiOptions): Route[] {
     ...uploadRoutes(options),
     ...groupRoutes(),
     ...folderRoutes(),
+    ...emojiRoutes(options),
     ...realmSettingsRoutes(options),
+    ...userDefaultsRoutes(),
+    ...playgroundRoutes(),
     ...draftRoutes(options),
     ...snippetRoutes(options),
     ...navigationViewRoutes(options),
@@ -79,6 +85,7 @@ export function apiRoutes(options: ApiOptions): Route[] {
 }
 export { createChannel, type NewChannelSpec } from './channels/create.js';
 export { emojiData } from './events/register/emoji-data.js';
+export { emojiImages } from './realm/emoji.js';
 export { uploadDownloads, type RawContext, type RawDeps, type RawMiddleware } from './uploads/downloads.js';
 export { tusUploads, type TusUploads } from './uploads/tus.js';
 export type { Mail, Mailer } from './ports/mailer.js';
@@ -86,3 +93,4 @@ export { confirmationPages } from './invitations/join.js';
 export { sessionPages, type SessionPageDeps } from './sessions/pages.js';
 export { sessionAuthenticate } from './sessions/sessions.js';
 export type { PushBouncer, PushNotification, PushOutcome, PushPayload } from './ports/push-bouncer.js';
+export { resumeOwedWebhooks } from './bots/outgoing.js';

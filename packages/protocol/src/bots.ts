@@ -68,6 +68,19 @@ export interface OutgoingService extends BotService {
   user_id: number;
   email: string;
   full_name: string;
+  /** The bot, to send its answers as. */
+  principal: Principal;
+  /** Its owner's id: failures are reported to the owner. */
+  owner_id: number | null;
+}
+
+/** A call to an outgoing webhook bot that is owed: recorded before it is made, removed once it is done. */
+export interface OwedWebhook {
+  message_id: number;
+  bot_id: number;
+  trigger: 'mention' | 'direct_message';
+  /** Epoch ms when it was recorded. */
+  since: number;
 }
 
 export type BotCommand =
@@ -81,7 +94,13 @@ export type BotCommand =
   /** Replies `{api_key}`. */
   | { type: 'realm.regenerateBotKey'; actor: Principal; bot_id: number }
   /** The services of these users that are active outgoing webhook bots. Replies OutgoingService[]. */
-  | { type: 'realm.outgoingServices'; user_ids: number[] };
+  | { type: 'realm.outgoingServices'; user_ids: number[] }
+  /** Records calls owed before they are made. Replies null. */
+  | { type: 'realm.oweWebhooks'; owed: Array<Omit<OwedWebhook, 'since'>> }
+  /** A call is done (answered, or given up and reported). Replies null. */
+  | { type: 'realm.webhookDone'; message_id: number; bot_id: number }
+  /** The owed calls recorded before `before` (epoch ms). */
+  | { type: 'realm.owedWebhooks'; before: number };
 
 export type BotReplies = {
   'realm.createBot': BotJson;
@@ -90,6 +109,9 @@ export type BotReplies = {
   'realm.deactivateBot': null;
   'realm.regenerateBotKey': { api_key: string };
   'realm.outgoingServices': OutgoingService[];
+  'realm.oweWebhooks': null;
+  'realm.webhookDone': null;
+  'realm.owedWebhooks': OwedWebhook[];
 };
 
 /** The original's cap on one bot's storage: keys and values, in characters. */

@@ -136,6 +136,8 @@ export const systemGroupDefault = (name: RealmGroupSettingName): number =>
 export type RealmSettingsCommand =
   /** Name, description, every RealmSettings and RealmOptions value: the register's `realm` section. */
   | { type: 'realm.organization' }
+  /** Changes the settings new users start with (`PATCH /realm/user_settings_defaults`); replies null. */
+  | { type: 'realm.updateUserDefaults'; actor_id: number; values: Record<string, RealmValue> }
   | {
       type: 'realm.updateSettings';
       actor_id: number;
@@ -145,6 +147,7 @@ export type RealmSettingsCommand =
 
 export type RealmSettingsReplies = {
   'realm.organization': Organization;
+  'realm.updateUserDefaults': null;
   /** The values that changed, by name (a string value shows as `updated`). */
   'realm.updateSettings': Record<string, unknown>;
 };
@@ -154,6 +157,8 @@ export interface Organization {
   name: string;
   description: string;
   settings: Record<string, RealmValue | GroupSetting>;
+  /** The user settings an administrator changed for new users (the rest are the server's defaults). */
+  user_defaults: Record<string, RealmValue>;
 }
 
 export type RealmSettingsProtocol = ProtocolOf<RealmSettingsCommand, RealmSettingsReplies>;

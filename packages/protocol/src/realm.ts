@@ -1,7 +1,9 @@
+import type { EmojiCommand, EmojiReplies } from './emoji.js';
 import type { FolderCommand, FolderReplies } from './folders.js';
 import type { RealmSettingsCommand, RealmSettingsReplies } from './realm-settings.js';
 import type { UserAdminCommand, UserAdminReplies } from './user-admin.js';
 import type { DefaultChannelCommand, DefaultChannelReplies } from './default-channels.js';
+import type { PlaygroundCommand, PlaygroundReplies } from './playgrounds.js';
 import type { GroupCommand, GroupReplies, GroupSetting } from './groups.js';
 import type { InviteCommand, InviteReplies } from './invites.js';
 import type { StatusCommand, StatusReplies } from './status.js';
@@ -253,7 +255,9 @@ export type RealmCommand =
   | RealmSettingsCommand
   | UserAdminCommand
   | DefaultChannelCommand
+  | PlaygroundCommand
   | FolderCommand
+  | EmojiCommand
   | InviteCommand
   | StatusCommand
   | BotCommand
@@ -264,12 +268,14 @@ export interface LoginCandidate extends ApiKeyGrant {
 }
 
 export type RealmReplies = GroupReplies &
+  EmojiReplies &
   BotReplies &
   SessionReplies &
   FolderReplies &
   RealmSettingsReplies &
   UserAdminReplies &
   DefaultChannelReplies &
+  PlaygroundReplies &
   InviteReplies &
   StatusReplies & {
     /** The first accounts, in the order given. */

@@ -8,9 +8,11 @@ import {
   sessionAuthenticate,
   sessionPages,
   emojiData,
+  emojiImages,
   FEATURE_LEVEL,
   tusUploads,
   uploadDownloads,
+  resumeOwedWebhooks,
   type ApiOptions,
 } from '@chat/api';
 import {
@@ -118,11 +120,19 @@ export async function startServer(config: Config, backend?: Backend): Promise<Ru
       confirmationPages(raw),
       sessionPages({ ...raw, ...loginLimits }),
       emojiData(),
+      emojiImages(options),
     ],
     ...(rateLimiter && { rateLimiter }),
     session: sessionAuthenticate(options),
   });
   server.on('request', app.callback());
+  // Calls to outgoing webhook bots that a stopped process left owed. Embedded, nothing else is
+  // making calls, so every owed one is due; a cluster edge leaves the last minute's to the edges
+  // that may still be making them (a call takes at most 47 s: four 10 s tries and 7 s of waits).
+  const owedBefore = Date.now() - (backend ? 60_000 : 0);
+  resumeOwedWebhooks(node.actors, config.defaultRealm, owedBefore, options, log).catch((err: unknown) =>
+    log.warn({ err }, 'owed outgoing webhook calls not resumed'),
+  );
   log.info({ port, mode: config.mode, dataDir: config.dataDir }, 'server listening');
   return {
     url,

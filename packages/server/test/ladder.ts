@@ -15,6 +15,8 @@ export interface LadderCase {
   auth: boolean;
   /** Sent as multipart with one small file. */
   files?: boolean;
+  /** That file, when not the default text file. */
+  file?: { name: string; type: string; data: Uint8Array };
   valid: Params;
   /** A request with one bad parameter, and that parameter's name. */
   bad: { path?: string; params: Params; name: string; code?: string };

@@ -188,3 +188,25 @@ test('marking everything read covers channels and direct messages', async (t) =>
   const { snapshot } = await register(bob.client, { fetch_event_types: ['message', 'update_message_flags'] });
   t.is((snapshot.unread_msgs as { count: number }).count, 0);
 });
+
+test('marking unread by narrow leaves channels the caller left, and names them', async (t) => {
+  const [alice, bob] = await pair(t);
+  const place = await channel(alice, [bob]);
+  const id = await send(alice.client, place.name, 'left behind');
+  await bodyOf(bob.client.post('/messages/flags', { messages: JSON.stringify([id]), op: 'add', flag: 'read' }));
+  await bodyOf(bob.client.delete('/users/me/subscriptions', { subscriptions: JSON.stringify([place.name]) }));
+  const narrow = JSON.stringify([{ operator: 'channel', operand: place.id }]);
+  const reply = await succeeds<Body>(
+    'POST',
+    '/messages/flags/narrow',
+    byNarrow(bob.client, { anchor: id, narrow, op: 'remove', flag: 'read' }),
+  );
+  t.like(reply, { processed_count: 1, updated_count: 0, ignored_because_not_subscribed_channels: [place.id] });
+  // Adding the flag back is no such case: the field is absent.
+  const added = await succeeds<Body>(
+    'POST',
+    '/messages/flags/narrow',
+    byNarrow(bob.client, { anchor: id, narrow, op: 'add', flag: 'starred' }),
+  );
+  t.is(added.ignored_because_not_subscribed_channels, undefined);
+});

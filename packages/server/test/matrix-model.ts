@@ -125,6 +125,8 @@ export interface Request {
   path: string;
   params?: Params;
   files?: boolean;
+  /** The uploaded file, when not the default text file. */
+  file?: { name: string; type: string; data: Uint8Array };
 }
 
 /** One row of the matrix: an operation, how each caller calls it, and what each gets. */

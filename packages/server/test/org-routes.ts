@@ -1,7 +1,42 @@
-import { missing, type LadderCase, type LadderSection } from './ladder.js';
+import type { ChatClient } from '@chat/testkit';
+import { missing, NOTHING_BAD, onMade, type LadderCase, type LadderSection } from './ladder.js';
+import { PNG } from './permission-cases-emoji.js';
+
+const made = { playground: 0 };
+
+async function prepare(client: ChatClient): Promise<void> {
+  const params = { name: 'Ladder doomed', pygments_language: 'Rust', url_template: 'https://r.example/{code}' };
+  made.playground = (await client.post<{ id: number }>('/realm/playgrounds', params)).body.id;
+  await client.upload('/realm/emoji/ladder_doomed', [PNG]);
+}
 
 /** The route ladder's cases (routes.test.ts) for organization settings and managing other users. */
 const cases: LadderCase[] = [
+  {
+    method: 'POST',
+    path: '/realm/playgrounds',
+    auth: true,
+    valid: { name: 'Ladder playground', pygments_language: 'Python', url_template: 'https://p.example/{code}' },
+    bad: missing('url_template', { name: 'Ladder playground', pygments_language: 'Python' }),
+  },
+  onMade(
+    'DELETE',
+    '/realm/playgrounds/{playground_id}',
+    () => `/realm/playgrounds/${made.playground}`,
+    {},
+    {
+      path: '/realm/playgrounds/one',
+      params: {},
+      name: 'playground_id',
+    },
+  ),
+  {
+    method: 'PATCH',
+    path: '/realm/user_settings_defaults',
+    auth: true,
+    valid: { enter_sends: false },
+    bad: { params: { color_scheme: '9' }, name: 'color_scheme' },
+  },
   ...(['POST', 'DELETE'] as const).map((method): LadderCase => ({
     method,
     path: '/default_streams',
@@ -48,6 +83,25 @@ const cases: LadderCase[] = [
     valid: { status_text: 'on the ladder' },
     bad: { path: '/users/fourteen/status', params: {}, name: 'user_id' },
   },
+  { method: 'GET', path: '/realm/emoji', auth: true, valid: {}, bad: NOTHING_BAD },
+  {
+    method: 'POST',
+    path: '/realm/emoji/ladder_emoji',
+    template: '/realm/emoji/{emoji_name}',
+    auth: true,
+    files: true,
+    file: PNG,
+    valid: {},
+    bad: NOTHING_BAD,
+  },
+  {
+    method: 'DELETE',
+    path: '/realm/emoji/ladder_doomed',
+    template: '/realm/emoji/{emoji_name}',
+    auth: true,
+    valid: {},
+    bad: NOTHING_BAD,
+  },
 ];
 
-export const orgLadder: LadderSection = { cases };
+export const orgLadder: LadderSection = { prepare, cases };

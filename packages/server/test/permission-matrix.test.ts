@@ -39,7 +39,11 @@ const quote = (o: Outcome) => (o.msg === undefined ? describe(o) : `${describe(o
 function send(caller: Caller, op: Operation, request: Request) {
   const params = request.params ?? {};
   if (!request.files) return caller.client.call<Record<string, unknown>>(op.method, request.path, params);
-  return caller.client.upload(request.path, [{ name: 'matrix.txt', data: Buffer.from('matrix') }], params);
+  return caller.client.upload(
+    request.path,
+    [request.file ?? { name: 'matrix.txt', data: Buffer.from('matrix') }],
+    params,
+  );
 }
 
 /** The fields of a reply that `want` speaks of, to compare as a whole. */

@@ -217,3 +217,24 @@ test.serial('messaging follows the new values: editing, empty topics, deleting, 
   const again = await hamlet.post<Body>('/users/me/subscriptions', { subscriptions: '[{"name":"hamlet-new"}]' });
   t.is(again.status, 200);
 });
+
+test.serial('administrators choose the settings new users start with; everyone hears each change', async (t) => {
+  const { iago, hamlet } = t.context;
+  const queue = await register(hamlet, { event_types: ['realm_user_settings_defaults'] });
+  const path = '/realm/user_settings_defaults';
+  t.like((await hamlet.patch<Body>(path, { twenty_four_hour_time: true })).body, {
+    code: 'UNAUTHORIZED_PRINCIPAL',
+    msg: 'Must be an organization administrator',
+  });
+  t.like((await iago.patch<Body>(path, { notification_sound: 'honk' })).body, {
+    msg: "Invalid notification sound 'honk'",
+  });
+  t.is((await iago.patch<Body>(path, { twenty_four_hour_time: true, color_scheme: 2 })).status, 200);
+  const defaults = (property: string) => (e: Event) =>
+    e.type === 'realm_user_settings_defaults' && e.property === property;
+  t.like(await next(queue, defaults('twenty_four_hour_time')), { op: 'update', value: true });
+  t.like(await next(queue, defaults('color_scheme')), { value: 2 });
+  const snapshot = await snapshotOf(hamlet, { fetch_event_types: ['realm_user_settings_defaults'] });
+  t.like(snapshot.realm_user_settings_defaults, { twenty_four_hour_time: true, color_scheme: 2 });
+  await iago.patch(path, { twenty_four_hour_time: false, color_scheme: 1 });
+});

@@ -274,8 +274,26 @@ export const botHandlers: RealmHandlers<BotProtocol> = {
       .map((id) => state.accounts[id])
       .filter((a): a is Account => !!a && a.isActive && a.botType === BOT_TYPES.outgoing_webhook)
       .flatMap((a) =>
-        (a.bot?.services ?? []).map((s) => ({ ...s, user_id: a.id, email: a.email, full_name: a.fullName })),
+        (a.bot?.services ?? []).map((s) => ({
+          ...s,
+          user_id: a.id,
+          email: a.email,
+          full_name: a.fullName,
+          principal: toPrincipal(state, a),
+          owner_id: a.botOwnerId,
+        })),
       );
     return { reply: services };
   },
+  'realm.oweWebhooks': ({ now }, command) => ({
+    events: [{ type: 'webhooksOwed', owed: command.owed.map((o) => ({ ...o, since: now })) }],
+    reply: null,
+  }),
+  'realm.webhookDone': ({ state }, { message_id, bot_id }) =>
+    state.owedWebhooks?.[`${message_id}:${bot_id}`]
+      ? { events: [{ type: 'webhookDone', messageId: message_id, botId: bot_id }], reply: null }
+      : { reply: null },
+  'realm.owedWebhooks': ({ state }, command) => ({
+    reply: Object.values(state.owedWebhooks ?? {}).filter((o) => o.since < command.before),
+  }),
 };

@@ -1,4 +1,4 @@
-import { isAdministrator, type BotJson, type BotService } from '@chat/protocol';
+import { isAdministrator, type BotJson, type BotService, type OwedWebhook } from '@chat/protocol';
 import type { Account, RealmState } from '../state.js';
 
 /** What an account that is a bot keeps besides the account itself. */
@@ -25,6 +25,17 @@ export type BotEvent = {
   botOwnerId?: number;
   bot?: Partial<BotConfig>;
 };
+
+export type WebhookEvent =
+  { type: 'webhooksOwed'; owed: OwedWebhook[] } | { type: 'webhookDone'; messageId: number; botId: number };
+
+const owedKey = (messageId: number, botId: number) => `${messageId}:${botId}`;
+
+export function applyWebhookEvent(state: RealmState, event: WebhookEvent): void {
+  const owed = (state.owedWebhooks ??= {});
+  if (event.type === 'webhookDone') delete owed[owedKey(event.messageId, event.botId)];
+  else for (const o of event.owed) owed[owedKey(o.message_id, o.bot_id)] = o;
+}
 
 export function applyBotEvent(state: RealmState, event: BotEvent): void {
   const account = state.accounts[event.userId];

@@ -1,6 +1,7 @@
 import { render, scan, type RenderUser } from '@chat/markdown';
 import { ChatError, type PreparedContent, type Resolved } from '@chat/protocol';
 import type { CallerContext } from '../context.js';
+import { activeByName, customEmoji } from '../realm/emoji-choice.js';
 
 /**
  * Everyone in the groups the content mentions (not silently), who get the
@@ -27,6 +28,8 @@ export async function prepareContent(caller: CallerContext, content: string): Pr
           channel_names: query.channelNames,
           mentioner_id: caller.principal.user_id,
         });
+  // Custom emoji are asked for only when the content may name one.
+  const realmEmoji = /:[^\s:]+:/.test(content) ? activeByName(await customEmoji(caller)) : undefined;
   const usersByName = new Map<string, RenderUser[]>();
   for (const u of resolved.users) {
     const key = u.full_name.toLowerCase();
@@ -37,6 +40,7 @@ export async function prepareContent(caller: CallerContext, content: string): Pr
     usersById: new Map(resolved.users.map((u) => [u.user_id, { id: u.user_id, full_name: u.full_name }])),
     groupsByName: new Map(resolved.groups.map((g) => [g.name.toLowerCase(), g])),
     channelsByName: new Map(resolved.channels.map((c) => [c.name.toLowerCase(), { id: c.channel_id, name: c.name }])),
+    ...(realmEmoji ? { realmEmoji } : {}),
   });
   return {
     content,

@@ -1,8 +1,8 @@
 import { Type } from '@sinclair/typebox';
 import { defineRoute, type Route } from '@chat/edge';
-import { emojiCode, isEmojiName } from '@chat/markdown';
+import { checkEmoji, customEmoji, emojiByName } from '../realm/emoji-choice.js';
 import { RESOLVED_TOPIC_PREFIX } from '@chat/narrow';
-import { ChatError, type Principal, type ViewedMessage, conversationOfKey } from '@chat/protocol';
+import { ChatError, type ViewedMessage, conversationOfKey } from '@chat/protocol';
 import { prepareContent } from './content.js';
 import { CallerContext } from '../context.js';
 import { getMessages, type Located } from './fetch.js';
@@ -56,19 +56,22 @@ async function keyOf(caller: CallerContext, id: number): Promise<string> {
   return (await caller.locate([id])).get(id)!;
 }
 
-function reactionOf(principal: Principal, params: { emoji_name: string; emoji_code?: string; reaction_type?: string }) {
-  const code = emojiCode(params.emoji_name);
-  if (!isEmojiName(params.emoji_name) || code === undefined) {
-    throw new ChatError('BAD_REQUEST', `Emoji '${params.emoji_name}' does not exist`);
-  }
-  if (params.emoji_code !== undefined && params.emoji_code !== code)
-    throw new ChatError('BAD_REQUEST', 'Invalid emoji code.');
-  return {
-    emoji_name: params.emoji_name,
-    emoji_code: code,
-    reaction_type: 'unicode_emoji' as const,
-    user_id: principal.user_id,
-  };
+/**
+ * The reaction a request names, as the original reads it: by name alone (an
+ * active custom emoji first, then Unicode, then the extra ones), or by code
+ * and type, checked against each other.
+ */
+async function reactionOf(
+  caller: CallerContext,
+  params: { emoji_name: string; emoji_code?: string; reaction_type?: string },
+) {
+  const custom = await customEmoji(caller);
+  const chosen =
+    params.emoji_code === undefined
+      ? emojiByName(params.emoji_name, custom)
+      : { code: params.emoji_code, type: params.reaction_type ?? 'unicode_emoji' };
+  const emoji = checkEmoji(params.emoji_name, chosen.code, params.reaction_type ?? chosen.type, custom);
+  return { ...emoji, user_id: caller.principal.user_id };
 }
 
 export function messageEditRoutes(options: ApiOptions): Route[] {
@@ -94,7 +97,7 @@ export function messageEditRoutes(options: ApiOptions): Route[] {
           type: method === 'POST' ? 'reaction.add' : 'reaction.remove',
           actor: principal,
           message_id: params.message_id,
-          reaction: reactionOf(principal, params),
+          reaction: await reactionOf(caller, params),
         });
         return {};
       },

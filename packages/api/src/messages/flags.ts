@@ -34,6 +34,7 @@ const MARK_BATCH = 1000;
 /** How long `POST /mark_all_as_read` works before answering `complete: false` (the client asks again). */
 const MARK_ALL_BUDGET_MS = 10_000;
 
+const Op = Type.Union([Type.Literal('add'), Type.Literal('remove')]);
 const UNREAD: ResolvedTerm = { operator: 'is', operand: 'unread', negated: false };
 
 function editableFlag(name: string): Flag {
@@ -129,7 +130,7 @@ export function flagRoutes(): Route[] {
       auth: 'required',
       params: Type.Object({
         messages: Type.Array(Type.Integer()),
-        op: Type.Union([Type.Literal('add'), Type.Literal('remove')]),
+        op: Op,
         flag: Type.String(),
       }),
       summary: 'Update personal message flags',
@@ -154,7 +155,7 @@ export function flagRoutes(): Route[] {
         num_before: Type.Integer({ minimum: 0 }),
         num_after: Type.Integer({ minimum: 0 }),
         narrow: Type.Array(Type.Unknown()),
-        op: Type.Union([Type.Literal('add'), Type.Literal('remove')]),
+        op: Op,
         flag: Type.String(),
       }),
       summary: 'Update personal message flags for narrow',
@@ -179,8 +180,19 @@ export function flagRoutes(): Route[] {
         if (anchor === 'first_unread') anchor = await firstUnreadOf(caller, keys);
         const found = await fetchAround(caller, keys, terms, anchor, numBefore, numAfter, includeAnchor);
         const messages = found.messages.map((m) => located(principal.realm, m));
-        const changed = await setFlag(caller, params.op, flag, messages);
+        // Unread messages live only in subscribed channels: others are left as they are, and named.
+        const unread = params.op === 'remove' && flag === 'read';
+        const subscribed = unread ? (await caller.state()).subscriptions : {};
+        const skipped = (m: ViewedMessage) => unread && m.channel_id !== null && !(m.channel_id in subscribed);
+        const ignored = [...new Set(found.messages.filter(skipped).map((m) => m.channel_id!))].sort((a, b) => a - b);
+        const changed = await setFlag(
+          caller,
+          params.op,
+          flag,
+          messages.filter((m) => !skipped(m.message)),
+        );
         return {
+          ...(unread ? { ignored_because_not_subscribed_channels: ignored } : {}),
           processed_count: messages.length,
           updated_count: changed.length,
           first_processed_id: messages[0]?.message.id ?? null,

@@ -14,6 +14,7 @@ import { CallerContext } from '../context.js';
 import { checkContent, normalizeTopic } from '../limits.js';
 import { claimUploads } from '../uploads/uploads.js';
 import type { ApiOptions } from '../options.js';
+import { triggerOutgoingWebhooks } from '../bots/outgoing.js';
 
 const To = Type.Union([Type.Integer(), Type.String(), Type.Array(Type.Integer()), Type.Array(Type.String())], {
   description: 'A channel name or id, or the user ids or e-mail addresses of a direct message.',
@@ -169,7 +170,7 @@ export async function sendMessage(
     date_sent: Date.now(),
     paths: command.prepared.upload_paths,
   });
-  return { id: sent.id, ...after };
+  return { id: sent.id, ...after, sent: { command, direct: channelId === undefined } };
 }
 
 export function sendRoutes(options: ApiOptions): Route[] {
@@ -197,8 +198,19 @@ export function sendRoutes(options: ApiOptions): Route[] {
       description: 'Sends a channel message or a direct message.',
       tags: ['messages'],
       response: Type.Object({ id: Type.Integer(), automatic_new_visibility_policy: Type.Optional(Type.Integer()) }),
-      async handler({ params, principal, actors, request }) {
-        return sendMessage(new CallerContext(actors, principal), params, options, clientName(request.userAgent));
+      async handler({ params, principal, actors, request, log }) {
+        const caller = new CallerContext(actors, principal);
+        const { sent, ...answer } = await sendMessage(caller, params, options, clientName(request.userAgent));
+        const trigger = {
+          message_id: answer.id,
+          sender: principal,
+          mentioned_user_ids: sent.command.prepared.mentioned_user_ids,
+          dm_user_ids: sent.direct ? sent.command.people.map((p) => p.user_id) : null,
+        };
+        triggerOutgoingWebhooks(caller, trigger, options, log).catch((err: unknown) =>
+          log.warn({ err }, 'outgoing webhooks not called'),
+        );
+        return answer;
       },
     }),
     defineRoute({

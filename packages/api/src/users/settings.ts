@@ -48,7 +48,8 @@ function settingSchema(name: string, fallback: unknown): TSchema {
   return Type.Optional(Type.String());
 }
 
-const settingParams = Object.fromEntries(
+/** One optional parameter per personal setting, with its choices (also the organization's defaults for new users). */
+export const settingParams = Object.fromEntries(
   Object.entries(USER_SETTING_DEFAULTS).map(([name, fallback]) => [name, settingSchema(name, fallback)]),
 );
 

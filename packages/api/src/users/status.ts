@@ -1,43 +1,13 @@
 import { Type } from '@sinclair/typebox';
 import { defineRoute, type Route } from '@chat/edge';
-import { emojiCharacters, emojiCode } from '@chat/markdown';
-import { ChatError, mayManageUser, type ReactionType, type StatusEmoji } from '@chat/protocol';
+import { checkEmoji, customEmoji, emojiByName, type CustomEmoji } from '../realm/emoji-choice.js';
+import { ChatError, mayManageUser, type StatusEmoji } from '@chat/protocol';
 import { CallerContext } from '../context.js';
 import type { ApiOptions } from '../options.js';
 import { changeSettings } from './settings.js';
 
 const MAX_STATUS_TEXT_LENGTH = 60;
-/** The emoji the original ships besides Unicode's, named by their code. */
-const EXTRA_EMOJI = ['zulip'];
-
 const bad = (msg: string) => new ChatError('BAD_REQUEST', msg);
-
-/** An emoji chosen by name alone: custom emoji first (none exist yet), then Unicode, then the extra ones. */
-function emojiByName(name: string): { code: string; type: ReactionType } {
-  const code = emojiCode(name);
-  if (code !== undefined) return { code, type: 'unicode_emoji' };
-  if (EXTRA_EMOJI.includes(name)) return { code: name, type: 'zulip_extra_emoji' };
-  throw bad(`Emoji '${name}' does not exist`);
-}
-
-/** The original's check that a name, code and type denote one emoji, in its words. */
-function checkEmoji(name: string, code: string, type: string): StatusEmoji {
-  switch (type) {
-    case 'realm_emoji':
-      // Custom emoji cannot be uploaded yet, so no id names one.
-      throw bad('Invalid custom emoji.');
-    case 'zulip_extra_emoji':
-      if (!EXTRA_EMOJI.includes(code)) throw bad('Invalid emoji code.');
-      if (name !== code) throw bad('Invalid emoji name.');
-      return { emoji_name: name, emoji_code: code, reaction_type: type };
-    case 'unicode_emoji':
-      if (emojiCharacters(code) === undefined) throw bad('Invalid emoji code.');
-      if (emojiCode(name) !== code) throw bad('Invalid emoji name.');
-      return { emoji_name: name, emoji_code: code, reaction_type: type };
-    default:
-      throw bad('Invalid emoji type.');
-  }
-}
 
 interface StatusParams {
   status_text?: string;
@@ -48,7 +18,10 @@ interface StatusParams {
 }
 
 /** What the request changes, checked in the original's order. */
-function statusChange(params: StatusParams): { status_text?: string; emoji?: StatusEmoji; away?: boolean } {
+async function statusChange(
+  params: StatusParams,
+  custom: () => Promise<CustomEmoji>,
+): Promise<{ status_text?: string; emoji?: StatusEmoji; away?: boolean }> {
   const raw = params.status_text;
   if (raw !== undefined && [...raw].length > MAX_STATUS_TEXT_LENGTH) {
     throw bad(`status_text is too long (limit: ${MAX_STATUS_TEXT_LENGTH} characters)`);
@@ -65,8 +38,9 @@ function statusChange(params: StatusParams): { status_text?: string; emoji?: Sta
   // An empty name clears the emoji.
   if (name === '') emoji = { emoji_name: '', emoji_code: '', reaction_type: 'unicode_emoji' };
   else if (name !== undefined) {
-    const chosen = code === undefined || type === undefined ? emojiByName(name) : { code, type };
-    emoji = checkEmoji(name, chosen.code, chosen.type);
+    const emojis = await custom();
+    const chosen = code === undefined || type === undefined ? emojiByName(name, emojis) : { code, type };
+    emoji = checkEmoji(name, chosen.code, chosen.type, emojis);
   }
   return {
     ...(text !== undefined ? { status_text: text } : {}),
@@ -93,8 +67,8 @@ export function statusRoutes(_options: ApiOptions): Route[] {
       tags: ['users'],
       response: Type.Object({}),
       async handler({ params, principal, actors }) {
-        const change = statusChange(params);
         const caller = new CallerContext(actors, principal);
+        const change = await statusChange(params, () => customEmoji(caller));
         // `away` is a legacy spelling of the presence_enabled setting.
         if (change.away !== undefined) await changeSettings(caller, { presence_enabled: !change.away });
         await actors.ask(caller.realm, { type: 'realm.setStatus', user_id: principal.user_id, ...change });
@@ -141,7 +115,8 @@ export function statusRoutes(_options: ApiOptions): Route[] {
           throw bad('Insufficient permission');
         }
         const { user_id, ...status } = params;
-        await actors.ask(caller.realm, { type: 'realm.setStatus', user_id, ...statusChange(status) });
+        const change = await statusChange(status, () => customEmoji(caller));
+        await actors.ask(caller.realm, { type: 'realm.setStatus', user_id, ...change });
         return {};
       },
     }),

@@ -21,11 +21,9 @@ const CUSTOM_PROFILE_FIELD_TYPES = {
  */
 const EMPTY: Record<string, () => Record<string, unknown>> = {
   custom_profile_fields: () => ({ custom_profile_fields: [], custom_profile_field_types: CUSTOM_PROFILE_FIELD_TYPES }),
-  realm_emoji: () => ({ realm_emoji: {} }),
   onboarding_steps: () => ({ onboarding_steps: [], navigation_tour_video_url: null }),
   realm_domains: () => ({ realm_domains: [] }),
   realm_filters: () => ({ realm_filters: [] }),
-  realm_playgrounds: () => ({ realm_playgrounds: [] }),
   realm_embedded_bots: () => ({ realm_embedded_bots: [] }),
   realm_incoming_webhook_bots: () => ({ realm_incoming_webhook_bots: [] }),
   default_stream_groups: () => ({ realm_default_stream_groups: [] }),
@@ -34,15 +32,20 @@ const EMPTY: Record<string, () => Record<string, unknown>> = {
   giphy: () => ({ giphy_api_key: '' }),
   push_device: () => ({ push_devices: {} }),
   realm_billing: () => ({ realm_billing: { has_pending_sponsorship_request: false } }),
-  realm_user_settings_defaults: () => ({
-    realm_user_settings_defaults: {
-      ...USER_SETTING_DEFAULTS,
-      available_notification_sounds: [...NOTIFICATION_SOUNDS],
-      emojiset_choices: EMOJISET_CHOICES.map((c) => ({ ...c })),
-    },
-  }),
 };
 
 export function emptySections(wants: (section: string) => boolean): Record<string, unknown> {
   return Object.assign({}, ...Object.entries(EMPTY).map(([section, make]) => (wants(section) ? make() : {})));
+}
+
+/** The settings new users start with: the server's defaults, as the organization's administrators changed them. */
+export function userDefaultsSection(changed: Record<string, unknown>): Record<string, unknown> {
+  return {
+    realm_user_settings_defaults: {
+      ...USER_SETTING_DEFAULTS,
+      ...changed,
+      available_notification_sounds: [...NOTIFICATION_SOUNDS],
+      emojiset_choices: EMOJISET_CHOICES.map((c) => ({ ...c })),
+    },
+  };
 }

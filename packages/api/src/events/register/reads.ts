@@ -10,8 +10,9 @@ const MESSAGES = ['message', 'update_message_flags', 'delete_message', 'update_m
  */
 const BUILDS: Record<string, string[]> = {
   'realm.settings': ['realm'],
-  'realm.organization': ['realm'],
+  'realm.organization': ['realm', 'realm_user_settings_defaults'],
   'realm.defaultChannels': ['default_streams'],
+  'realm.playgrounds': ['realm_playgrounds'],
   'realm.listUsers': ['realm_user'],
   'realm.bots': ['realm_bot'],
   'realm.userGroups': ['user_group'],

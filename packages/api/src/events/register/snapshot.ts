@@ -13,7 +13,7 @@ import { mutedTopics } from '../../channels/muted-topics.js';
 import { groupSections } from './group-sections.js';
 import { addPeopleSections, type PeopleRequest } from './people.js';
 import { realmSection } from './realm-section.js';
-import { emptySections } from './empty-sections.js';
+import { emptySections, userDefaultsSection } from './empty-sections.js';
 import { ownAccountSection } from './own-account.js';
 import { visibleChannels } from '../../channels/channels.js';
 
@@ -103,6 +103,15 @@ export class Snapshot {
       this.body,
       emptySections((section) => this.wants(section)),
     );
+    if (this.wants('realm_playgrounds')) {
+      this.body.realm_playgrounds = await caller.actors.ask(caller.realm, { type: 'realm.playgrounds' });
+      this.types.add('realm_playgrounds');
+    }
+    if (this.wants('realm_user_settings_defaults')) {
+      const org = await caller.actors.ask(caller.realm, { type: 'realm.organization' });
+      Object.assign(this.body, userDefaultsSection(org.user_defaults));
+      this.types.add('realm_user_settings_defaults');
+    }
     if (this.wants('subscription')) {
       const channels = await caller.actors.ask(caller.realm, { type: 'realm.channels' });
       const subscribed = new Set(Object.keys(state.subscriptions).map(Number));
@@ -159,6 +168,10 @@ export class Snapshot {
     if (this.wants('user_topic')) {
       this.body.user_topics = state.user_topics;
       this.types.add('user_topic');
+    }
+    if (this.wants('realm_emoji')) {
+      this.body.realm_emoji = await caller.actors.ask(caller.realm, { type: 'realm.emoji' });
+      this.types.add('realm_emoji');
     }
     if (this.wants('muted_topics')) this.body.muted_topics = await mutedTopics(caller, state.user_topics);
     if (this.wants('starred_messages')) this.body.starred_messages = [...state.starred].sort((a, b) => a - b);

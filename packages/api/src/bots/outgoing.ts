@@ -1,0 +1,252 @@
+import type { AuthRequest } from '@chat/edge';
+import { topicUrl } from '@chat/markdown';
+import { realmAddress, type OutgoingService, type OwedWebhook, type Principal } from '@chat/protocol';
+import type { ActorClient } from '@chat/runtime';
+import { CallerContext } from '../context.js';
+import { getMessages, renderMessages } from '../messages/fetch.js';
+import type { ApiOptions } from '../options.js';
+import { sendMessage } from '../messages/send.js';
+
+type Logger = AuthRequest['log'];
+
+/** The original's `OUTGOING_WEBHOOK_TIMEOUT_SECONDS`. */
+const TIMEOUT_MS = 10_000;
+/** The original's `MAX_REQUEST_RETRIES`: a timeout or connection error is tried again this many times. */
+const RETRIES = 3;
+/** An answer is read up to this size; a larger one is a failure. */
+const MAX_ANSWER_BYTES = 1 << 20;
+const SLACK_INTERFACE = 2;
+/** The first retry's delay; each next one doubles it. */
+const RETRY_DELAY_MS = 1000;
+
+/** What a sent message is, for deciding which outgoing webhook bots it triggers. */
+export interface Trigger {
+  message_id: number;
+  sender: Principal;
+  /** Channel messages: the mentioned users. */
+  mentioned_user_ids: number[];
+  /** Direct messages: every participant. */
+  dm_user_ids: number[] | null;
+}
+
+interface Delivery {
+  service: OutgoingService;
+  /** The Slack interface's `team_id` and `team_domain`. */
+  team: { id: number; domain: string };
+  trigger: 'mention' | 'direct_message';
+  message: Record<string, unknown> & { id: number; type: string; content: string };
+}
+
+/**
+ * Calls the outgoing webhook bots a sent message triggers, after the send
+ * has answered (the caller does not wait): a mention in a channel, or a
+ * direct message with the bot. Messages from bots trigger nothing, as in the
+ * original (no loops between bots). Each call is first recorded as owed by
+ * the realm, and removed once done, so a restart resumes it
+ * (`resumeOwedWebhooks`).
+ */
+export async function triggerOutgoingWebhooks(
+  caller: CallerContext,
+  sent: Trigger,
+  options: ApiOptions,
+  log: Logger,
+): Promise<void> {
+  if (sent.sender.is_bot) return;
+  const trigger = sent.dm_user_ids !== null ? 'direct_message' : 'mention';
+  const candidates = (sent.dm_user_ids ?? sent.mentioned_user_ids).filter((id) => id !== sent.sender.user_id);
+  if (candidates.length === 0) return;
+  const realm = realmAddress(sent.sender.realm);
+  const services = await caller.actors.ask(realm, { type: 'realm.outgoingServices', user_ids: candidates });
+  if (services.length === 0) return;
+  const owed = services.map((s) => ({ message_id: sent.message_id, bot_id: s.user_id, trigger }) as const);
+  await caller.actors.ask(realm, { type: 'realm.oweWebhooks', owed });
+  for (const [i, service] of services.entries()) void call(caller.actors, service, owed[i]!, options, log);
+}
+
+/** Makes the owed calls of `realm` recorded before `before` (epoch ms): those a stopped process left undone. */
+export async function resumeOwedWebhooks(
+  actors: ActorClient,
+  realm: string,
+  before: number,
+  options: ApiOptions,
+  log: Logger,
+): Promise<number> {
+  const address = realmAddress(realm);
+  const owed = await actors.ask(address, { type: 'realm.owedWebhooks', before });
+  if (owed.length === 0) return 0;
+  const bots = [...new Set(owed.map((o) => o.bot_id))];
+  const services = await actors.ask(address, { type: 'realm.outgoingServices', user_ids: bots });
+  for (const o of owed) {
+    const service = services.find((s) => s.user_id === o.bot_id);
+    if (service) void call(actors, service, o, options, log);
+    else await done(actors, realm, o); // the bot is gone or changed type: nothing to call
+  }
+  return owed.length;
+}
+
+const done = (actors: ActorClient, realm: string, o: Omit<OwedWebhook, 'since'>) =>
+  actors.ask(realmAddress(realm), { type: 'realm.webhookDone', message_id: o.message_id, bot_id: o.bot_id });
+
+/** One owed call, made and then marked done; a failure to mark leaves it owed (called again after a restart). */
+async function call(
+  actors: ActorClient,
+  service: OutgoingService,
+  owed: Omit<OwedWebhook, 'since'>,
+  options: ApiOptions,
+  log: Logger,
+): Promise<void> {
+  const realmId = service.principal.realm;
+  try {
+    const bot = new CallerContext(actors, service.principal);
+    const [located] = await getMessages(bot, [owed.message_id]);
+    if (located) {
+      const realm = await actors.ask(realmAddress(realmId), { type: 'realm.info' });
+      const team = { id: realm.id, domain: new URL(options.externalUrl).host };
+      const format = { apply_markdown: false, client_gravatar: false, empty_topic_name: null, realm: realmId };
+      const [json] = await renderMessages(bot, [located.message], format);
+      const message = { ...json!, rendered_content: located.message.rendered } as Delivery['message'];
+      await deliver(bot, { service, team, trigger: owed.trigger, message }, options, log);
+    }
+    await done(actors, realmId, owed);
+  } catch (err) {
+    log.warn({ err, bot: service.user_id, message: owed.message_id }, 'outgoing webhook call not finished');
+  }
+}
+
+/** Thrown for what the original retries: no connection, or no answer in time. */
+class Unreachable extends Error {}
+
+async function deliver(bot: CallerContext, delivery: Delivery, options: ApiOptions, log: Logger): Promise<void> {
+  const reply = (content: string) => replyInConversation(bot, delivery, content, options);
+  for (let attempt = 0; ; attempt++) {
+    try {
+      const answer = await post(delivery);
+      if (answer.status < 200 || answer.status > 299) {
+        await reply(`Failure! Third party responded with ${answer.status}`);
+        await notifyOwner(bot, delivery, options, `\nThe webhook got a response with status code *${answer.status}*.`);
+        return;
+      }
+      const content = contentOf(delivery.service, answer.text);
+      if (content !== null) await reply(content);
+      return;
+    } catch (err) {
+      if (err instanceof Unreachable && attempt < RETRIES) {
+        await new Promise((resolve) => setTimeout(resolve, RETRY_DELAY_MS * 2 ** attempt));
+        continue;
+      }
+      log.warn({ err, bot: delivery.service.user_id }, 'outgoing webhook failed');
+      const [failure, detail] =
+        err instanceof Unreachable
+          ? ['Bot is unavailable', err.message]
+          : [
+              (err as Error).message,
+              'The outgoing webhook server attempted to send a message in Zulip, ' +
+                `but that request resulted in the following error:\n> ${(err as Error).message}`,
+            ];
+      await reply(`Failure! ${failure}`).catch(() => undefined);
+      await notifyOwner(bot, delivery, options, `\n${detail}`).catch((e: unknown) =>
+        log.warn({ err: e }, 'outgoing webhook failure not reported'),
+      );
+      return;
+    }
+  }
+}
+
+async function post({ service, team, trigger, message }: Delivery): Promise<{ status: number; text: string }> {
+  const headers = { 'user-agent': 'ZulipOutgoingWebhook/11.0' };
+  let init: RequestInit;
+  if (service.interface === SLACK_INTERFACE) {
+    const form = new URLSearchParams({
+      token: service.token,
+      team_id: `T${team.id}`,
+      team_domain: team.domain,
+      channel_id: `C${String(message.stream_id)}`,
+      channel_name: String(message.display_recipient),
+      thread_ts: String(message.timestamp),
+      timestamp: String(message.timestamp),
+      user_id: `U${String(message.sender_id)}`,
+      user_name: String(message.sender_full_name),
+      text: message.content,
+      trigger_word: trigger,
+      service_id: String(service.user_id),
+    });
+    init = { method: 'POST', headers, body: form };
+  } else {
+    const body = {
+      data: message.content,
+      message,
+      bot_email: service.email,
+      bot_full_name: service.full_name,
+      token: service.token,
+      trigger,
+    };
+    init = { method: 'POST', headers: { ...headers, 'content-type': 'application/json' }, body: JSON.stringify(body) };
+  }
+  let response: Response;
+  try {
+    response = await fetch(service.base_url, { ...init, redirect: 'manual', signal: AbortSignal.timeout(TIMEOUT_MS) });
+  } catch (err) {
+    const timedOut = err instanceof Error && err.name === 'TimeoutError';
+    throw new Unreachable(
+      timedOut
+        ? `Request timed out after ${TIMEOUT_MS / 1000} seconds.`
+        : 'A connection error occurred. Is my bot server down?',
+    );
+  }
+  return { status: response.status, text: await readCapped(response) };
+}
+
+/** The answer's text, refused past MAX_ANSWER_BYTES without reading the rest. */
+async function readCapped(response: Response): Promise<string> {
+  const chunks: Uint8Array[] = [];
+  let size = 0;
+  for await (const chunk of response.body ?? []) {
+    size += (chunk as Uint8Array).byteLength;
+    if (size > MAX_ANSWER_BYTES) {
+      await response.body?.cancel();
+      throw new Error(`the answer is larger than ${MAX_ANSWER_BYTES} bytes`);
+    }
+    chunks.push(chunk as Uint8Array);
+  }
+  return Buffer.concat(chunks).toString('utf8');
+}
+
+/** The message an answer asks for, or null: `response_not_required`, no content, or blank content. */
+function contentOf(service: OutgoingService, text: string): string | null {
+  let json: unknown;
+  try {
+    json = JSON.parse(text);
+  } catch {
+    throw new Error('Invalid JSON in response');
+  }
+  if (json === '') return null; // old zulip_botserver's "no response"
+  if (typeof json !== 'object' || json === null || Array.isArray(json)) throw new Error('Invalid response format');
+  const answer = json as Record<string, unknown>;
+  let content: unknown;
+  if (service.interface === SLACK_INTERFACE) content = answer.text;
+  else if (answer.response_not_required) return null;
+  else content = answer.response_string ?? answer.content;
+  if (content === undefined || content === null) return null;
+  const s = String(content);
+  return s.trim() === '' ? null : s;
+}
+
+async function replyInConversation(bot: CallerContext, { message }: Delivery, content: string, options: ApiOptions) {
+  const request =
+    message.type === 'stream'
+      ? { type: 'stream', to: message.stream_id as number, topic: message.subject as string, content }
+      : { type: 'private', to: (message.display_recipient as { id: number }[]).map((p) => p.id), content };
+  await sendMessage(bot, request, options, 'OutgoingWebhookResponse');
+}
+
+/** The original's notice to the bot's owner, a direct message from the bot. */
+async function notifyOwner(bot: CallerContext, { service, message }: Delivery, options: ApiOptions, detail: string) {
+  if (service.owner_id === null) return;
+  const where =
+    message.type === 'stream'
+      ? topicUrl(message.stream_id as number, message.display_recipient as string, message.subject as string)
+      : `/#narrow/dm/${(message.display_recipient as { id: number }[]).map((p) => p.id).join(',')}-dm`;
+  const url = `${options.externalUrl}${where}/near/${message.id}`;
+  const content = `[A message](${url}) to your bot @_**${service.full_name}** triggered an outgoing webhook.${detail}`;
+  await sendMessage(bot, { type: 'private', to: [service.owner_id], content }, options, 'OutgoingWebhookResponse');
+}
