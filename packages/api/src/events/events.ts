@@ -3,6 +3,8 @@ import { defineRoute, type Route } from '@chat/edge';
 import {
   isBotAdd,
   isMessageEvent,
+  isPresence,
+  isRealmUserAdd,
   isStreamCreate,
   isSubscriptionAdd,
   queueAddress,
@@ -42,8 +44,8 @@ function presentPlain(
   global: UserSettings | null,
 ): Body[] {
   if (event.type === 'user_group') return presentGroupEvent(event, spec);
-  if (event.type === 'presence') return [presentPresence(event, spec)];
-  if (event.type === 'realm_user' && event.op === 'add') return [presentNewUser(event, spec)];
+  if (isPresence(event)) return [presentPresence(event, spec)];
+  if (isRealmUserAdd(event)) return [presentNewUser(event, spec)];
   if (isBotAdd(event)) return [presentBotEvent(event)];
   let shaped: Body = { ...event };
   for (const field of TOPIC_FIELDS[event.type] ?? []) {
