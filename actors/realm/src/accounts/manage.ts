@@ -9,6 +9,8 @@ import {
   type Role,
   type UserAdminCommand,
   realmUserUpdated,
+  groupMembers,
+  type MembersOp,
 } from '@chat/protocol';
 import type { Decision } from '@chat/runtime';
 import { toEveryone } from '../broadcast.js';
@@ -59,8 +61,7 @@ function update(
     );
     events.push({ type: 'roleChanged', userId: target.id, role: cmd.role });
     queue.push(realmUserUpdated({ user_id: target.id, role: cmd.role }));
-    const members = (op: string, ids: number[]) =>
-      ids.map((group_id) => ({ type: 'user_group', op, group_id, user_ids: [target.id] }));
+    const members = (op: MembersOp, ids: number[]) => ids.map((group_id) => groupMembers(op, group_id, [target.id]));
     queue.push(
       ...members(
         'remove_members',

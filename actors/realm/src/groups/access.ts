@@ -1,4 +1,4 @@
-import { ChatError, type QueueEvent, type UserGroupPermission } from '@chat/protocol';
+import { ChatError, type UserGroupEvent, type UserGroupPermission } from '@chat/protocol';
 import { toEveryone } from '../broadcast.js';
 import { groupExists, holds, isSystemGroup, userGroupsOf, type StoredGroup } from './model.js';
 import type { Account, RealmState } from '../state.js';
@@ -49,8 +49,8 @@ export function groupToChange(
  * group is marked, so that clients that do not know such groups skip it.
  */
 /** A group's new value and what everyone hears of it; `reply` is the command's (nothing by default). */
-export function saved<R = null>(state: RealmState, group: StoredGroup, events: QueueEvent[], reply: R = null as R) {
-  const mark = (e: QueueEvent) => group.deactivated && !('deactivated' in ((e as { data?: object }).data ?? {}));
+export function saved<R = null>(state: RealmState, group: StoredGroup, events: UserGroupEvent[], reply: R = null as R) {
+  const mark = (e: UserGroupEvent) => group.deactivated && !(e.op === 'update' && 'deactivated' in e.data);
   const told = events.map((e) => (mark(e) ? { ...e, group_deactivated: true } : e));
   return {
     events: [{ type: 'userGroupSaved' as const, group }],

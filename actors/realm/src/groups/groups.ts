@@ -1,10 +1,12 @@
 import {
   ChatError,
   FIRST_USER_GROUP_ID,
+  groupAdded,
+  groupUpdated,
   sameGroupSetting,
   USER_GROUP_PERMISSIONS,
   type GroupCommand,
-  type QueueEvent,
+  type UserGroupEvent,
 } from '@chat/protocol';
 import type { ActorContext, Decision } from '@chat/runtime';
 import { actorOf, findGroup, groupToChange, saved } from './access.js';
@@ -67,7 +69,7 @@ function create(
     settings: initialSettings(state, cmd.settings, actor),
   };
   const after = { ...state, userGroups: { ...userGroupsOf(state), [group.id]: group } };
-  return saved(state, group, [{ type: 'user_group', op: 'add', group: groupJson(after, group.id) }], {
+  return saved(state, group, [groupAdded(groupJson(after, group.id))], {
     group_id: group.id,
   });
 }
@@ -92,15 +94,14 @@ function update(state: RealmState, cmd: Extract<GroupCommand, { type: 'realm.upd
     const value = checkGroupSetting(state, change.new, name);
     if (!sameGroupSetting(value, group.settings[name])) data[name] = group.settings[name] = value;
   }
-  const events: QueueEvent[] = [];
+  const events: UserGroupEvent[] = [];
   if (cmd.deactivated === false && group.deactivated) {
     group.deactivated = false;
     const after = { ...state, userGroups: { ...userGroupsOf(state), [group.id]: group } };
     // Clients that do not know deactivated groups see the group come back as new.
-    const back = { type: 'user_group', op: 'update', group_id: group.id, data: { deactivated: false } };
-    events.push({ ...back, reactivated_group: groupJson(after, group.id) });
+    events.push({ ...groupUpdated(group.id, { deactivated: false }), reactivated_group: groupJson(after, group.id) });
   }
-  if (Object.keys(data).length > 0) events.push({ type: 'user_group', op: 'update', group_id: group.id, data });
+  if (Object.keys(data).length > 0) events.push(groupUpdated(group.id, data));
   return saved(state, group, events);
 }
 
@@ -111,8 +112,7 @@ function deactivate(state: RealmState, cmd: Extract<GroupCommand, { type: 'realm
   if (objections.length > 0) {
     throw new ChatError('CANNOT_DEACTIVATE_GROUP_IN_USE', 'Cannot deactivate user group in use.', { objections });
   }
-  const event = { type: 'user_group', op: 'update', group_id: group.id, data: { deactivated: true } };
-  return saved(state, { ...group, deactivated: true }, [event]);
+  return saved(state, { ...group, deactivated: true }, [groupUpdated(group.id, { deactivated: true })]);
 }
 
 export const groupHandlers: RealmHandlers<GroupProtocol> = {

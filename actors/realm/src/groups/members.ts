@@ -1,4 +1,4 @@
-import { ChatError, type GroupCommand, type QueueEvent } from '@chat/protocol';
+import { ChatError, groupMembers, groupSubgroups, type GroupCommand, type UserGroupEvent } from '@chat/protocol';
 import type { Decision } from '@chat/runtime';
 import { actorOf, groupToChange, saved } from './access.js';
 import type { StoredGroup } from './model.js';
@@ -43,9 +43,7 @@ export function changeMembers(state: RealmState, cmd: Change): Decision<RealmEve
   const actor = actorOf(state, cmd.actor_id);
   const before = permitted(state, actor, cmd);
   const group: StoredGroup = { ...before, members: [...before.members], subgroups: [...before.subgroups] };
-  const events: QueueEvent[] = [];
-  const event = (op: string, field: string, ids: number[]) =>
-    events.push({ type: 'user_group', op, group_id: group.id, [field]: ids });
+  const events: UserGroupEvent[] = [];
 
   const adding = activeUsers(state, cmd.add);
   for (const id of adding) {
@@ -64,19 +62,19 @@ export function changeMembers(state: RealmState, cmd: Change): Decision<RealmEve
 
   if (adding.length > 0) {
     group.members.push(...adding);
-    event('add_members', 'user_ids', adding);
+    events.push(groupMembers('add_members', group.id, adding));
   }
   if (removing.length > 0) {
     group.members = group.members.filter((id) => !removing.includes(id));
-    event('remove_members', 'user_ids', removing);
+    events.push(groupMembers('remove_members', group.id, removing));
   }
   if (addingGroups.length > 0) {
     group.subgroups.push(...addingGroups);
-    event('add_subgroups', 'direct_subgroup_ids', addingGroups);
+    events.push(groupSubgroups('add_subgroups', group.id, addingGroups));
   }
   if (removingGroups.length > 0) {
     group.subgroups = group.subgroups.filter((id) => !removingGroups.includes(id));
-    event('remove_subgroups', 'direct_subgroup_ids', removingGroups);
+    events.push(groupSubgroups('remove_subgroups', group.id, removingGroups));
   }
   if (events.length === 0) return { reply: null };
   return saved(state, group, events);

@@ -1,4 +1,4 @@
-import { ChatError, type Principal } from '@chat/protocol';
+import { ChatError, groupMembers, type Principal } from '@chat/protocol';
 import { groupToChange, saved } from '../groups/access.js';
 import { userGroupsOf } from '../groups/model.js';
 import type { Account, RealmEvent, RealmState } from '../state.js';
@@ -33,8 +33,9 @@ export function joinInviteGroups(
   for (const id of new Set(groupIds)) {
     const group = userGroupsOf(state)[id];
     if (!group || group.deactivated || group.members.includes(account.id)) continue;
-    const change = { type: 'user_group', op: 'add_members', group_id: id, user_ids: [account.id] };
-    const save = saved(state, { ...group, members: [...group.members, account.id] }, [change]);
+    const save = saved(state, { ...group, members: [...group.members, account.id] }, [
+      groupMembers('add_members', id, [account.id]),
+    ]);
     events.push(...save.events);
     fanouts.push(...save.fanouts);
     joined.push(id);

@@ -5,6 +5,7 @@ import {
   isMessageEvent,
   isPresence,
   isRealmUserAdd,
+  isUserGroup,
   isStreamCreate,
   isSubscriptionAdd,
   queueAddress,
@@ -43,7 +44,7 @@ function presentPlain(
   emptyTopicName: string | null,
   global: UserSettings | null,
 ): Body[] {
-  if (event.type === 'user_group') return presentGroupEvent(event, spec);
+  if (isUserGroup(event)) return presentGroupEvent(event, spec);
   if (isPresence(event)) return [presentPresence(event, spec)];
   if (isRealmUserAdd(event)) return [presentNewUser(event, spec)];
   if (isBotAdd(event)) return [presentBotEvent(event)];

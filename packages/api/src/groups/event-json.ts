@@ -1,4 +1,4 @@
-import type { QueueSpec } from '@chat/protocol';
+import type { QueueSpec, UserGroupEvent } from '@chat/protocol';
 
 type Body = Record<string, unknown>;
 
@@ -8,14 +8,13 @@ type Body = Record<string, unknown>;
  * deactivation reaches them as `remove`, reactivation as `add`, and other
  * news about a deactivated group not at all (as in the original).
  */
-export function presentGroupEvent(event: Body, spec: QueueSpec): Body[] {
+export function presentGroupEvent(event: UserGroupEvent & { id: number }, spec: QueueSpec): Body[] {
   const { group_deactivated: aboutDeactivated, reactivated_group: group, ...shown } = event;
   if (spec.capabilities.include_deactivated_groups) return [shown];
   if (aboutDeactivated) return [];
-  const deactivated = (shown.data as Body | undefined)?.deactivated;
-  if (shown.op === 'update' && deactivated === true) {
-    return [{ id: shown.id, type: 'user_group', op: 'remove', group_id: shown.group_id }];
-  }
-  if (shown.op === 'update' && deactivated === false) return [{ id: shown.id, type: 'user_group', op: 'add', group }];
+  if (shown.op !== 'update') return [shown];
+  const { id, group_id, data } = shown;
+  if (data.deactivated === true) return [{ id, type: 'user_group', op: 'remove', group_id }];
+  if (data.deactivated === false) return [{ id, type: 'user_group', op: 'add', group }];
   return [shown];
 }
