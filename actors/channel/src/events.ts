@@ -1,4 +1,6 @@
 import {
+  deletedInChannel,
+  deletedPrivate,
   streamCreateEvent,
   realmAddress,
   realmOfKey,
@@ -6,7 +8,6 @@ import {
   type ChannelInfo,
   type ChannelSettings,
   type QueueEvent,
-  type Reaction,
   type StoredMessage,
   participantsOfKey,
 } from '@chat/protocol';
@@ -64,19 +65,11 @@ export function receivers(state: ChannelState, key: string, message: StoredMessa
   return [...new Set([...got, actorId])];
 }
 
-type Who = { user_id: number; email: string; full_name: string };
-
-export function reactionEvent(op: 'add' | 'remove', messageId: number, r: Reaction, who: Who): QueueEvent {
-  const user = { user_id: who.user_id, email: who.email, full_name: who.full_name };
-  return { type: 'reaction', op, message_id: messageId, ...r, user };
-}
-
 /** Always bulk; the edge splits it for clients without `bulk_message_deletion`. */
 export function deleteEvent(state: ChannelState, messages: StoredMessage[]): QueueEvent {
   const ids = messages.map((m) => m.id).sort((a, b) => a - b);
-  if (state.kind !== 'channel') return { type: 'delete_message', message_ids: ids, message_type: 'private' };
-  const where = { stream_id: state.channel!.stream_id, topic: messages[0]!.topic };
-  return { type: 'delete_message', message_ids: ids, message_type: 'stream', ...where };
+  if (state.kind !== 'channel') return deletedPrivate(ids);
+  return deletedInChannel(ids, state.channel!.stream_id, messages[0]!.topic);
 }
 
 /** The channel as `channel.info` answers, with `members` as its subscribers (after a change not yet applied). */
@@ -87,9 +80,4 @@ export function channelInfo(state: ChannelState, members = state.members): Chann
     first_message_id: state.messages[0]?.id ?? null,
     last_message_id: state.messages.length > 0 ? lastMessageId(state) : null,
   };
-}
-
-/** `peer_add` / `peer_remove`: who else is now (or no longer) subscribed. */
-export function peerEvent(op: 'peer_add' | 'peer_remove', streamId: number, userIds: number[]): QueueEvent {
-  return { type: 'subscription', op, stream_ids: [streamId], user_ids: userIds };
 }

@@ -1,7 +1,7 @@
-import { ChatError, inGroupSetting, mayDeleteTopic, type ChannelCommand } from '@chat/protocol';
+import { ChatError, inGroupSetting, mayDeleteTopic, reactionEvent, type ChannelCommand } from '@chat/protocol';
 import type { ActorContext } from '@chat/runtime';
 import { can, canSee, invalidMessage, requireContentAccess, requireMessageAccess } from './access.js';
-import { deleteEvent, fanout, reactionEvent, receivers } from './events.js';
+import { deleteEvent, fanout, receivers } from './events.js';
 import { findMessage, type ChannelState, type ChannelDecision } from './state.js';
 
 type Of<T extends ChannelCommand['type']> = Extract<ChannelCommand, { type: T }>;

@@ -1,4 +1,10 @@
-import { sameGroupSetting, type ChannelChanges, type ChannelSettings, type QueueEvent } from '@chat/protocol';
+import {
+  sameGroupSetting,
+  streamUpdated,
+  type ChannelChanges,
+  type ChannelSettings,
+  type QueueEvent,
+} from '@chat/protocol';
 
 /**
  * One `stream` op `update` event per property that really changed, in the
@@ -8,7 +14,6 @@ import { sameGroupSetting, type ChannelChanges, type ChannelSettings, type Queue
  */
 export function streamUpdates(before: ChannelSettings, changes: ChannelChanges): QueueEvent[] {
   const { permissions, ...plain } = changes;
-  const base = { type: 'stream', op: 'update', stream_id: before.stream_id, name: before.name };
   const after = { ...before, ...plain };
   const events: QueueEvent[] = [];
   for (const [property, value] of Object.entries(plain)) {
@@ -19,11 +24,11 @@ export function streamUpdates(before: ChannelSettings, changes: ChannelChanges):
         : property === 'invite_only'
           ? { history_public_to_subscribers: after.history_public_to_subscribers, is_web_public: after.is_web_public }
           : {};
-    events.push({ ...base, property, value, ...extra });
+    events.push(streamUpdated(before, property, value, extra));
   }
   for (const [property, change] of Object.entries(permissions ?? {})) {
     if (!sameGroupSetting(change.new, before[property as keyof typeof permissions])) {
-      events.push({ ...base, property, value: change.new });
+      events.push(streamUpdated(before, property, change.new));
     }
   }
   return events;

@@ -1,7 +1,14 @@
-import { ChatError, mayAddSubscribers, maySeePublicChannels, type ChannelCommand, type UserRef } from '@chat/protocol';
+import {
+  ChatError,
+  mayAddSubscribers,
+  maySeePublicChannels,
+  peerEvent,
+  type ChannelCommand,
+  type UserRef,
+} from '@chat/protocol';
 import type { ActorContext } from '@chat/runtime';
 import { can, canAdminister, hasContentAccess, invalidChannel, isMember, type Actor } from './access.js';
-import { channelInfo, fanout, peerEvent, toOnlookers } from './events.js';
+import { channelInfo, fanout, toOnlookers } from './events.js';
 import { toUsers } from './members.js';
 import { lastMessageId, type ChannelState, type ChannelDecision } from './state.js';
 

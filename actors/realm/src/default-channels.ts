@@ -1,4 +1,4 @@
-import { ChatError, isAdministrator, isGuest, type DefaultChannelProtocol } from '@chat/protocol';
+import { ChatError, isAdministrator, isGuest, type DefaultChannelProtocol, notAdministrator } from '@chat/protocol';
 import { toEveryone } from './broadcast.js';
 import type { RealmHandlers, RealmState } from './state.js';
 
@@ -22,7 +22,7 @@ export const defaultChannelHandlers: RealmHandlers<DefaultChannelProtocol> = {
   'realm.setDefaultChannel': ({ state }, cmd) => {
     const actor = state.accounts[cmd.actor_id];
     if (!actor?.isActive || !isAdministrator(actor)) {
-      throw new ChatError('UNAUTHORIZED_PRINCIPAL', 'Must be an organization administrator');
+      throw notAdministrator();
     }
     const channel = state.channels[cmd.channel_id];
     if (!channel || channel.is_archived) throw bad('Invalid channel ID');

@@ -1,4 +1,12 @@
-import { isAdministrator, isGuest, isOwner, mayManageAllInvites, type QueueEvent } from '@chat/protocol';
+import {
+  isAdministrator,
+  isGuest,
+  isOwner,
+  mayManageAllInvites,
+  type NewPerson,
+  type QueueEvent,
+  realmUserAdded,
+} from '@chat/protocol';
 import { toEveryone } from './broadcast.js';
 import { toProfile } from './profile.js';
 import type { Account, RealmState } from './state.js';
@@ -8,7 +16,7 @@ import type { Account, RealmState } from './state.js';
  * avatar is left to the client (null, as with `client_gravatar`); the edge
  * fills it in for queues that asked for URLs.
  */
-export function personOf(account: Account): Record<string, unknown> {
+export function personOf(account: Account): NewPerson {
   const profile = toProfile(account);
   return {
     user_id: profile.user_id,
@@ -33,7 +41,7 @@ export function personOf(account: Account): Record<string, unknown> {
 
 /** `realm_user` op `add` to every active account (the new one has no queue yet). */
 export function userAdded(state: RealmState, account: Account) {
-  const event: QueueEvent = { type: 'realm_user', op: 'add', person: personOf(account) };
+  const event: QueueEvent = realmUserAdded(personOf(account));
   return toEveryone(state, [event]);
 }
 

@@ -1,4 +1,4 @@
-import { ChatError, isAdministrator, type Playground, type PlaygroundProtocol } from '@chat/protocol';
+import { ChatError, isAdministrator, type Playground, type PlaygroundProtocol, notAdministrator } from '@chat/protocol';
 import { toEveryone } from './broadcast.js';
 import type { RealmHandlers, RealmState } from './state.js';
 
@@ -16,7 +16,7 @@ const listOf = (state: RealmState): Playground[] => Object.values(state.playgrou
 function requireAdmin(state: RealmState, actorId: number): void {
   const actor = state.accounts[actorId];
   if (!actor?.isActive || !isAdministrator(actor)) {
-    throw new ChatError('UNAUTHORIZED_PRINCIPAL', 'Must be an organization administrator');
+    throw notAdministrator();
   }
 }
 

@@ -18,6 +18,8 @@ import {
   type RealmSettingsCommand,
   type RealmValue,
   type RealmSettingsProtocol,
+  notAdministrator,
+  notOwner,
 } from '@chat/protocol';
 import type { Decision } from '@chat/runtime';
 import { toEveryone } from './broadcast.js';
@@ -33,8 +35,6 @@ export interface SettingsChangedEvent {
 }
 
 const bad = (msg: string) => new ChatError('BAD_REQUEST', msg);
-const notAdmin = () => new ChatError('UNAUTHORIZED_PRINCIPAL', 'Must be an organization administrator');
-const notOwner = () => new ChatError('UNAUTHORIZED_PRINCIPAL', 'Must be an organization owner');
 
 /** The settings no messaging rule reads, with the defaults of those never changed. */
 function optionsOf(state: RealmState): Record<string, Setting> {
@@ -93,7 +93,7 @@ function update(
   cmd: Extract<RealmSettingsCommand, { type: 'realm.updateSettings' }>,
 ): Decision<RealmEvent, Record<string, unknown>> {
   const actor = state.accounts[cmd.actor_id];
-  if (!actor?.isActive || !isAdministrator(actor)) throw notAdmin();
+  if (!actor?.isActive || !isAdministrator(actor)) throw notAdministrator();
   const names = [...Object.keys(cmd.values), ...Object.keys(cmd.groups)];
   if (names.some((name) => OWNER_ONLY_SETTINGS.has(name)) && !isOwner(actor)) throw notOwner();
   const current = organization(state);
@@ -134,7 +134,7 @@ function updateUserDefaults(
   cmd: Extract<RealmSettingsCommand, { type: 'realm.updateUserDefaults' }>,
 ): Decision<RealmEvent, null> {
   const actor = state.accounts[cmd.actor_id];
-  if (!actor?.isActive || !isAdministrator(actor)) throw notAdmin();
+  if (!actor?.isActive || !isAdministrator(actor)) throw notAdministrator();
   const current = state.userDefaults ?? {};
   const changed = Object.entries(cmd.values).filter(([name, value]) => current[name] !== value);
   if (changed.length === 0) return { reply: null };

@@ -1,6 +1,8 @@
 import {
   channelAddress,
   subscriptionAddEvent,
+  subscriptionRemoved,
+  userTopicEvent,
   ChatError,
   decode,
   inRanges,
@@ -8,12 +10,11 @@ import {
   messageLocationKey,
   newSubscription,
   VISIBILITY,
-  type QueueEvent,
   type UserProtocol,
   type UserSnapshot,
 } from '@chat/protocol';
 import { handlerTable, type ActorBehavior, type ActorContext, type Decision } from '@chat/runtime';
-import { deliver, flagsEvent, subscriptionUpdates, toOwnQueues, userTopicEvent } from './queues.js';
+import { deliver, flagsEvent, subscriptionUpdates, toOwnQueues } from './queues.js';
 import { attachmentHandlers, attachmentRows } from './attachments.js';
 import { decideAddQueue, deliverPublic, listenerTells } from './all-public.js';
 import { decideMoved } from './moved.js';
@@ -83,11 +84,7 @@ const handlers: UserHandlers<UserProtocol> = {
   'user.unsubscribed': (ctx, command) => {
     const state = ctx.state;
     if (!state.subscriptions[command.channel_id]) return {};
-    const gone: QueueEvent = {
-      type: 'subscription',
-      op: 'remove',
-      subscriptions: [{ stream_id: command.channel_id, name: command.name }],
-    };
+    const gone = subscriptionRemoved(command.channel_id, command.name);
     return {
       events: [{ type: 'unsubscribed', channelId: command.channel_id }],
       tells: toOwnQueues(ctx.address.key, state, [gone]),

@@ -1,7 +1,9 @@
 import type { MutingProtocol } from '@chat/protocol';
 import type { UserHandlers } from './state.js';
 import {
+  alertWordsEvent,
   ChatError,
+  mutedUsersEvent,
   channelAddress,
   conversationAddress,
   inRanges,
@@ -46,9 +48,6 @@ export function mutedUsers(state: Readonly<UserState>): MutedUser[] {
     .map(([id, timestamp]) => ({ id: Number(id), timestamp }))
     .sort((a, b) => a.timestamp - b.timestamp || a.id - b.id);
 }
-
-const mutedUsersEvent = (users: MutedUser[]): QueueEvent => ({ type: 'muted_users', muted_users: users });
-const alertWordsEvent = (words: string[]): QueueEvent => ({ type: 'alert_words', alert_words: words });
 
 export function applyMutingEvent(state: UserState, event: MutingEvent): void {
   switch (event.type) {

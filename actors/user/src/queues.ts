@@ -1,6 +1,8 @@
 import {
+  flagsUpdated,
   inRanges,
   isMessageEvent,
+  subscriptionUpdated,
   queueAddress,
   realmOfKey,
   type EditFlagFacts,
@@ -90,15 +92,10 @@ export function toOwnQueues(key: string, state: UserState, events: QueueEvent[])
 
 // The events a UserActor raises for its own user's queues, in the reference's shapes.
 
-export function userTopicEvent(streamId: number, topic: string, policy: number, at: number): QueueEvent {
-  return { type: 'user_topic', stream_id: streamId, topic_name: topic, last_updated: at, visibility_policy: policy };
-}
-
 /** `message_details` only for messages marked unread, so clients can rebuild their unread counts. */
 export function flagsEvent(cmd: Extract<UserCommand, { type: 'user.flags' }>, changed: FlagTarget[]): QueueEvent {
   const messages = changed.map((m) => m.id).sort((a, b) => a - b);
-  const event: QueueEvent = { type: 'update_message_flags', op: cmd.op, operation: cmd.op, flag: cmd.flag, messages };
-  event.all = false;
+  const event = flagsUpdated(cmd.op, cmd.flag, messages);
   if (cmd.op === 'remove' && cmd.flag === 'read' && cmd.details) {
     event.message_details = Object.fromEntries(messages.map((id) => [id, cmd.details![id]]).filter(([, d]) => d));
   }
@@ -107,14 +104,7 @@ export function flagsEvent(cmd: Extract<UserCommand, { type: 'user.flags' }>, ch
 
 /** The original sends `in_home_view` (the inverse of `is_muted`) alongside `is_muted` for older clients. */
 export function subscriptionUpdates(streamId: number, property: string, value: unknown): QueueEvent[] {
-  const update = (p: string, v: unknown): QueueEvent => ({
-    type: 'subscription',
-    op: 'update',
-    stream_id: streamId,
-    property: p,
-    value: v,
-  });
   return property === 'is_muted'
-    ? [update('is_muted', value), update('in_home_view', !value)]
-    : [update(property, value)];
+    ? [subscriptionUpdated(streamId, 'is_muted', value), subscriptionUpdated(streamId, 'in_home_view', !value)]
+    : [subscriptionUpdated(streamId, property, value)];
 }

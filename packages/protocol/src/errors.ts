@@ -101,5 +101,8 @@ export const isRetriable = (err: unknown): boolean => isChatError(err) && err.re
 
 /** Shorthands for the errors raised most often. */
 export const badRequest = (msg: string, extra?: ErrorExtra) => new ChatError('BAD_REQUEST', msg, extra);
+/** The original's OrganizationAdministratorRequiredError and OrganizationOwnerRequiredError. */
+export const notAdministrator = () => new ChatError('UNAUTHORIZED_PRINCIPAL', 'Must be an organization administrator');
+export const notOwner = () => new ChatError('UNAUTHORIZED_PRINCIPAL', 'Must be an organization owner');
 export const missingArgument = (name: string) =>
   new ChatError('REQUEST_VARIABLE_MISSING', `Missing '${name}' argument`, { var_name: name });

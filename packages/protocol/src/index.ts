@@ -22,7 +22,7 @@ export * from './personal.js';
 export * from './muting.js';
 export * from './scheduled.js';
 export * from './queue.js';
-export * from './client-events.js';
+export * from './client-events/index.js';
 export * from './settings.js';
 export * from './status.js';
 export * from './bots.js';

@@ -2,6 +2,7 @@
 import type { UserRef } from './realm.js';
 import type { ViewedMessage } from './channel.js';
 import type { ProtocolOf } from './contract.js';
+import type { ClientEvent } from './client-events/index.js';
 
 /** What a client asked for at registration; fixed for the queue's life. */
 export interface QueueSpec {
@@ -44,7 +45,7 @@ export interface PlainQueueEvent {
   [field: string]: unknown;
 }
 
-export type QueueEvent = MessageQueueEvent | PlainQueueEvent;
+export type QueueEvent = MessageQueueEvent | ClientEvent | PlainQueueEvent;
 
 export const isMessageEvent = (event: QueueEvent): event is MessageQueueEvent => event.type === 'message';
 

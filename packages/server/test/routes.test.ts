@@ -10,6 +10,7 @@ import { inviteLadder } from './invite-routes.js';
 import { accountLadder } from './account-routes.js';
 import { botLadder } from './bot-routes.js';
 import { orgLadder } from './org-routes.js';
+import { readingLadder } from './reading-routes.js';
 
 /**
  * The ladder every route climbs: no credentials, wrong credentials, a
@@ -17,7 +18,16 @@ import { orgLadder } from './org-routes.js';
  * table must name every operation the server documents, so a new route
  * cannot skip it.
  */
-const SECTIONS = [personalLadder, peopleLadder, groupLadder, inviteLadder, accountLadder, orgLadder, botLadder];
+const SECTIONS = [
+  personalLadder,
+  peopleLadder,
+  groupLadder,
+  inviteLadder,
+  accountLadder,
+  orgLadder,
+  botLadder,
+  readingLadder,
+];
 
 /** Messages made in `before`, one per case that changes or reads a message. */
 const made: Record<string, number> = {};

@@ -1,4 +1,4 @@
-import { type EditFlagFacts, type QueueEvent, type StoredMessage } from '@chat/protocol';
+import { streamUpdated, type EditFlagFacts, type QueueEvent, type StoredMessage } from '@chat/protocol';
 import { deleteEvent, fanout, receivers } from '../events.js';
 import { toUsers } from '../members.js';
 import type { MoveOut } from './checks.js';
@@ -94,13 +94,5 @@ export function moveFanouts(state: ChannelState, cmd: MoveOut, f: MoveFacts): Fa
 export function firstMessageUpdate(state: ChannelState, key: string, before: number | undefined, after: number | null) {
   if ((before ?? null) === after) return [];
   const channel = state.channel!;
-  const event: QueueEvent = {
-    type: 'stream',
-    op: 'update',
-    stream_id: channel.stream_id,
-    name: channel.name,
-    property: 'first_message_id',
-    value: after,
-  };
-  return [fanout(key, state.members, [event])];
+  return [fanout(key, state.members, [streamUpdated(channel, 'first_message_id', after)])];
 }

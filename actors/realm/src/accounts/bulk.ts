@@ -1,5 +1,5 @@
 import type { CreatedUser } from '@chat/protocol';
-import { ChatError, MAX_USERS_PER_BATCH, type NewUser, type QueueEvent } from '@chat/protocol';
+import { ChatError, MAX_USERS_PER_BATCH, type NewUser, type QueueEvent, realmUserAdded } from '@chat/protocol';
 import type { Decision } from '@chat/runtime';
 import { newAccount, toCreated } from '../behavior.js';
 import { spentInvites } from '../invites/invites.js';
@@ -31,7 +31,7 @@ export function createUsers(state: RealmState, users: NewUser[], now: number): D
     { type: 'accountCreated' as const, account },
     ...spentInvites(state, account.email),
   ]);
-  const added: QueueEvent[] = accounts.map((account) => ({ type: 'realm_user', op: 'add', person: personOf(account) }));
+  const added: QueueEvent[] = accounts.map((account) => realmUserAdded(personOf(account)));
   // To the accounts that existed before the batch, as for one account: the new ones have no queue yet.
   return { events, reply: accounts.map(toCreated), fanouts: [toEveryone(state, added)] };
 }

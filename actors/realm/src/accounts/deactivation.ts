@@ -1,4 +1,11 @@
-import { ChatError, isAdministrator, isOwner, type Principal, type RealmCommand } from '@chat/protocol';
+import {
+  ChatError,
+  isAdministrator,
+  isOwner,
+  type Principal,
+  type RealmCommand,
+  realmUserUpdated,
+} from '@chat/protocol';
 import type { Decision } from '@chat/runtime';
 import { toEveryone } from '../broadcast.js';
 import type { RealmState } from '../state.js';
@@ -31,7 +38,7 @@ export function decideSetActive(state: RealmState, command: SetActive): Decision
   const person = { user_id: target.id, is_active: command.active };
   return {
     events: [{ type: 'accountActiveSet', userId: target.id, active: command.active }],
-    fanouts: [toEveryone(state, [{ type: 'realm_user', op: 'update', person }])],
+    fanouts: [toEveryone(state, [realmUserUpdated(person)])],
     reply: null,
   };
 }

@@ -1,4 +1,4 @@
-import { ChatError, type InviteCommand, type QueueEvent } from '@chat/protocol';
+import { ChatError, realmUserUpdated, type InviteCommand } from '@chat/protocol';
 import { accountByEmail } from '../behavior.js';
 import { toEveryone } from '../broadcast.js';
 import { isExpired } from '../invites/state.js';
@@ -51,11 +51,7 @@ export const emailChangeHandlers: RealmHandlers<Pick<InviteProtocol, EmailComman
       throw bad('Whoops. The confirmation link has expired or been deactivated.');
     }
     checkAvailable(state, change.newEmail, account.id);
-    const person = (fields: Record<string, unknown>): QueueEvent => ({
-      type: 'realm_user',
-      op: 'update',
-      person: { user_id: account.id, ...fields },
-    });
+    const person = (fields: Record<string, unknown>) => realmUserUpdated({ user_id: account.id, ...fields });
     // Addresses are visible to everyone here, so both the delivery and the API address change for all.
     const events = [person({ delivery_email: change.newEmail }), person({ new_email: change.newEmail })];
     return {

@@ -8,6 +8,7 @@ import {
   type UserAdminProtocol,
   type Role,
   type UserAdminCommand,
+  realmUserUpdated,
 } from '@chat/protocol';
 import type { Decision } from '@chat/runtime';
 import { toEveryone } from '../broadcast.js';
@@ -57,7 +58,7 @@ function update(
       target.id,
     );
     events.push({ type: 'roleChanged', userId: target.id, role: cmd.role });
-    queue.push({ type: 'realm_user', op: 'update', person: { user_id: target.id, role: cmd.role } });
+    queue.push(realmUserUpdated({ user_id: target.id, role: cmd.role }));
     const members = (op: string, ids: number[]) =>
       ids.map((group_id) => ({ type: 'user_group', op, group_id, user_ids: [target.id] }));
     queue.push(
@@ -79,7 +80,7 @@ function update(
     if (name !== target.fullName) {
       const renamed: AccountUpdateEvent = { type: 'accountUpdated', userId: target.id, fullName: name };
       events.push(renamed);
-      queue.push({ type: 'realm_user', op: 'update', person: { user_id: target.id, full_name: name } });
+      queue.push(realmUserUpdated({ user_id: target.id, full_name: name }));
     }
   }
   if (events.length === 0) return { reply: {} };

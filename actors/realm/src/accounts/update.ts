@@ -5,6 +5,7 @@ import {
   type QueueEvent,
   type StatusCommand,
   type StatusReplies,
+  realmUserUpdated,
 } from '@chat/protocol';
 import type { ActorContext, Decision } from '@chat/runtime';
 import { toEveryone } from '../broadcast.js';
@@ -53,13 +54,13 @@ export function decideAccountUpdate(
     const name = checkFullName(command.full_name);
     if (name !== account.fullName) {
       event.fullName = name;
-      everyone.push({ type: 'realm_user', op: 'update', person: { user_id: account.id, full_name: name } });
+      everyone.push(realmUserUpdated({ user_id: account.id, full_name: name }));
     }
   }
   if (command.timezone !== undefined && command.timezone !== account.timezone) {
     event.timezone = command.timezone;
     const person = { user_id: account.id, email: account.email, timezone: command.timezone };
-    everyone.push({ type: 'realm_user', op: 'update', person });
+    everyone.push(realmUserUpdated(person));
     // The time zone is also one of the user's settings for their own clients.
     own = settingEvents(account.email, 'timezone', command.timezone);
   }

@@ -14,6 +14,7 @@ import {
   ROLES,
   type BotCommand,
   type QueueEvent,
+  realmUserUpdated,
 } from '@chat/protocol';
 import type { ActorContext, Decision } from '@chat/runtime';
 import { checkFullName } from '../accounts/update.js';
@@ -156,7 +157,7 @@ function change(ctx: Ctx, command: Of<'realm.updateBot'>): Decision<RealmEvent, 
     if (name !== bot.fullName) {
       checkNameAvailable(state, name);
       event.fullName = after.fullName = name;
-      everyone.push({ type: 'realm_user', op: 'update', person: { user_id: bot.id, full_name: name } });
+      everyone.push(realmUserUpdated({ user_id: bot.id, full_name: name }));
       toAudience.push(update(bot.id, { full_name: name }));
     }
   }
@@ -166,7 +167,7 @@ function change(ctx: Ctx, command: Of<'realm.updateBot'>): Decision<RealmEvent, 
     if (touchesOwner && !isOwner(who)) throw bad('Must be an organization owner');
     if (!isAdministrator(who)) throw bad('Must be an organization administrator');
     event.role = after.role = changes.role;
-    everyone.push({ type: 'realm_user', op: 'update', person: { user_id: bot.id, role: changes.role } });
+    everyone.push(realmUserUpdated({ user_id: bot.id, role: changes.role }));
   }
   if (changes.bot_owner_id !== undefined) {
     const owner = state.accounts[changes.bot_owner_id];
@@ -232,7 +233,7 @@ function ownerChange(state: RealmState, bot: Account, owner: Account): Fanout[] 
   }
   fanouts.push(toUsers(state, audience, [update(bot.id, { owner_id: owner.id })]));
   const person = { user_id: bot.id, bot_owner_id: owner.id };
-  fanouts.push(toEveryone(state, [{ type: 'realm_user', op: 'update', person }]));
+  fanouts.push(toEveryone(state, [realmUserUpdated(person)]));
   return fanouts;
 }
 
@@ -243,7 +244,7 @@ function deactivate(state: RealmState, command: Of<'realm.deactivateBot'>): Deci
   return {
     events: [{ type: 'accountActiveSet', userId: bot.id, active: false }],
     fanouts: [
-      toEveryone(state, [{ type: 'realm_user', op: 'update', person }]),
+      toEveryone(state, [realmUserUpdated(person)]),
       botEvents(state, bot, [update(bot.id, { is_active: false })]),
     ],
     reply: null,

@@ -4,6 +4,7 @@ import {
   type ModernPresence,
   type PresenceReply,
   type StatusCommand,
+  presenceEvent,
 } from '@chat/protocol';
 import type { ActorContext, Decision } from '@chat/runtime';
 import { toEveryone } from '../broadcast.js';
@@ -91,14 +92,13 @@ function report(ctx: Ctx, command: Extract<OwnCommand, { type: 'realm.reportPres
   // Only coming online is announced, and only in realms small enough (each announcement reaches everyone,
   // and everyone comes online: quadratic work); clients learn the rest by polling, as with the original.
   if (!cameOnline || activeUsers(state) > command.event_user_limit) return { events, reply: null };
-  const event = {
-    type: 'presence',
+  const event = presenceEvent({
     user_id: userId,
     email: account.email,
     server_timestamp: ctx.now / 1000,
     presence: { website: legacyEntry(row, account).website },
     presences: { [userId]: modernPresence(row, account) },
-  };
+  });
   return { events, fanouts: [toEveryone(state, [event])], reply: null };
 }
 

@@ -1,5 +1,14 @@
 import type { PersonalReplies } from '@chat/protocol';
-import { ChatError, type Draft, type DraftCommand, type DraftInput, type QueueEvent } from '@chat/protocol';
+import {
+  ChatError,
+  draftRemoved,
+  draftsAdded,
+  draftUpdated,
+  type Draft,
+  type DraftCommand,
+  type DraftInput,
+  type QueueEvent,
+} from '@chat/protocol';
 import type { ActorContext, Decision } from '@chat/runtime';
 import { toOwnQueues } from '../queues.js';
 import type { UserEvent, UserState } from '../state.js';
@@ -85,7 +94,7 @@ export function decideDraft(ctx: ActorContext<UserState>, command: DraftCommand)
       if (drafts.length === 0) return { reply: { ids: [] } };
       return {
         events: [{ type: 'draftsAdded', drafts }],
-        tells: own({ type: 'drafts', op: 'add', drafts }),
+        tells: own(draftsAdded(drafts)),
         reply: { ids: drafts.map((d) => d.id) },
       };
     }
@@ -93,7 +102,7 @@ export function decideDraft(ctx: ActorContext<UserState>, command: DraftCommand)
       const draft = stamped(existing(command.draft_id).id, command.draft, ctx.now);
       return {
         events: [{ type: 'draftEdited', draft }],
-        tells: own({ type: 'drafts', op: 'update', draft }),
+        tells: own(draftUpdated(draft)),
         reply: null,
       };
     }
@@ -101,7 +110,7 @@ export function decideDraft(ctx: ActorContext<UserState>, command: DraftCommand)
       const { id } = existing(command.draft_id);
       return {
         events: [{ type: 'draftRemoved', draftId: id }],
-        tells: own({ type: 'drafts', op: 'remove', draft_id: id }),
+        tells: own(draftRemoved(id)),
         reply: null,
       };
     }

@@ -1,5 +1,12 @@
 import type { PersonalReplies } from '@chat/protocol';
-import { ChatError, type QueueEvent, type SavedSnippet, type SnippetCommand } from '@chat/protocol';
+import {
+  ChatError,
+  snippetRemoved,
+  snippetSaved,
+  type QueueEvent,
+  type SavedSnippet,
+  type SnippetCommand,
+} from '@chat/protocol';
 import type { ActorContext, Decision } from '@chat/runtime';
 import { toOwnQueues } from '../queues.js';
 import type { UserEvent, UserState } from '../state.js';
@@ -64,7 +71,7 @@ export function decideSnippet(ctx: ActorContext<UserState>, command: SnippetComm
       };
       return {
         events: [{ type: 'snippetAdded', snippet }],
-        tells: own({ type: 'saved_snippets', op: 'add', saved_snippet: snippet }),
+        tells: own(snippetSaved('add', snippet)),
         reply: { saved_snippet_id: snippet.id },
       };
     }
@@ -83,7 +90,7 @@ export function decideSnippet(ctx: ActorContext<UserState>, command: SnippetComm
             ...(content !== undefined && { content }),
           },
         ],
-        tells: own({ type: 'saved_snippets', op: 'update', saved_snippet: after }),
+        tells: own(snippetSaved('update', after)),
         reply: null,
       };
     }
@@ -91,7 +98,7 @@ export function decideSnippet(ctx: ActorContext<UserState>, command: SnippetComm
       const { id } = existing(command.saved_snippet_id);
       return {
         events: [{ type: 'snippetRemoved', id }],
-        tells: own({ type: 'saved_snippets', op: 'remove', saved_snippet_id: id }),
+        tells: own(snippetRemoved(id)),
         reply: null,
       };
     }

@@ -1,5 +1,13 @@
 import type { PersonalReplies } from '@chat/protocol';
-import { ChatError, type NavigationView, type NavigationViewCommand, type QueueEvent } from '@chat/protocol';
+import {
+  ChatError,
+  viewAdded,
+  viewRemoved,
+  viewUpdated,
+  type NavigationView,
+  type NavigationViewCommand,
+  type QueueEvent,
+} from '@chat/protocol';
 import type { ActorContext, Decision } from '@chat/runtime';
 import { toOwnQueues } from '../queues.js';
 import type { UserEvent, UserState } from '../state.js';
@@ -62,7 +70,7 @@ export function decideView(ctx: ActorContext<UserState>, command: NavigationView
       if (views.some((v) => v.fragment === view.fragment) || nameTaken(view.name)) throw alreadyExists();
       return {
         events: [{ type: 'viewAdded', view }],
-        tells: own({ type: 'navigation_view', op: 'add', navigation_view: view }),
+        tells: own(viewAdded(view)),
         reply: null,
       };
     }
@@ -74,7 +82,7 @@ export function decideView(ctx: ActorContext<UserState>, command: NavigationView
       const data = { ...(name !== undefined && { name }), ...(is_pinned !== undefined && { is_pinned }) };
       return {
         events: [{ type: 'viewEdited', fragment, ...data }],
-        tells: own({ type: 'navigation_view', op: 'update', fragment, data }),
+        tells: own(viewUpdated(fragment, data)),
         reply: null,
       };
     }
@@ -82,7 +90,7 @@ export function decideView(ctx: ActorContext<UserState>, command: NavigationView
       const { fragment } = existing(command.fragment);
       return {
         events: [{ type: 'viewRemoved', fragment }],
-        tells: own({ type: 'navigation_view', op: 'remove', fragment }),
+        tells: own(viewRemoved(fragment)),
         reply: null,
       };
     }

@@ -2,6 +2,7 @@ import type { ActorClient } from '@chat/runtime';
 import {
   ChatError,
   isOwner,
+  notOwner,
   channelAddress,
   defaultChannelPermissions,
   realmAddress,
@@ -79,7 +80,7 @@ export async function createChannel(
  * "realm_default" (null), "unlimited" (-1) or a positive number of days.
  */
 export function channelRetention(principal: Principal, raw: number | string): number | null {
-  if (!isOwner(principal)) throw new ChatError('UNAUTHORIZED_PRINCIPAL', 'Must be an organization owner');
+  if (!isOwner(principal)) throw notOwner();
   if (raw === 'realm_default') return null;
   if (raw === 'unlimited') return -1;
   const days = typeof raw === 'number' ? raw : /^\d+$/.test(raw) ? Number(raw) : NaN;

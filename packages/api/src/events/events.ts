@@ -3,6 +3,8 @@ import { defineRoute, type Route } from '@chat/edge';
 import {
   isBotAdd,
   isMessageEvent,
+  isPresence,
+  isRealmUserAdd,
   isStreamCreate,
   isSubscriptionAdd,
   queueAddress,
@@ -42,8 +44,8 @@ function presentPlain(
   global: UserSettings | null,
 ): Body[] {
   if (event.type === 'user_group') return presentGroupEvent(event, spec);
-  if (event.type === 'presence') return [presentPresence(event, spec)];
-  if (event.type === 'realm_user' && event.op === 'add') return [presentNewUser(event, spec)];
+  if (isPresence(event)) return [presentPresence(event, spec)];
+  if (isRealmUserAdd(event)) return [presentNewUser(event, spec)];
   if (isBotAdd(event)) return [presentBotEvent(event)];
   let shaped: Body = { ...event };
   for (const field of TOPIC_FIELDS[event.type] ?? []) {
@@ -62,7 +64,8 @@ function presentPlain(
     shaped = { ...rest, streams: channels.map((c) => channelJson(c)) };
   }
   // Archiving shows as a property change only to clients that know archived channels; to others the channel is gone.
-  if (event.type === 'stream' && event.property === 'is_archived' && !spec.capabilities.archived_channels) {
+  const archiving = event.type === 'stream' && event.op === 'update' && event.property === 'is_archived';
+  if (archiving && !spec.capabilities.archived_channels) {
     if (event.value !== true) return [];
     const streamId = event.stream_id as number;
     return [{ id: event.id, type: 'stream', op: 'delete', streams: [{ stream_id: streamId }], stream_ids: [streamId] }];
@@ -77,7 +80,8 @@ function presentPlain(
 /** Whether an event names a channel's empty topic (clients without `empty_topic_name` see a display name). */
 function namesEmptyTopic(event: NumberedEvent): boolean {
   if (isMessageEvent(event)) return event.message.channel_id !== null && event.message.topic === '';
-  return (TOPIC_FIELDS[event.type] ?? []).some((field) => event[field] === '');
+  const fields: Body = event;
+  return (TOPIC_FIELDS[event.type] ?? []).some((field) => fields[field] === '');
 }
 
 /** Events as one client asked to see them: messages rendered with the queue's format. */

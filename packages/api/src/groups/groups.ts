@@ -19,8 +19,8 @@ const Ids = Type.Array(Type.Integer());
 
 /** One optional parameter per group permission, in the form `schema` gives. */
 function permissionParams<S extends TSchema>(schema: S): Record<UserGroupPermission, TOptional<S>> {
-  const entries = USER_GROUP_PERMISSIONS.map((name) => [name, Type.Optional(schema)] as const);
-  return Object.fromEntries(entries) as unknown as Record<UserGroupPermission, TOptional<S>>;
+  const entries = USER_GROUP_PERMISSIONS.map((name) => [name, Type.Optional(schema) as TOptional<S>] as const);
+  return Object.fromEntries(entries) as Record<UserGroupPermission, TOptional<S>>;
 }
 
 const pick = <T>(params: Record<string, unknown>): Partial<Record<UserGroupPermission, T>> =>

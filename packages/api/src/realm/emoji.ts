@@ -116,7 +116,7 @@ export function emojiImages(options: ApiOptions): RawMiddleware {
     const found = /^\/user_avatars\/(\d+)\/emoji\/images\/([A-Za-z0-9_-]+\.([a-z]+))$/.exec(ctx.path);
     if (!found || (ctx.method !== 'GET' && ctx.method !== 'HEAD')) return next();
     ctx.state.route = '/user_avatars/{realm_id}/emoji/images/{file}';
-    const [, realmId, file, extension] = found as unknown as [string, string, string, string];
+    const [, realmId = '', file = '', extension = ''] = found; // every group is required by the pattern
     const body = await options.files.get(fileKey(Number(realmId), file));
     const type = Object.entries(IMAGE_TYPES).find(([, ext]) => ext === extension)?.[0];
     if (!body || !type) {

@@ -1,14 +1,13 @@
 import { Type } from '@sinclair/typebox';
 import { defineRoute, type Route } from '@chat/edge';
-import { ChatError, isAdministrator, realmAddress, type Principal } from '@chat/protocol';
+import { ChatError, isAdministrator, notAdministrator, realmAddress, type Principal } from '@chat/protocol';
 
 const bad = (msg: string) => new ChatError('BAD_REQUEST', msg);
 /** The original's `check_pygments_language`. */
 const PYGMENTS_LANGUAGE = /^[ a-zA-Z0-9_+\-./#]*$/;
 
 function requireAdmin(principal: Principal): void {
-  if (!isAdministrator(principal))
-    throw new ChatError('UNAUTHORIZED_PRINCIPAL', 'Must be an organization administrator');
+  if (!isAdministrator(principal)) throw notAdministrator();
 }
 
 /** An RFC 6570 template whose only variable is `code`, in the original's words. */

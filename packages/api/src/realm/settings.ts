@@ -3,6 +3,8 @@ import { defineRoute, type Route } from '@chat/edge';
 import {
   ChatError,
   isAdministrator,
+  notAdministrator,
+  notOwner,
   isOwner,
   realmAddress,
   REALM_GROUP_SETTINGS,
@@ -170,11 +172,11 @@ export function realmSettingsRoutes(options: ApiOptions): Route[] {
         const raw = params as Record<string, unknown>;
         // The original checks the role before it reads any parameter.
         if (!isAdministrator(principal)) {
-          throw new ChatError('UNAUTHORIZED_PRINCIPAL', 'Must be an organization administrator');
+          throw notAdministrator();
         }
         const values = parseValues(raw, options);
         if (raw.string_id !== undefined) {
-          if (!isOwner(principal)) throw new ChatError('UNAUTHORIZED_PRINCIPAL', 'Must be an organization owner');
+          if (!isOwner(principal)) throw notOwner();
           throw bad('Must be a demo organization.');
         }
         const groups: Partial<Record<RealmGroupSettingName, GroupSettingChange>> = {};

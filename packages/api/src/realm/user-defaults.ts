@@ -1,6 +1,6 @@
 import { Type } from '@sinclair/typebox';
 import { defineRoute, type Route } from '@chat/edge';
-import { ChatError, isAdministrator, realmAddress, type RealmValue } from '@chat/protocol';
+import { isAdministrator, notAdministrator, realmAddress, type RealmValue } from '@chat/protocol';
 import { settingParams } from '../users/settings.js';
 import { checkSettingValues } from '../users/settings-values.js';
 
@@ -27,7 +27,7 @@ export function userDefaultsRoutes(): Route[] {
       tags: ['server_and_organizations'],
       async handler({ params, principal, actors }) {
         if (!isAdministrator(principal)) {
-          throw new ChatError('UNAUTHORIZED_PRINCIPAL', 'Must be an organization administrator');
+          throw notAdministrator();
         }
         const values = Object.fromEntries(
           Object.entries(params as Record<string, unknown>).filter(([, v]) => v !== undefined),

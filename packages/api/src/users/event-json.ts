@@ -1,4 +1,4 @@
-import type { NumberedEvent, QueueSpec } from '@chat/protocol';
+import type { QueueSpec, RealmUserAddEvent } from '@chat/protocol';
 import { gravatarUrl } from './json.js';
 
 type Body = Record<string, unknown>;
@@ -8,9 +8,9 @@ type Body = Record<string, unknown>;
  * avatar to the client (null); queues registered without `client_gravatar`
  * get the URL, as `GET /users` gives them.
  */
-export function presentNewUser(event: NumberedEvent, spec: QueueSpec): Body {
-  const person = (event as Body).person as Body;
+export function presentNewUser(event: RealmUserAddEvent & { id: number }, spec: QueueSpec): Body {
+  const person = event.person;
   if (spec.client_gravatar || person.avatar_url !== null) return { ...event };
-  const avatar_url = gravatarUrl(String(person.email), Number(person.avatar_version));
+  const avatar_url = gravatarUrl(person.email, person.avatar_version);
   return { ...event, person: { ...person, avatar_url } };
 }

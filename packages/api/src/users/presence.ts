@@ -1,6 +1,6 @@
 import { Type } from '@sinclair/typebox';
 import { defineRoute, type Route } from '@chat/edge';
-import { ChatError, type NumberedEvent, type QueueSpec } from '@chat/protocol';
+import { ChatError, type PresenceEvent, type QueueSpec } from '@chat/protocol';
 import { CallerContext } from '../context.js';
 import type { ApiOptions } from '../options.js';
 
@@ -16,8 +16,8 @@ type Body = Record<string, unknown>;
  * A `presence` event as one client sees it: the realm raises it with both
  * formats; clients with `simplified_presence_events` get the modern one only.
  */
-export function presentPresence(event: NumberedEvent, spec: QueueSpec): Body {
-  const { presences, user_id, email, server_timestamp, presence, ...rest } = event as NumberedEvent & Body;
+export function presentPresence(event: PresenceEvent & { id: number }, spec: QueueSpec): Body {
+  const { presences, user_id, email, server_timestamp, presence, ...rest } = event;
   return spec.capabilities.simplified_presence_events
     ? { ...rest, presences }
     : { ...rest, user_id, email, server_timestamp, presence };

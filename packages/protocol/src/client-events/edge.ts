@@ -3,10 +3,10 @@
  * here by their constructors and recognized by their guards, so the edge
  * reads them without casts. (Every other kind reaches clients as built.)
  */
-import type { ChannelInfo } from './channel.js';
-import type { BotJson } from './bots.js';
-import type { QueueEvent } from './queue.js';
-import type { SubscriptionSettings } from './user.js';
+import type { ChannelInfo } from '../channel.js';
+import type { BotJson } from '../bots.js';
+import type { QueueEvent } from '../queue.js';
+import type { SubscriptionSettings } from '../user.js';
 
 /** `subscription` op `add` as the UserActor raises it: the edge renders each entry as the reference's subscription. */
 export type SubscriptionAddEvent = {

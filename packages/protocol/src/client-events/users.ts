@@ -1,0 +1,40 @@
+/** Client events about the organization's users, in the reference's shapes (`GET /events`). */
+import type { QueueEvent } from '../queue.js';
+import type { LegacyPresence, ModernPresence } from '../status.js';
+
+/** The reference's User as `realm_user` op `add` carries it; the edge fills `avatar_url` for queues that asked for URLs. */
+export type NewPerson = {
+  user_id: number;
+  email: string;
+  avatar_url: string | null;
+  avatar_version: number;
+  [field: string]: unknown;
+};
+/** What changed about one user: `user_id` and the changed fields only. */
+export type PersonUpdate = { user_id: number; [field: string]: unknown };
+
+export type RealmUserAddEvent = { type: 'realm_user'; op: 'add'; person: NewPerson };
+export type RealmUserUpdateEvent = { type: 'realm_user'; op: 'update'; person: PersonUpdate };
+export const realmUserAdded = (person: NewPerson): RealmUserAddEvent => ({ type: 'realm_user', op: 'add', person });
+export const realmUserUpdated = (person: PersonUpdate): RealmUserUpdateEvent => ({
+  type: 'realm_user',
+  op: 'update',
+  person,
+});
+export const isRealmUserAdd = (event: QueueEvent): event is RealmUserAddEvent =>
+  event.type === 'realm_user' && event.op === 'add' && 'person' in event;
+
+/** Built with both shapes; the edge keeps `presences` or the legacy fields, as the client's capability asks. */
+export type PresenceEvent = {
+  type: 'presence';
+  user_id: number;
+  email: string;
+  server_timestamp: number;
+  presence: Record<string, LegacyPresence | undefined>;
+  presences: Record<number, ModernPresence>;
+};
+export const presenceEvent = (fields: Omit<PresenceEvent, 'type'>): PresenceEvent => ({ type: 'presence', ...fields });
+export const isPresence = (event: QueueEvent): event is PresenceEvent =>
+  event.type === 'presence' && 'presences' in event;
+
+export type UserEvent = RealmUserAddEvent | RealmUserUpdateEvent | PresenceEvent;
