@@ -93,4 +93,4 @@ export { confirmationPages } from './invitations/join.js';
 export { sessionPages, type SessionPageDeps } from './sessions/pages.js';
 export { sessionAuthenticate } from './sessions/sessions.js';
 export type { PushBouncer, PushNotification, PushOutcome, PushPayload } from './ports/push-bouncer.js';
-export { resumeOwedWebhooks } from './bots/outgoing.js';
+export { sweepOwedWebhooks } from './bots/outgoing.js';

@@ -99,8 +99,11 @@ export type BotCommand =
   | { type: 'realm.oweWebhooks'; owed: Array<Omit<OwedWebhook, 'since'>> }
   /** A call is done (answered, or given up and reported). Replies null. */
   | { type: 'realm.webhookDone'; message_id: number; bot_id: number }
-  /** The owed calls recorded before `before` (epoch ms). */
-  | { type: 'realm.owedWebhooks'; before: number };
+  /**
+   * Claims the owed calls recorded (or last claimed) before `before` (epoch ms):
+   * they are stamped now, so no other edge claims them while the claimant calls.
+   */
+  | { type: 'realm.claimOwedWebhooks'; before: number };
 
 export type BotReplies = {
   'realm.createBot': BotJson;
@@ -111,7 +114,7 @@ export type BotReplies = {
   'realm.outgoingServices': OutgoingService[];
   'realm.oweWebhooks': null;
   'realm.webhookDone': null;
-  'realm.owedWebhooks': OwedWebhook[];
+  'realm.claimOwedWebhooks': OwedWebhook[];
 };
 
 /** The original's cap on one bot's storage: keys and values, in characters. */

@@ -12,7 +12,7 @@ import {
   FEATURE_LEVEL,
   tusUploads,
   uploadDownloads,
-  resumeOwedWebhooks,
+  sweepOwedWebhooks,
   type ApiOptions,
 } from '@chat/api';
 import {
@@ -127,17 +127,21 @@ export async function startServer(config: Config, backend?: Backend): Promise<Ru
   });
   server.on('request', app.callback());
   // Calls to outgoing webhook bots that a stopped process left owed. Embedded, nothing else is
-  // making calls, so every owed one is due; a cluster edge leaves the last minute's to the edges
-  // that may still be making them (a call takes at most 47 s: four 10 s tries and 7 s of waits).
-  const owedBefore = Date.now() - (backend ? 60_000 : 0);
-  resumeOwedWebhooks(node.actors, config.defaultRealm, owedBefore, options, log).catch((err: unknown) =>
-    log.warn({ err }, 'owed outgoing webhook calls not resumed'),
+  // making calls, so every owed one is due at once; a cluster edge leaves the last minute's to
+  // the edges that may still be making them.
+  const stopSweep = sweepOwedWebhooks(
+    node.actors,
+    config.defaultRealm,
+    Date.now() - (backend ? 60_000 : 0),
+    options,
+    log,
   );
   log.info({ port, mode: config.mode, dataDir: config.dataDir }, 'server listening');
   return {
     url,
     node,
     async close() {
+      stopSweep();
       await new Promise<void>((resolve) => {
         server.close(() => resolve());
         server.closeAllConnections();

@@ -294,7 +294,10 @@ export const botHandlers: RealmHandlers<BotProtocol> = {
     state.owedWebhooks?.[`${message_id}:${bot_id}`]
       ? { events: [{ type: 'webhookDone', messageId: message_id, botId: bot_id }], reply: null }
       : { reply: null },
-  'realm.owedWebhooks': ({ state }, command) => ({
-    reply: Object.values(state.owedWebhooks ?? {}).filter((o) => o.since < command.before),
-  }),
+  'realm.claimOwedWebhooks': ({ state, now }, command) => {
+    const due = Object.values(state.owedWebhooks ?? {}).filter((o) => o.since < command.before);
+    if (due.length === 0) return { reply: [] };
+    const claimed = due.map((o) => ({ ...o, since: now }));
+    return { events: [{ type: 'webhooksOwed', owed: claimed }], reply: claimed };
+  },
 };

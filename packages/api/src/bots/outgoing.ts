@@ -55,6 +55,7 @@ export async function triggerOutgoingWebhooks(
   const trigger = sent.dm_user_ids !== null ? 'direct_message' : 'mention';
   const candidates = (sent.dm_user_ids ?? sent.mentioned_user_ids).filter((id) => id !== sent.sender.user_id);
   if (candidates.length === 0) return;
+  seenRealms.add(sent.sender.realm);
   const realm = realmAddress(sent.sender.realm);
   const services = await caller.actors.ask(realm, { type: 'realm.outgoingServices', user_ids: candidates });
   if (services.length === 0) return;
@@ -63,8 +64,11 @@ export async function triggerOutgoingWebhooks(
   for (const [i, service] of services.entries()) void call(caller.actors, service, owed[i]!, options, log);
 }
 
-/** Makes the owed calls of `realm` recorded before `before` (epoch ms): those a stopped process left undone. */
-export async function resumeOwedWebhooks(
+/**
+ * Claims and makes the owed calls of `realm` recorded or claimed before
+ * `before` (epoch ms): those a stopped process left undone.
+ */
+async function resumeOwedWebhooks(
   actors: ActorClient,
   realm: string,
   before: number,
@@ -72,7 +76,7 @@ export async function resumeOwedWebhooks(
   log: Logger,
 ): Promise<number> {
   const address = realmAddress(realm);
-  const owed = await actors.ask(address, { type: 'realm.owedWebhooks', before });
+  const owed = await actors.ask(address, { type: 'realm.claimOwedWebhooks', before });
   if (owed.length === 0) return 0;
   const bots = [...new Set(owed.map((o) => o.bot_id))];
   const services = await actors.ask(address, { type: 'realm.outgoingServices', user_ids: bots });
@@ -111,6 +115,40 @@ async function call(
   } catch (err) {
     log.warn({ err, bot: service.user_id, message: owed.message_id }, 'outgoing webhook call not finished');
   }
+}
+
+/** Realms whose messages triggered a call in this process: the sweep looks there (and in the default realm). */
+const seenRealms = new Set<string>();
+
+/** How long a call may take at most: four 10 s tries and 7 s of waits. */
+const LONGEST_CALL_MS = 4 * TIMEOUT_MS + 7 * RETRY_DELAY_MS;
+
+/**
+ * Resumes owed calls: at once those recorded before `startedAt` (embedded,
+ * nothing else makes calls), then every `everyMs` those left over a minute
+ * (a call takes at most LONGEST_CALL_MS, so a younger one may be in another
+ * edge's hands), in the default realm and the realms seen here. Returns
+ * the function that stops it.
+ */
+export function sweepOwedWebhooks(
+  actors: ActorClient,
+  defaultRealm: string,
+  firstBefore: number,
+  options: ApiOptions,
+  log: Logger,
+  everyMs = 30_000,
+): () => void {
+  const sweep = (realm: string, before: number) =>
+    resumeOwedWebhooks(actors, realm, before, options, log).catch((err: unknown) =>
+      log.warn({ err, realm }, 'owed outgoing webhook calls not resumed'),
+    );
+  void sweep(defaultRealm, firstBefore);
+  const timer = setInterval(() => {
+    const before = Date.now() - Math.max(60_000, LONGEST_CALL_MS + 10_000);
+    for (const realm of new Set([defaultRealm, ...seenRealms])) void sweep(realm, before);
+  }, everyMs);
+  timer.unref();
+  return () => clearInterval(timer);
 }
 
 /** Thrown for what the original retries: no connection, or no answer in time. */
