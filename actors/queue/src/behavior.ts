@@ -8,6 +8,7 @@ import {
   type QueueReply,
   queueOfKey,
   realmOfKey,
+  heartbeatEvent,
 } from '@chat/protocol';
 import {
   handlerTable,
@@ -152,7 +153,7 @@ function handlers(options: QueueOptions): Handlers<QueueState, QueueEventRecord,
 
 function onTimer(ctx: Ctx, options: QueueOptions, name: string): QueueDecision {
   if (ctx.state.status !== 'live') return {};
-  if (name === 'heartbeat') return ctx.holding(POLL) ? append(ctx, options, [{ type: 'heartbeat' }]) : {};
+  if (name === 'heartbeat') return ctx.holding(POLL) ? append(ctx, options, [heartbeatEvent()]) : {};
   if (name !== 'idle') return {};
   // A client waiting on a poll is not idle.
   if (ctx.holding(POLL)) {

@@ -15,6 +15,8 @@ import {
   type BotCommand,
   type QueueEvent,
   realmUserUpdated,
+  botRemoved,
+  botUpdated,
 } from '@chat/protocol';
 import type { ActorContext, Decision } from '@chat/runtime';
 import { checkFullName } from '../accounts/update.js';
@@ -83,11 +85,7 @@ function checkInterface(type: number): void {
 const botEvents = (state: RealmState, bot: Account, events: QueueEvent[]): Fanout =>
   toUsers(state, botAudience(state, bot), events);
 
-const update = (userId: number, fields: Record<string, unknown>): QueueEvent => ({
-  type: 'realm_bot',
-  op: 'update',
-  bot: { user_id: userId, ...fields },
-});
+const update = (userId: number, fields: Record<string, unknown>) => botUpdated({ user_id: userId, ...fields });
 
 function create(ctx: Ctx, command: Of<'realm.createBot'>): Decision<RealmEvent, BotReplies['realm.createBot']> {
   const state = ctx.state;
@@ -224,7 +222,7 @@ function ownerChange(state: RealmState, bot: Account, owner: Account): Fanout[] 
   const audience = new Set(botAudience(state, moved));
   const fanouts: Fanout[] = [];
   if (previous && !isAdministrator(previous)) {
-    fanouts.push(toUsers(state, [previous.id], [{ type: 'realm_bot', op: 'delete', bot: { user_id: bot.id } }]));
+    fanouts.push(toUsers(state, [previous.id], [botRemoved(bot.id)]));
     audience.delete(previous.id);
   }
   if (!isAdministrator(owner)) {

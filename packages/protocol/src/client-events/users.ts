@@ -37,4 +37,15 @@ export const presenceEvent = (fields: Omit<PresenceEvent, 'type'>): PresenceEven
 export const isPresence = (event: QueueEvent): event is PresenceEvent =>
   event.type === 'presence' && 'presences' in event;
 
-export type UserEvent = RealmUserAddEvent | RealmUserUpdateEvent | PresenceEvent;
+export type UserEvent = RealmUserAddEvent | RealmUserUpdateEvent | PresenceEvent | BotChangeEvent | HeartbeatEvent;
+
+/** `realm_bot` `update` (the changed fields) and `delete`, to the bot's owner and administrators. */
+export type BotChangeEvent =
+  | { type: 'realm_bot'; op: 'update'; bot: PersonUpdate }
+  | { type: 'realm_bot'; op: 'delete'; bot: { user_id: number } };
+export const botUpdated = (bot: PersonUpdate): BotChangeEvent => ({ type: 'realm_bot', op: 'update', bot });
+export const botRemoved = (user_id: number): BotChangeEvent => ({ type: 'realm_bot', op: 'delete', bot: { user_id } });
+
+/** What a waiting poll gets when nothing happened. */
+export type HeartbeatEvent = { type: 'heartbeat' };
+export const heartbeatEvent = (): HeartbeatEvent => ({ type: 'heartbeat' });
