@@ -20,6 +20,8 @@ import {
   type RealmSettingsProtocol,
   notAdministrator,
   notOwner,
+  realmUpdated,
+  realmUpdatedDict,
 } from '@chat/protocol';
 import type { Decision } from '@chat/runtime';
 import { toEveryone } from './broadcast.js';
@@ -75,17 +77,12 @@ function checkRealmGroup(state: RealmState, name: RealmGroupSettingName, value: 
 
 /** The event the original sends for one changed value (`do_set_realm_property` and friends). */
 function eventFor(name: string, value: Setting): QueueEvent {
-  const dict = (data: Record<string, unknown>): QueueEvent => ({
-    type: 'realm',
-    op: 'update_dict',
-    property: 'default',
-    data,
-  });
-  if (name in REALM_GROUP_RULES) return dict({ [name]: value });
-  if (name === 'allow_message_editing' || name === 'message_content_edit_limit_seconds') return dict({ [name]: value });
+  if (name in REALM_GROUP_RULES) return realmUpdatedDict({ [name]: value });
+  if (name === 'allow_message_editing' || name === 'message_content_edit_limit_seconds')
+    return realmUpdatedDict({ [name]: value });
   if (name === 'topics_policy')
-    return dict({ topics_policy: value, mandatory_topics: value === 'disable_empty_topic' });
-  return { type: 'realm', op: 'update', property: name, value };
+    return realmUpdatedDict({ topics_policy: value, mandatory_topics: value === 'disable_empty_topic' });
+  return realmUpdated(name, value);
 }
 
 function update(

@@ -6,14 +6,23 @@ import type { ChannelEvent } from './channels.js';
 import type { BotAddEvent, StreamCreateEvent, SubscriptionAddEvent } from './edge.js';
 import type { UserGroupEvent } from './groups.js';
 import type { PersonalEvent } from './personal.js';
+import type { RealmEventOfSettings } from './realm.js';
 import type { UserEvent } from './users.js';
 
 export * from './channels.js';
 export * from './edge.js';
 export * from './groups.js';
 export * from './personal.js';
+export * from './realm.js';
 export * from './users.js';
 
 /** Every typed client event kind (the rest are still `PlainQueueEvent`; see docs/architecture.md). */
 export type ClientEvent =
-  ChannelEvent | PersonalEvent | UserEvent | UserGroupEvent | SubscriptionAddEvent | StreamCreateEvent | BotAddEvent;
+  | ChannelEvent
+  | PersonalEvent
+  | UserEvent
+  | UserGroupEvent
+  | RealmEventOfSettings
+  | SubscriptionAddEvent
+  | StreamCreateEvent
+  | BotAddEvent;
