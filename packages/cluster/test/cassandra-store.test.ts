@@ -1,95 +1,24 @@
 import anyTest, { type TestFn } from 'ava';
-import type { ScanOptions, StoreWrite } from '@chat/runtime';
+import { del, put, storeContract } from '@chat/runtime/testkit';
 import { CassandraStore } from '../src/index.js';
-import { bytes, cassandraOptions, collect, Keyspaces, text } from './cassandra-support.js';
+import { cassandraOptions, collect, Keyspaces, text } from './cassandra-support.js';
 
 const test = anyTest as TestFn<{ keyspaces: Keyspaces; store: CassandraStore }>;
 
+let shared: CassandraStore;
 test.before(async (t) => {
   t.context.keyspaces = new Keyspaces();
-  t.context.store = await CassandraStore.open({ ...cassandraOptions(t.context.keyspaces.name()), pageSize: 500 });
+  shared = t.context.store = await CassandraStore.open({
+    ...cassandraOptions(t.context.keyspaces.name()),
+    pageSize: 500,
+  });
 });
 test.after.always(async (t) => {
   await t.context.store?.close();
   await t.context.keyspaces?.dropAll();
 });
 
-const put = (table: string, partition: string, sort: string, value: string): StoreWrite => ({
-  op: 'put',
-  table,
-  partition,
-  sort,
-  value: bytes(value),
-});
-const del = (table: string, partition: string, sort: string): StoreWrite => ({ op: 'del', table, partition, sort });
-
-test('get, put and delete', async (t) => {
-  const { store } = t.context;
-  const key = { table: 'users', partition: '1', sort: '42' };
-  t.is(await store.get(key), undefined);
-  await store.write([put('users', '1', '42', 'alice')], { sync: true });
-  t.is(text((await store.get(key))!), 'alice');
-  await store.write([{ op: 'del', ...key }, put('users', '1', '43', 'bob')]);
-  t.is(await store.get(key), undefined);
-  t.is(text((await store.get({ ...key, sort: '43' }))!), 'bob');
-  // Unpositioned writes of one row: the last one wins, as in the embedded store.
-  await store.write([put('users', '1', '43', 'carol')]);
-  await store.write([put('users', '1', '43', 'bert')]);
-  t.is(text((await store.get({ ...key, sort: '43' }))!), 'bert');
-  await store.write([put('users', '1', 'empty', '')]);
-  t.deepEqual(await store.get({ ...key, sort: 'empty' }), new Uint8Array(0));
-});
-
-test('scan ranges stay inside one partition of one table', async (t) => {
-  const { store } = t.context;
-  await store.write([
-    ...['a', 'b', 'c', 'd', 'e'].map((s) => put('msgs', 'p', s, `p:${s}`)),
-    put('msgs', 'p', '', 'p:empty-sort'),
-    put('msgs', 'pa', 'a', 'pa:a'),
-    put('msgs', 'o', 'z', 'o:z'),
-    put('msgsx', 'p', 'a', 'msgsx:a'),
-    put('msg', 'sp', 'a', 'msg:sp:a'),
-    put('msgs', 'p\u0001', 'a', 'p1:a'),
-  ]);
-  const sorts = async (opts?: ScanOptions) => (await collect(store.scan('msgs', 'p', opts))).map((r) => r.sort);
-
-  t.deepEqual(await sorts(), ['', 'a', 'b', 'c', 'd', 'e']);
-  t.deepEqual(await sorts({ gt: 'b' }), ['c', 'd', 'e']);
-  t.deepEqual(await sorts({ gte: 'b' }), ['b', 'c', 'd', 'e']);
-  t.deepEqual(await sorts({ lt: 'c' }), ['', 'a', 'b']);
-  t.deepEqual(await sorts({ lte: 'c' }), ['', 'a', 'b', 'c']);
-  t.deepEqual(await sorts({ gt: 'a', lte: 'd' }), ['b', 'c', 'd']);
-  t.deepEqual(await sorts({ reverse: true }), ['e', 'd', 'c', 'b', 'a', '']);
-  t.deepEqual(await sorts({ reverse: true, limit: 2 }), ['e', 'd']);
-  t.deepEqual(await sorts({ lt: 'd', reverse: true, limit: 2 }), ['c', 'b']);
-  t.deepEqual(await sorts({ gte: 'b', limit: 2 }), ['b', 'c']);
-  t.deepEqual(await sorts({ gt: 'e' }), []);
-  t.deepEqual(await sorts({ limit: 0 }), []);
-  const rows = await collect(store.scan('msgs', 'p', { gte: 'a', lte: 'a' }));
-  t.deepEqual(
-    rows.map((r) => text(r.value)),
-    ['p:a'],
-  );
-  t.deepEqual(await collect(store.scan('msgs', 'missing')), []);
-});
-
-test('sort keys order by code point, like the embedded store', async (t) => {
-  const { store } = t.context;
-  const keys = ['B', 'a', 'aa', 'a b', 'é', 'z', '\u00ff', '\u0100', '10', '9'];
-  await store.write(keys.map((k) => put('order', 'p', k, k)));
-  const expected = [...keys].sort((x, y) => (x < y ? -1 : x > y ? 1 : 0));
-  t.deepEqual(
-    (await collect(store.scan('order', 'p'))).map((r) => r.sort),
-    expected,
-  );
-});
-
-test('names with NUL are refused', async (t) => {
-  const { store } = t.context;
-  await t.throwsAsync(store.write([put('t', 'a\u0000b', 's', 'v')]), { message: /NUL/ });
-  await t.throwsAsync(store.write([put('', 'p', 's', 'v')]), { message: /empty/ });
-  await t.throwsAsync(collect(store.scan('t\u0000', 'p')), { message: /NUL/ });
-});
+storeContract(test, (_name, body) => body(shared));
 
 test('a later position wins whatever the arrival order, deletions included', async (t) => {
   const { store } = t.context;
@@ -117,18 +46,6 @@ test('writes without a position never shadow positioned ones', async (t) => {
   await store.write([put('pos', 'mixed', 'row', 'tool again')]);
   await store.write([del('pos', 'mixed', 'row')]);
   t.is(text((await store.get(key))!), 'runtime');
-});
-
-test('within one write the last write of a row counts', async (t) => {
-  const { store } = t.context;
-  const key = { table: 'dup', partition: 'p', sort: 'r' };
-  // Same timestamp for both: Cassandra alone would let the delete win.
-  await store.write([del('dup', 'p', 'r'), put('dup', 'p', 'r', 'back')], { position: 3 });
-  t.is(text((await store.get(key))!), 'back');
-  await store.write([put('dup', 'p', 'r', 'zzz'), put('dup', 'p', 'r', 'aaa')], { position: 4 });
-  t.is(text((await store.get(key))!), 'aaa');
-  await store.write([put('dup', 'p', 'r', 'again'), del('dup', 'p', 'r')], { position: 5 });
-  t.is(await store.get(key), undefined);
 });
 
 test('writes beyond one batch limit span several batches', async (t) => {

@@ -8,6 +8,7 @@ import { FakeTimers } from './fake-timers.js';
 import { MemoryStore } from './memory-store.js';
 
 export { FakeTimers, MemoryStore };
+export { del, put, storeContract } from './store-contract.js';
 
 /**
  * Unit tests of one actor's rules, without a host, a transport or a
