@@ -15,6 +15,7 @@ import { mutingCases } from './permission-cases-muting.js';
 import { ownAccountCases } from './permission-cases-own-account.js';
 import { lookupCases } from './permission-cases-lookups.js';
 import { scheduledCases } from './permission-cases-scheduled.js';
+import { callCases } from './permission-cases-calls.js';
 
 /**
  * The rows of the permission matrix (permission-matrix.test.ts): every
@@ -38,6 +39,7 @@ export const OPERATIONS: Operation[] = [
   ...mutingCases,
   ...ownAccountCases,
   ...lookupCases,
+  ...callCases,
   ...scheduledCases,
 ];
 
