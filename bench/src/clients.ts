@@ -1,7 +1,7 @@
 import { randomBytes } from 'node:crypto';
 import { performance } from 'node:perf_hooks';
 import type { Options } from './config/args.js';
-import type { Answer, Http } from './http.js';
+import { isRefusal, type Answer, type Http } from './http.js';
 import type { BenchUser } from './setup.js';
 import { Latency } from './stats.js';
 import { sleep } from './util.js';
@@ -86,6 +86,8 @@ export function registerParams(eventTypes: Options['eventTypes']): Record<string
 export class PollStats {
   polls = 0;
   errors = 0;
+  /** Polls refused (503 or 429): the client waits as long as Retry-After says before polling again. */
+  refused = 0;
   queuesLost = 0;
   /** Events (heartbeats aside) the polls brought: what the server delivered to the queues. */
   events = 0;
@@ -159,7 +161,8 @@ export class LiveClient {
           // Not in a tight loop against a server that refuses registrations too.
           if ((await this.register()).status !== 200) await sleep(1000);
         } else {
-          await sleep(1000);
+          if (isRefusal(answer)) this.stats.refused++;
+          await sleep(retryDelayMs(answer));
         }
         continue;
       }
@@ -181,3 +184,9 @@ export class LiveClient {
 }
 
 export const now = () => performance.now();
+
+/** What the server asked (Retry-After, in seconds, up to a minute) or a second, as Zulip's clients wait. */
+export function retryDelayMs(answer: Answer): number {
+  const seconds = Number(answer.retryAfter);
+  return Number.isFinite(seconds) && seconds >= 0 ? Math.min(60, seconds) * 1000 : 1000;
+}

@@ -13,7 +13,12 @@ export interface Answer {
   /** performance.now() when the whole body had arrived. */
   end: number;
   bytes: number;
+  /** The Retry-After header of a refusal, when there was one. */
+  retryAfter?: string;
 }
+
+/** The server refused the request for load (503) or a rate limit (429): it did not take it, and said so. */
+export const isRefusal = (answer: Answer) => answer.status === 503 || answer.status === 429;
 
 /** One server address: a whole server, or one edge of a cluster. */
 interface Endpoint {
@@ -106,7 +111,14 @@ export class Http {
             } catch {
               parsed = { result: 'error', msg: `not JSON: ${raw.toString().slice(0, 200)}` };
             }
-            resolve({ status: res.statusCode ?? 0, body: parsed, end, bytes: raw.length });
+            const retryAfter = res.headers['retry-after'];
+            resolve({
+              status: res.statusCode ?? 0,
+              body: parsed,
+              end,
+              bytes: raw.length,
+              ...(retryAfter !== undefined ? { retryAfter } : {}),
+            });
           });
         },
       );

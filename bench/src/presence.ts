@@ -13,7 +13,8 @@ const A_WEEK = 7 * 24 * 3600;
  * to everyone, in the middle of a step.)
  */
 export class PresenceLoop {
-  readonly stats = new KindStats();
+  /** Replaced by `measure()`, which starts a new interval of figures. */
+  stats = new KindStats();
   readonly errorSamples: string[] = [];
   skipped: string | undefined;
   private readonly inFlight = new InFlight();
@@ -40,6 +41,13 @@ export class PresenceLoop {
     await pool(this.fleet.clients.slice(1), 8, async (client) => void (await client.ping()));
   }
 
+  /** Starts new figures (those of the interval so far are returned). */
+  measure(): KindStats {
+    const done = this.stats;
+    this.stats = new KindStats();
+    return done;
+  }
+
   start(): void {
     if (this.skipped || this.fleet.clients.length === 0) return;
     const rate = this.fleet.clients.length / this.seconds;
@@ -61,12 +69,10 @@ export class PresenceLoop {
     const clients = this.fleet.clients;
     const client = clients[this.next++ % clients.length]!;
     this.stats.count++;
+    const stats = this.stats;
     void this.inFlight.track(client.ping()).then((answer) => {
-      this.stats.latency.recordMs(answer.end - intended);
-      if (answer.status === 200) this.stats.ok++;
-      else {
-        this.stats.errors++;
-        if (this.errorSamples.length < 5) this.errorSamples.push(`presence: ${answer.status} ${answer.body.msg}`);
+      if (!stats.record(answer, intended) && this.errorSamples.length < 5) {
+        this.errorSamples.push(`presence: ${answer.status} ${answer.body.msg}`);
       }
     });
   }

@@ -131,6 +131,9 @@ export function table(result: Result): string {
       '',
     ],
   ];
+  // overload runs no baseline: its figures are held to the issue's goals instead.
+  if (result.scenario === 'overload') rows.pop();
+  rows.push(...overloadRows(result));
   const width = Math.max(...rows.map((row) => row[1].length));
   const lines = [
     `${result.scenario} on ${result.target}: ${result.machine.cpus} cpus, node ${result.machine.node}`,
@@ -142,4 +145,53 @@ export function table(result: Result): string {
   }
   for (const note of result.notes) lines.push(`note: ${note}`);
   return lines.join('\n');
+}
+
+type Short = { p50: number; p99: number; max: number };
+
+/** The overload scenario's figures (issue 21 line 6), each with the goal it is held to. */
+function overloadRows(result: Result): Array<[string, string, string]> {
+  const o = (result as { overload?: Record<string, any> }).overload;
+  if (!o) return [];
+  const lat = (s: Short) => `${s.p50} / ${s.p99} / ${s.max}`;
+  const mark = (v: boolean | null) => (v === null ? '' : v ? 'goal met' : 'goal MISSED');
+  const g = o.goals as Record<string, boolean | null>;
+  return [
+    [
+      'load',
+      `${o.offered_rate} msgs/s (${o.seconds} s) over sustainable ${o.sustainable_rate} (${o.sustainable_from}), busy cores ${o.busy_cores}, load avg ${o.load_average.before[0]} -> ${o.load_average.after[0]}`,
+      '',
+    ],
+    [
+      'refused (503/429)',
+      `${o.refused.count} of ${o.offered_requests}, ${o.refused.with_retry_after} with Retry-After; ms ${lat(o.refused.latency_ms)}`,
+      mark(g.refused_fast),
+    ],
+    [
+      'admitted send ms',
+      `${lat(o.admitted.send_latency_ms)} (${o.admitted.sends_ok} ok, ${o.admitted.throughput_msgs_per_s}/s)`,
+      mark(g.admitted_send_p99),
+    ],
+    [
+      'admitted delivery ms',
+      `${lat(o.admitted.delivery_latency_ms)} (${o.admitted.deliveries_received}/${o.admitted.deliveries_expected})`,
+      mark(g.admitted_delivery_p99),
+    ],
+    ['admitted presence ms', lat(o.admitted.presence_latency_ms), mark(g.admitted_presence_p99)],
+    [
+      'polls while loaded',
+      `${o.polls.polls}, refused ${o.polls.refused}, other errors ${o.polls.errors - o.polls.refused}`,
+      '',
+    ],
+    ['other errors', `${o.other_errors}`, ''],
+    ['peak RSS (sampled)', mib(o.peak_rss_bytes), mark(g.peak_rss_under_1_5_gib)],
+    ['quiet probe send ms', lat(o.quiet.probe_send_latency_ms), ''],
+    [
+      'recovery',
+      o.recovery_seconds === null
+        ? `not within the run (probe <= ${o.recovery_threshold_ms} ms)`
+        : `${o.recovery_seconds} s (probe <= ${o.recovery_threshold_ms} ms)`,
+      mark(g.recovered_within_10_s),
+    ],
+  ];
 }

@@ -7,10 +7,17 @@ import { chat } from './scenarios/chat.js';
 import type { Outcome, RunContext } from './scenarios/common.js';
 import { fanout } from './scenarios/fanout.js';
 import { idle } from './scenarios/idle.js';
+import { overload } from './scenarios/overload.js';
 import { register } from './scenarios/register.js';
 import type { Cleanups } from './target.js';
 
-const SCENARIO_RUNS: Record<Scenario, (ctx: RunContext) => Promise<Outcome>> = { chat, fanout, idle, register };
+const SCENARIO_RUNS: Record<Scenario, (ctx: RunContext) => Promise<Outcome>> = {
+  chat,
+  fanout,
+  idle,
+  register,
+  overload,
+};
 
 export interface RunOutput {
   result: Result;

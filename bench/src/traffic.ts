@@ -1,7 +1,7 @@
 import { performance } from 'node:perf_hooks';
 import { Deliveries, DeliveryTally } from './clients.js';
 import type { Fleet } from './fleet.js';
-import type { Answer, Credentials, Http } from './http.js';
+import { isRefusal, type Answer, type Credentials, type Http } from './http.js';
 import { InFlight, openLoop } from './load.js';
 import type { Manifest } from './setup.js';
 import { Latency } from './stats.js';
@@ -16,8 +16,45 @@ export type Kind = (typeof KINDS)[number];
 export class KindStats {
   count = 0;
   ok = 0;
+  /** Every answer but a success, refusals included. */
   errors = 0;
+  /** Answers that are refusals (503 or 429): their latency is in `refusals`, not in `latency`. */
+  refused = 0;
   readonly latency = new Latency();
+  readonly refusals = new Refusals();
+
+  /** Counts one answer; `intended` is when it was due (open loop). */
+  record(answer: Answer, intended: number): boolean {
+    const ok = answer.status === 200 && answer.body.result === 'success';
+    if (ok) this.ok++;
+    else this.errors++;
+    if (isRefusal(answer)) {
+      this.refused++;
+      this.refusals.record(answer, intended);
+    } else {
+      this.latency.recordMs(answer.end - intended);
+    }
+    return ok;
+  }
+}
+
+/** Refusals for load: how many, how fast they came, whether they said when to come back. */
+export class Refusals {
+  count = 0;
+  withRetryAfter = 0;
+  readonly latency = new Latency();
+
+  record(answer: Answer, intended: number): void {
+    this.count++;
+    if (answer.retryAfter !== undefined) this.withRetryAfter++;
+    this.latency.recordMs(answer.end - intended);
+  }
+
+  add(other: Refusals): void {
+    this.count += other.count;
+    this.withRetryAfter += other.withRetryAfter;
+    this.latency.add(other.latency);
+  }
 }
 
 /** Everything one step of load measured on one target. */
@@ -120,12 +157,9 @@ export class Traffic {
       return;
     }
     void this.inFlight.track(request()).then((answer) => {
-      stats.latency.recordMs(answer.end - intended);
       if (kind === 'send') step.lastEnd = Math.max(step.lastEnd, answer.end);
-      if (answer.status === 200 && answer.body.result === 'success') stats.ok++;
-      else {
-        stats.errors++;
-        if (step.errorSamples.length < 5) step.errorSamples.push(`${kind}: ${answer.status} ${answer.body.msg}`);
+      if (!stats.record(answer, intended) && step.errorSamples.length < 5) {
+        step.errorSamples.push(`${kind}: ${answer.status} ${answer.body.msg}`);
       }
       then?.(answer);
     });

@@ -6,6 +6,7 @@ import { join } from 'node:path';
 import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { Http } from '../src/http.js';
+import { KindStats } from '../src/traffic.js';
 import { defaultOptions, run, type Options, type Scenario } from '../src/index.js';
 
 /**
@@ -128,6 +129,54 @@ test('register: snapshot latency on a 20-user realm', async (t) => {
   t.true(written.throughput_msgs_per_s > 0 && written.baseline_throughput_msgs_per_s > 0);
   t.true(written.server_rss_bytes > 0);
   t.true(existsSync(output.files.chart));
+});
+
+test('overload: a few seconds of 3x a given rate, with a busy neighbour, every figure written', async (t) => {
+  t.timeout(120_000);
+  const options = {
+    ...tiny(t.context.dir, 'overload'),
+    rate: 5,
+    overloadSeconds: 3,
+    quietSeconds: 1,
+    recoverySeconds: 2,
+    probeRate: 5,
+    busyCores: 1,
+  };
+  const { output, written, cleanups } = await runAndRead(options);
+  t.is(cleanups.size, 0, 'the server and the CPU-burning neighbour were stopped');
+  t.like(written, { scenario: 'overload', errors: 0 });
+  const o = written.overload;
+  t.like(o, { sustainable_rate: 5, sustainable_from: '--rate', offered_rate: 15, seconds: 3, busy_cores: 1 });
+  t.true(o.load_average.before.length === 3 && o.load_average.after.length === 3);
+  // Every request of the load is accounted for: admitted and answered, refused, or failed otherwise.
+  const answered = Object.values(o.admitted.activity as Record<string, { ok: number }>).reduce((n, k) => n + k.ok, 0);
+  t.true(o.offered_requests > 0);
+  t.true(answered + o.refused.count + o.other_errors <= o.offered_requests);
+  t.true(o.admitted.sends_ok > 0);
+  ordered(t, 'admitted send', o.admitted.send_latency_ms);
+  ordered(t, 'quiet probe', o.quiet.probe_send_latency_ms);
+  t.true(o.peak_rss_bytes > 0);
+  t.true(o.recovery_seconds === null || o.recovery_seconds >= 0);
+  t.true(o.recovery_threshold_ms > 0);
+  t.true(o.probe.sends > 0);
+  t.is(typeof o.goals.peak_rss_under_1_5_gib, 'boolean');
+  for (const row of ['refused \\(503/429\\)', 'admitted send ms', 'admitted delivery ms', 'peak RSS', 'recovery']) {
+    t.regex(output.table, new RegExp(row));
+  }
+  t.true(existsSync(output.files.chart));
+});
+
+test('overload: a refusal (503 or 429) is counted apart, with its Retry-After, and kept out of the admitted latency', (t) => {
+  const stats = new KindStats();
+  stats.record({ status: 200, body: { result: 'success' }, end: 30, bytes: 0 }, 0);
+  stats.record({ status: 503, body: { result: 'error' }, end: 5, bytes: 0, retryAfter: '1' }, 0);
+  stats.record({ status: 429, body: { result: 'error' }, end: 7, bytes: 0 }, 0);
+  stats.record({ status: 0, body: { result: 'error' }, end: 30_000, bytes: 0 }, 0);
+  t.like(stats, { ok: 1, errors: 3, refused: 2 });
+  t.like(stats.refusals, { count: 2, withRetryAfter: 1 });
+  t.like(stats.refusals.latency.summary(), { count: 2, max: 7 });
+  t.like(stats.latency.summary(), { count: 2, max: 30_000 });
+  t.true(stats.latency.summary().p50 < 31, 'the refusals are not among the admitted');
 });
 
 test("a cluster's edges: each user sticks to one edge, and the users are spread over all of them", async (t) => {

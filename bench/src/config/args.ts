@@ -3,7 +3,7 @@ import { join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { parseArgs } from 'node:util';
 
-export const SCENARIOS = ['chat', 'fanout', 'idle', 'register'] as const;
+export const SCENARIOS = ['chat', 'fanout', 'idle', 'register', 'overload'] as const;
 export type Scenario = (typeof SCENARIOS)[number];
 
 /** Every knob of a run; each has a command-line flag of the same name in kebab-case. */
@@ -51,6 +51,19 @@ export interface Options {
   actorHosts: number;
   seed: number;
   quiet: boolean;
+  /** overload: the sustainable chat rate (msgs/s); 0: found by a quick stepped run first. */
+  rate: number;
+  /** overload: the offered rate is this many times the sustainable one... */
+  overloadFactor: number;
+  /** ... for this long (s). */
+  overloadSeconds: number;
+  /** overload: how long the quiet latencies are measured before the load, and recovery watched after it (s). */
+  quietSeconds: number;
+  recoverySeconds: number;
+  /** overload: sends per second of the probe that runs throughout, whose latency tells when the server is back. */
+  probeRate: number;
+  /** overload: CPU-burning processes started beside the server for the measured part (a busy neighbour). */
+  busyCores: number;
 }
 
 const BENCH_DIR = fileURLToPath(new URL('../../../', import.meta.url));
@@ -61,6 +74,18 @@ const SCENARIO_DEFAULTS: Record<Scenario, Partial<Options>> = {
   fanout: { users: [10_000], channels: 1, channelSize: 10_000, queues: 10_000, duration: 300, eventTypes: 'messages' },
   idle: { users: [1000], channels: 1, channelSize: 1000, queues: 20_000, duration: 900, eventTypes: 'messages' },
   register: { users: [1000, 10_000], channels: 100, channelSize: 50, queues: 0, duration: 600, eventTypes: 'all' },
+  // The chat realm; a quick stepped run from 10 msgs/s finds the sustainable rate unless --rate says it.
+  overload: {
+    users: [1000],
+    channels: 100,
+    channelSize: 50,
+    queues: 1000,
+    duration: 600,
+    eventTypes: 'all',
+    startRate: 10,
+    stepFactor: 1.5,
+    stepSeconds: 5,
+  },
 };
 
 const NUMBER_FLAGS = {
@@ -91,6 +116,13 @@ const NUMBER_FLAGS = {
   edges: 'edges',
   'actor-hosts': 'actorHosts',
   seed: 'seed',
+  rate: 'rate',
+  'overload-factor': 'overloadFactor',
+  'overload-seconds': 'overloadSeconds',
+  'quiet-seconds': 'quietSeconds',
+  'recovery-seconds': 'recoverySeconds',
+  'probe-rate': 'probeRate',
+  'busy-cores': 'busyCores',
 } as const satisfies Record<string, keyof Options>;
 
 export const USAGE = `Usage: npm run bench -- --target embedded|cluster|URL --scenario ${SCENARIOS.join('|')} [options]
@@ -107,6 +139,8 @@ export const USAGE = `Usage: npm run bench -- --target embedded|cluster|URL --sc
   --setup-concurrency N --cache-dir DIR --no-cache --results-dir DIR
   --baseline-seconds S --server-pid PID (a URL target's process, for memory and CPU) --seed N --quiet
   --edges N --actor-hosts N   the processes of --target cluster (default 2 and 3)
+  overload: --rate R (sustainable; default: found by a stepped run) --overload-factor F (3) --overload-seconds S (60)
+            --quiet-seconds S (10) --recovery-seconds S (20) --probe-rate R (5) --busy-cores N (0)
 See bench/README.md.`;
 
 function positive(name: string, raw: string): number {
@@ -148,7 +182,8 @@ export function parseOptions(argv: string[], env: NodeJS.ProcessEnv = process.en
     // The realm shape follows the size unless told otherwise: one channel of everyone for fanout and idle.
     if (scenario === 'fanout' || scenario === 'idle') options.channelSize = Math.max(...options.users);
     const queuesGiven = (values as Record<string, unknown>).queues !== undefined;
-    if ((scenario === 'fanout' || scenario === 'chat') && !queuesGiven) options.queues = options.users[0]!;
+    if ((scenario === 'fanout' || scenario === 'chat' || scenario === 'overload') && !queuesGiven)
+      options.queues = options.users[0]!;
   }
   const eventTypes = values['event-types'];
   if (eventTypes !== undefined) {
@@ -209,6 +244,13 @@ export function defaultOptions(scenario: Scenario, env: NodeJS.ProcessEnv = proc
     actorHosts: 3,
     seed: 1,
     quiet: false,
+    rate: 0,
+    overloadFactor: 3,
+    overloadSeconds: 60,
+    quietSeconds: 10,
+    recoverySeconds: 20,
+    probeRate: 5,
+    busyCores: 0,
     ...SCENARIO_DEFAULTS[scenario],
   };
 }

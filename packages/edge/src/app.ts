@@ -6,6 +6,7 @@ import type { ActorClient } from '@chat/runtime';
 import { ChatError } from '@chat/protocol';
 import type { Authenticate, SessionAuthenticate } from './auth.js';
 import { createBodyParsers, type BodyLimits } from './body.js';
+import type { Admission } from './admission.js';
 import { MethodNotAllowed, errorFunnel } from './errors.js';
 import { withRedaction } from './logger.js';
 import { edgeMetrics } from './metrics.js';
@@ -37,6 +38,8 @@ export interface EdgeAppOptions {
   rateLimiter?: RateLimiter;
   /** Browser sessions: every route is also served under /json, where a session authenticates. */
   session?: SessionAuthenticate;
+  /** Refuses, fast, what the edge cannot take in time; without it, everything is taken. */
+  admission?: Admission;
 }
 
 const DEFAULT_INFO: OpenApiInfo = { title: 'Team chat API', version: '1.0.0' };
@@ -87,6 +90,8 @@ export function createEdgeApp(options: EdgeAppOptions): Koa<EdgeState> {
   app.use(observe(logger, edgeMetrics(options.metrics)));
   app.use(rateLimitHeaders);
   app.use(errorFunnel);
+  // Before anything that costs: reading a body, authenticating, asking an actor.
+  if (options.admission) app.use(options.admission.middleware());
   for (const middleware of options.raw ?? []) app.use(middleware);
   app.use(router.routes());
   app.use(unmatched);

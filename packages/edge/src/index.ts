@@ -44,5 +44,17 @@ export { buildOpenApi, openApiSchema, type OpenApiInfo } from './openapi.js';
 export { createMetricsRegistry, edgeMetrics, type EdgeMetrics } from './metrics.js';
 export { createLogger, REDACT_PATHS } from './logger.js';
 export { requestIdOf } from './observe.js';
+export {
+  Admission,
+  classify,
+  decide,
+  DEFAULT_ADMISSION,
+  LagMonitor,
+  overloaded,
+  type AdmissionSettings,
+  type Load,
+  type RequestClass,
+  type Verdict,
+} from './admission.js';
 export { scopedActors } from './pipeline.js';
 export type { EdgeState } from './state.js';

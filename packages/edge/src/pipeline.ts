@@ -39,7 +39,7 @@ export function routeMiddleware(route: Route, deps: PipelineDeps, prefix: '/api/
     }
     const { requestId, log } = ctx.state;
     ctx.state.route = template;
-    const actors = scopedActors(deps.actors, requestId);
+    const actors = scopedActors(deps.actors, requestId, ctx.state.deadline);
     const request = requestInfo(ctx);
     const authRequest = { request, requestId, log, actors };
     const principal =
@@ -111,7 +111,14 @@ function requestInfo(ctx: Context): RequestInfo {
   return { host: ctx.host, ip: ctx.ip, userAgent: ctx.get('User-Agent') };
 }
 
-/** Every ask of this request carries its id, so the actors' logs lead back to it. */
-export function scopedActors(actors: ActorClient, requestId: string): ActorClient {
-  return withOptions(actors, () => ({ requestId }));
+/**
+ * Every ask of this request carries its id, so the actors' logs lead back to
+ * it, and, once admission gave the request a deadline, ends by then: an
+ * actor drops a message whose deadline passed before it was taken, so no
+ * work is done for a client the edge has stopped waiting for. (A long poll
+ * sets its own, longer, timeout.)
+ */
+export function scopedActors(actors: ActorClient, requestId: string, deadline?: number): ActorClient {
+  if (deadline === undefined) return withOptions(actors, () => ({ requestId }));
+  return withOptions(actors, () => ({ requestId, timeoutMs: Math.max(1, deadline - Date.now()) }));
 }

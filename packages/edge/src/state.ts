@@ -14,4 +14,6 @@ export interface EdgeState {
   principal?: Principal;
   /** The rate limits this request counted against, for the X-RateLimit-* headers. */
   rateLimits?: AppliedLimit[];
+  /** When admission gave up on this request (ms since the epoch): its asks to the actors end by then. */
+  deadline?: number;
 }

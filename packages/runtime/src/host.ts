@@ -342,7 +342,7 @@ export class ActorHost implements CellHost {
     }
     if (!cell.offer({ kind: 'message', envelope, ...(reply ? { respond: reply } : {}) })) {
       this.stats.refusedFull++;
-      reply?.(errorReply(new ChatError('OVERLOADED', `Too many requests queued for ${formatAddress(envelope.to)}`)));
+      reply?.(errorReply(mailboxFull(envelope.to)));
     }
   }
 
@@ -376,7 +376,7 @@ export class ActorHost implements CellHost {
       if (cell?.offer(delivery)) continue;
       if (cell) this.stats.refusedFull++;
       this.log.warn({ actor: formatAddress(to) }, 'fan-out delivery dropped');
-      respond?.(errorReply(new ChatError('OVERLOADED', `Too many requests queued for ${formatAddress(to)}`)));
+      respond?.(errorReply(mailboxFull(to)));
     }
     for (const [shard, keys] of elsewhere) {
       this.options.transport.publish(shardSubject(envelope.to.type, shard), encode({ ...envelope, keys }));
@@ -439,5 +439,13 @@ export class ActorHost implements CellHost {
     return this.partitions.get(this.partitionId(address))!;
   }
 }
+
+/**
+ * A full mailbox: the asker is told to come back later (`retry-after`, in
+ * seconds, which the edge turns into a Retry-After header), not to ask again
+ * at once into the same full mailbox.
+ */
+const mailboxFull = (to: ActorAddress) =>
+  new ChatError('OVERLOADED', `Too many requests queued for ${formatAddress(to)}`, { 'retry-after': 1 });
 
 const errorReply = (err: ChatError): ReplyEnvelope => ({ v: ENVELOPE_VERSION, ok: false, error: err.toWire() });

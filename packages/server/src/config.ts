@@ -1,6 +1,6 @@
 import { resolve } from 'node:path';
 import { readEmailSettings, type EmailSettings } from './mail-config.js';
-import type { RateLimitSettings } from '@chat/edge';
+import { DEFAULT_ADMISSION, type AdmissionSettings, type RateLimitSettings } from '@chat/edge';
 import { readRateLimitSettings } from './rate-limit-config.js';
 
 export type Mode = 'development' | 'production';
@@ -56,6 +56,8 @@ export interface Config {
   bigBlueButtonSecret: string | undefined;
   /** API rate limits (RATE_LIMITING, RATE_LIMIT_*; see rate-limit-config.ts); undefined: off. */
   rateLimits: RateLimitSettings | undefined;
+  /** Admission control at the edge (ADMISSION_*; see readAdmission): what an overloaded edge refuses. */
+  admission: AdmissionSettings;
 }
 
 function integer(env: NodeJS.ProcessEnv, name: string, fallback: number): number {
@@ -65,6 +67,20 @@ function integer(env: NodeJS.ProcessEnv, name: string, fallback: number): number
   if (!Number.isSafeInteger(value) || value < 0)
     throw new Error(`${name} must be a non-negative integer, got '${raw}'`);
   return value;
+}
+
+/** ADMISSION_MAX_IN_FLIGHT=0 turns admission control off. Defaults: DEFAULT_ADMISSION. */
+function readAdmission(env: NodeJS.ProcessEnv): AdmissionSettings {
+  const d = DEFAULT_ADMISSION;
+  return {
+    maxInFlight: integer(env, 'ADMISSION_MAX_IN_FLIGHT', d.maxInFlight),
+    maxQueued: integer(env, 'ADMISSION_MAX_QUEUED', d.maxQueued),
+    maxWaitMs: integer(env, 'ADMISSION_MAX_WAIT_MS', d.maxWaitMs),
+    maxPolls: integer(env, 'ADMISSION_MAX_POLLS', d.maxPolls),
+    maxLagMs: integer(env, 'ADMISSION_MAX_LAG_MS', d.maxLagMs),
+    deadlineMs: integer(env, 'ADMISSION_DEADLINE_MS', d.deadlineMs),
+    retryAfterSeconds: integer(env, 'ADMISSION_RETRY_AFTER_SECONDS', d.retryAfterSeconds),
+  };
 }
 
 export function loadConfig(env: NodeJS.ProcessEnv = process.env, overrides: Partial<Config> = {}): Config {
@@ -105,6 +121,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env, overrides: Part
     bigBlueButtonUrl: env.BIG_BLUE_BUTTON_URL || undefined,
     bigBlueButtonSecret: env.BIG_BLUE_BUTTON_SECRET || undefined,
     rateLimits: readRateLimitSettings(env),
+    admission: readAdmission(env),
     ...overrides,
   };
   // Message ids keep the shard in 6 bits (see actors/channel/src/ids.ts).

@@ -1,4 +1,5 @@
 import { Counter, Gauge, type Registry } from 'prom-client';
+import type { Admission } from '@chat/edge';
 import type { EmbeddedNode } from './node.js';
 
 /** Runtime figures next to the edge's: live actors, refusals, journal syncs. */
@@ -38,4 +39,30 @@ export function authMetrics(registry: Registry): (checks: number) => void {
     checks.inc(n);
     messages.inc();
   };
+}
+
+/** What admission control took and refused (by reason), and the edge's load as it saw it. */
+export function admissionMetrics(registry: Registry, admission: Admission): void {
+  new Gauge({
+    name: 'chat_admission_refused',
+    help: 'Requests refused 503 by admission control since start, by reason',
+    labelNames: ['reason'] as const,
+    registers: [registry],
+    collect() {
+      for (const [reason, n] of Object.entries(admission.stats.refused)) this.set({ reason }, n);
+    },
+  });
+  const load = (name: keyof Admission['load'], help: string) =>
+    new Gauge({
+      name: `chat_admission_${name.replace(/[A-Z]/g, (c) => `_${c.toLowerCase()}`)}`,
+      help,
+      registers: [registry],
+      collect() {
+        this.set(admission.load[name]);
+      },
+    });
+  load('inFlight', 'Requests (not long polls) being handled');
+  load('queued', 'Requests waiting for a slot');
+  load('polls', 'Long polls held');
+  load('lagMs', 'How late the event loop ran at its last tick, in ms');
 }

@@ -17,6 +17,8 @@ import {
   type ApiOptions,
 } from '@chat/api';
 import {
+  Admission,
+  LagMonitor,
   createEdgeApp,
   createLogger,
   createMetricsRegistry,
@@ -24,7 +26,7 @@ import {
   type EdgeState,
   type RateLimitStores,
 } from '@chat/edge';
-import { authMetrics } from './metrics.js';
+import { admissionMetrics, authMetrics } from './metrics.js';
 import type { ActorClient, FileStore } from '@chat/runtime';
 import type { Registry } from 'prom-client';
 import type { Config } from './config.js';
@@ -110,6 +112,9 @@ export async function startServer(config: Config, backend?: Backend): Promise<Ru
     ? { loginLimits: (ctx: { state: unknown }) => rateLimiter.forRequest(ctx.state as EdgeState) }
     : {};
   const tus = tusUploads({ ...raw, directory: join(config.dataDir, 'tus') });
+  const lag = new LagMonitor();
+  const admission = new Admission(config.admission, lag);
+  admissionMetrics(metrics, admission);
   const app = createEdgeApp({
     routes: apiRoutes(options),
     actors: node.actors,
@@ -130,6 +135,7 @@ export async function startServer(config: Config, backend?: Backend): Promise<Ru
     ],
     ...(rateLimiter && { rateLimiter }),
     session: sessionAuthenticate(options),
+    admission,
   });
   server.on('request', app.callback());
   // Calls to outgoing webhook bots that a stopped process left owed. Embedded, nothing else is
@@ -148,6 +154,7 @@ export async function startServer(config: Config, backend?: Backend): Promise<Ru
     node,
     async close() {
       stopSweep();
+      lag.stop();
       await new Promise<void>((resolve) => {
         server.close(() => resolve());
         server.closeAllConnections();

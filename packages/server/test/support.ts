@@ -2,7 +2,7 @@ import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { DEFAULT_RATE_LIMITS } from '@chat/edge';
+import { DEFAULT_ADMISSION, DEFAULT_RATE_LIMITS } from '@chat/edge';
 import { ChatClient, type Credentials } from '@chat/testkit';
 import { loadConfig, startServer, type Config, type RunningServer } from '../src/index.js';
 import { onCluster, startClusterServer } from './cluster-target.js';
@@ -24,6 +24,13 @@ export const TEST_RATE_LIMITS = {
   login: { ...DEFAULT_RATE_LIMITS.login, limit: 1_000_000 },
 };
 
+/**
+ * Admission as served, but a test on a busy machine must not be refused for
+ * the machine's lag, and a burst of a test's requests waits for a slot
+ * rather than being refused (admission.test.ts tests the refusals).
+ */
+const TEST_ADMISSION = { ...DEFAULT_ADMISSION, maxLagMs: 60_000, maxWaitMs: 10_000 };
+
 /** An in-process server on a free port over a fresh data folder. */
 export class TestServer {
   private constructor(
@@ -36,7 +43,14 @@ export class TestServer {
     const dir = overrides.dataDir ?? (await tempDir('server-test'));
     const config = loadConfig(
       {},
-      { port: 0, dataDir: dir, logLevel: 'silent', rateLimits: TEST_RATE_LIMITS, ...overrides },
+      {
+        port: 0,
+        dataDir: dir,
+        logLevel: 'silent',
+        rateLimits: TEST_RATE_LIMITS,
+        admission: TEST_ADMISSION,
+        ...overrides,
+      },
     );
     const server = onCluster
       ? await startClusterServer(config, overrides.dataDir !== undefined)

@@ -28,7 +28,9 @@ export async function pollQueue(actors: ActorClient, options: ApiOptions, to: Ac
       return await actors.ask(to, get, { timeoutMs });
     } catch (err) {
       const code = err instanceof ChatError ? err.code : undefined;
-      const moving = code === 'OVERLOADED' && !get.dont_block && Date.now() + RETRY_PAUSE_MS < deadline;
+      // A full mailbox (it says when to come back) is the client's to retry, not ours.
+      const full = err instanceof ChatError && err.extra['retry-after'] !== undefined;
+      const moving = code === 'OVERLOADED' && !full && !get.dont_block && Date.now() + RETRY_PAUSE_MS < deadline;
       if (moving) await new Promise((resolve) => setTimeout(resolve, RETRY_PAUSE_MS));
       else if (!(code === 'REQUEST_TIMEOUT' && timeoutMs < left)) throw err;
     }

@@ -1,0 +1,191 @@
+import type { Context, Next } from 'koa';
+import { ChatError } from '@chat/protocol';
+import type { EdgeState } from './state.js';
+
+/**
+ * Admission control: what the edge takes on when it is behind. A request
+ * the server cannot take in time is refused at once (503 `OVERLOADED` with
+ * `Retry-After`, which Zulip's clients honour with backoff) rather than
+ * queued until its client gives up. Long polls are a class of their own:
+ * they wait for minutes doing nothing, so they never hold a slot of the
+ * work that sends, marks and registers.
+ */
+export interface AdmissionSettings {
+  /** Requests other than long polls handled at once (0: no admission control at all). */
+  maxInFlight: number;
+  /** Requests that may wait for a slot; beyond that they are refused at once. */
+  maxQueued: number;
+  /** The longest a request waits for a slot before it is refused. */
+  maxWaitMs: number;
+  /** Long polls (GET /events) held at once. */
+  maxPolls: number;
+  /** Event-loop lag above which new work (not polls) is refused at once. */
+  maxLagMs: number;
+  /** The time an admitted request's asks to the actors share (its deadline). */
+  deadlineMs: number;
+  /** What `Retry-After` says, in seconds. */
+  retryAfterSeconds: number;
+}
+
+export const DEFAULT_ADMISSION: AdmissionSettings = {
+  maxInFlight: 64,
+  maxQueued: 256,
+  maxWaitMs: 50,
+  maxPolls: 50_000,
+  maxLagMs: 70,
+  deadlineMs: 10_000,
+  retryAfterSeconds: 1,
+};
+
+export type RequestClass = 'poll' | 'work' | 'exempt';
+
+/** What the edge is doing right now. */
+export interface Load {
+  inFlight: number;
+  queued: number;
+  polls: number;
+  /** How late the event loop runs (a moving average of its ticks), in ms. */
+  lagMs: number;
+}
+
+export type Verdict =
+  { verdict: 'admit' } | { verdict: 'wait' } | { verdict: 'refuse'; reason: 'lag' | 'queue full' | 'polls' };
+
+/** GET /events is a long poll; /metrics must answer to whoever watches an overloaded server. */
+export function classify(method: string, path: string): RequestClass {
+  if (path === '/metrics') return 'exempt';
+  if (method === 'GET' && (path === '/api/v1/events' || path === '/json/events')) return 'poll';
+  return 'work';
+}
+
+/** Admit, wait for a slot, or refuse, from the request's class and the edge's load alone. */
+export function decide(cls: RequestClass, load: Load, settings: AdmissionSettings): Verdict {
+  if (cls === 'exempt' || settings.maxInFlight === 0) return { verdict: 'admit' };
+  if (cls === 'poll') return load.polls < settings.maxPolls ? { verdict: 'admit' } : refuse('polls');
+  if (load.lagMs > settings.maxLagMs) return refuse('lag');
+  if (load.inFlight < settings.maxInFlight && load.queued === 0) return { verdict: 'admit' };
+  return load.queued < settings.maxQueued ? { verdict: 'wait' } : refuse('queue full');
+}
+
+const refuse = (reason: 'lag' | 'queue full' | 'polls'): Verdict => ({ verdict: 'refuse', reason });
+
+/** The refusal a client sees: the Zulip error envelope, 503, with `retry-after` in the body and the header. */
+export function overloaded(retryAfterSeconds: number): ChatError {
+  return new ChatError('OVERLOADED', 'The server is overloaded; try again later', {
+    'retry-after': retryAfterSeconds,
+  });
+}
+
+/**
+ * Measures how late the event loop runs: a timer every `everyMs` notes how
+ * much later than due it fired. `lagMs` is a moving average (each tick
+ * counts a quarter), so one long task (a big registration, a collection)
+ * does not refuse work, a loop that stays late does.
+ */
+export class LagMonitor {
+  lagMs = 0;
+  private readonly timer: NodeJS.Timeout;
+
+  constructor(everyMs = 10) {
+    let due = performance.now() + everyMs;
+    this.timer = setInterval(() => {
+      const now = performance.now();
+      this.lagMs = 0.75 * this.lagMs + 0.25 * Math.max(0, now - due);
+      due = now + everyMs;
+    }, everyMs);
+    this.timer.unref();
+  }
+
+  stop(): void {
+    clearInterval(this.timer);
+  }
+}
+
+export interface AdmissionStats {
+  admitted: number;
+  refused: Record<'lag' | 'queue full' | 'polls' | 'waited too long', number>;
+}
+
+interface Waiter {
+  admit: () => void;
+  timer: NodeJS.Timeout;
+}
+
+/**
+ * The edge's admission: counts what is in flight, keeps the short line of
+ * requests waiting for a slot (first come, first served; each leaves after
+ * `maxWaitMs`), and sets each admitted request's deadline.
+ */
+export class Admission {
+  private inFlight = 0;
+  private polls = 0;
+  private readonly line: Waiter[] = [];
+  readonly stats: AdmissionStats = {
+    admitted: 0,
+    refused: { lag: 0, 'queue full': 0, polls: 0, 'waited too long': 0 },
+  };
+
+  constructor(
+    readonly settings: AdmissionSettings,
+    private readonly lag: { lagMs: number } = { lagMs: 0 },
+  ) {}
+
+  get load(): Load {
+    return { inFlight: this.inFlight, queued: this.line.length, polls: this.polls, lagMs: this.lag.lagMs };
+  }
+
+  /** Koa middleware: admits the request (maybe after a short wait) and frees its slot once answered. */
+  middleware() {
+    return async (ctx: Context & { state: EdgeState }, next: Next): Promise<void> => {
+      const cls = classify(ctx.method, ctx.path);
+      if (cls === 'exempt') return void (await next());
+      const verdict = decide(cls, this.load, this.settings);
+      if (verdict.verdict === 'refuse') this.refuse(verdict.reason);
+      if (cls === 'poll') this.polls++;
+      // A slot freed for a waiter is handed over, already counted.
+      else if (verdict.verdict === 'wait') await this.waitForSlot();
+      else this.inFlight++;
+      this.stats.admitted++;
+      if (this.settings.maxInFlight > 0) ctx.state.deadline = Date.now() + this.settings.deadlineMs;
+      try {
+        await next();
+      } finally {
+        if (cls === 'poll') this.polls--;
+        else this.release();
+      }
+    };
+  }
+
+  private refuse(reason: keyof AdmissionStats['refused']): never {
+    this.stats.refused[reason]++;
+    throw overloaded(this.settings.retryAfterSeconds);
+  }
+
+  private waitForSlot(): Promise<void> {
+    return new Promise((resolve, reject) => {
+      const waiter: Waiter = {
+        admit: resolve,
+        timer: setTimeout(() => {
+          this.line.splice(this.line.indexOf(waiter), 1);
+          try {
+            this.refuse('waited too long');
+          } catch (err) {
+            reject(err);
+          }
+        }, this.settings.maxWaitMs),
+      };
+      this.line.push(waiter);
+    });
+  }
+
+  /** A slot is free: it goes to the first in line (still counted in flight), or back to the pool. */
+  private release(): void {
+    const next = this.line.shift();
+    if (!next) {
+      this.inFlight--;
+      return;
+    }
+    clearTimeout(next.timer);
+    next.admit();
+  }
+}
