@@ -44,7 +44,7 @@ export const OPERATIONS: Operation[] = [
 ];
 
 /** Routes served outside the schema-described API (they answer bytes or redirects too), so not in openapi.json. */
-export const RAW_ROUTES = ['GET /user_uploads/{realm_id_str}/{filename}'];
+export const RAW_ROUTES: string[] = [];
 
 /** The 22 operations of the interface spec (team-chat-api.md, "Endpoints"), as this server names their paths. */
 export const SPEC_OPERATIONS = [

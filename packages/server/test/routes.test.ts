@@ -11,6 +11,7 @@ import { accountLadder } from './account-routes.js';
 import { botLadder } from './bot-routes.js';
 import { orgLadder } from './org-routes.js';
 import { readingLadder } from './reading-routes.js';
+import { downloadLadder } from './download-routes.js';
 import { callLadder, UNCALLED_BIG_BLUE_BUTTON } from './calls-routes.js';
 
 /**
@@ -29,6 +30,7 @@ const SECTIONS = [
   botLadder,
   readingLadder,
   callLadder,
+  downloadLadder,
 ];
 
 /** Messages made in `before`, one per case that changes or reads a message. */
