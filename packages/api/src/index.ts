@@ -28,6 +28,7 @@ import { draftRoutes } from './personal/drafts.js';
 import { snippetRoutes } from './personal/snippets.js';
 import { navigationViewRoutes } from './personal/navigation-views.js';
 import { pushRoutes } from './personal/push.js';
+import { bigBlueButtonRoutes } from './calls/bigbluebutton.js';
 import { inviteRoutes } from './invitations/invites.js';
 import { settingsRoutes } from './users/settings.js';
 import { statusRoutes } from './users/status.js';
@@ -74,6 +75,7 @@ export function apiRoutes(options: ApiOptions): Route[] {
     ...snippetRoutes(options),
     ...navigationViewRoutes(options),
     ...pushRoutes(options),
+    ...bigBlueButtonRoutes(options),
     ...inviteRoutes(options),
     ...settingsRoutes(options),
     ...statusRoutes(options),
@@ -90,6 +92,7 @@ export { uploadDownloads, type RawContext, type RawDeps, type RawMiddleware } fr
 export { tusUploads, type TusUploads } from './uploads/tus.js';
 export type { Mail, Mailer } from './ports/mailer.js';
 export { confirmationPages } from './invitations/join.js';
+export { bigBlueButtonJoin } from './calls/bigbluebutton.js';
 export { sessionPages, type SessionPageDeps } from './sessions/pages.js';
 export { sessionAuthenticate } from './sessions/sessions.js';
 export type { PushBouncer, PushNotification, PushOutcome, PushPayload } from './ports/push-bouncer.js';

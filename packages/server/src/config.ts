@@ -51,6 +51,9 @@ export interface Config {
   temporaryUrlKey: string | undefined;
   /** How long an invitation is valid when the inviter does not say (the original's 14400 minutes). */
   invitationValidityMinutes: number;
+  /** A BigBlueButton server's API base URL and shared secret (BIG_BLUE_BUTTON_URL, BIG_BLUE_BUTTON_SECRET); both or calls are off. */
+  bigBlueButtonUrl: string | undefined;
+  bigBlueButtonSecret: string | undefined;
   /** API rate limits (RATE_LIMITING, RATE_LIMIT_*; see rate-limit-config.ts); undefined: off. */
   rateLimits: RateLimitSettings | undefined;
   /** Admission control at the edge (ADMISSION_*; see readAdmission): what an overloaded edge refuses. */
@@ -117,6 +120,8 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env, overrides: Part
     email: readEmailSettings(env),
     invitationValidityMinutes: integer(env, 'INVITATION_LINK_VALIDITY_MINUTES', 14_400),
     temporaryUrlKey: env.TEMPORARY_URL_KEY || undefined,
+    bigBlueButtonUrl: env.BIG_BLUE_BUTTON_URL || undefined,
+    bigBlueButtonSecret: env.BIG_BLUE_BUTTON_SECRET || undefined,
     rateLimits: readRateLimitSettings(env),
     admission: readAdmission(env),
     ...overrides,

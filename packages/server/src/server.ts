@@ -12,6 +12,7 @@ import {
   FEATURE_LEVEL,
   tusUploads,
   uploadDownloads,
+  bigBlueButtonJoin,
   sweepOwedWebhooks,
   type ApiOptions,
 } from '@chat/api';
@@ -97,6 +98,10 @@ export async function startServer(config: Config, backend?: Backend): Promise<Ru
     ...(config.pushBouncerUrl && { pushBouncer: httpPushBouncer(config.pushBouncerUrl) }),
     mailer: createMailer(config, externalUrl),
     invitationValidityMinutes: config.invitationValidityMinutes,
+    ...(config.bigBlueButtonUrl &&
+      config.bigBlueButtonSecret && {
+        bigBlueButton: { url: config.bigBlueButtonUrl, secret: config.bigBlueButtonSecret },
+      }),
   };
   const metrics = createMetricsRegistry();
   node.metrics?.(metrics);
@@ -123,6 +128,7 @@ export async function startServer(config: Config, backend?: Backend): Promise<Ru
       uploadDownloads(raw),
       tus.middleware,
       confirmationPages(raw),
+      bigBlueButtonJoin(raw),
       sessionPages({ ...raw, ...loginLimits }),
       emojiData(),
       emojiImages(options),

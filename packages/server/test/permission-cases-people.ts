@@ -135,7 +135,7 @@ export const peopleCases: Operation[] = [
     expect: authenticated({ everyone: badRequest('Invalid attachment'), member: OK }),
   },
   {
-    // A raw route (it is not in openapi.json): get-file-temporary-url. Readers of a linking message get a URL;
+    // get-file-temporary-url (answered by the download handler, documented in openapi.json). Readers of a linking message get a URL;
     // the other realm holds no such file (404 in the original too).
     method: 'GET',
     template: '/user_uploads/{realm_id_str}/{filename}',

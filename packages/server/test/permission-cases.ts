@@ -15,6 +15,7 @@ import { mutingCases } from './permission-cases-muting.js';
 import { ownAccountCases } from './permission-cases-own-account.js';
 import { lookupCases } from './permission-cases-lookups.js';
 import { scheduledCases } from './permission-cases-scheduled.js';
+import { callCases } from './permission-cases-calls.js';
 
 /**
  * The rows of the permission matrix (permission-matrix.test.ts): every
@@ -38,11 +39,12 @@ export const OPERATIONS: Operation[] = [
   ...mutingCases,
   ...ownAccountCases,
   ...lookupCases,
+  ...callCases,
   ...scheduledCases,
 ];
 
 /** Routes served outside the schema-described API (they answer bytes or redirects too), so not in openapi.json. */
-export const RAW_ROUTES = ['GET /user_uploads/{realm_id_str}/{filename}'];
+export const RAW_ROUTES: string[] = [];
 
 /** The 22 operations of the interface spec (team-chat-api.md, "Endpoints"), as this server names their paths. */
 export const SPEC_OPERATIONS = [

@@ -13,6 +13,7 @@ import {
 } from './matrix-model.js';
 import { OPERATIONS, RAW_ROUTES, SPEC_OPERATIONS } from './permission-cases.js';
 import { TestServer } from './support.js';
+import { UNCALLED_BIG_BLUE_BUTTON } from './calls-routes.js';
 
 /**
  * The permission matrix: every operation the server serves, called by each
@@ -25,7 +26,7 @@ import { TestServer } from './support.js';
 const test = anyTest as TestFn<{ server: TestServer; fx: Fixtures }>;
 
 test.before(async (t) => {
-  t.context.server = await TestServer.start();
+  t.context.server = await TestServer.start(UNCALLED_BIG_BLUE_BUTTON);
   t.context.fx = await Fixtures.make(t.context.server);
 });
 test.after.always(async (t) => {

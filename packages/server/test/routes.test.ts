@@ -11,6 +11,8 @@ import { accountLadder } from './account-routes.js';
 import { botLadder } from './bot-routes.js';
 import { orgLadder } from './org-routes.js';
 import { readingLadder } from './reading-routes.js';
+import { downloadLadder } from './download-routes.js';
+import { callLadder, UNCALLED_BIG_BLUE_BUTTON } from './calls-routes.js';
 
 /**
  * The ladder every route climbs: no credentials, wrong credentials, a
@@ -27,6 +29,8 @@ const SECTIONS = [
   orgLadder,
   botLadder,
   readingLadder,
+  callLadder,
+  downloadLadder,
 ];
 
 /** Messages made in `before`, one per case that changes or reads a message. */
@@ -280,7 +284,7 @@ function messagingCases(): Case[] {
   ];
 }
 
-const test = withServer(['iago'], {}, async (t) => {
+const test = withServer(['iago'], UNCALLED_BIG_BLUE_BUTTON, async (t) => {
   for (const c of CASES.filter((c) => c.at && c.path.startsWith('/messages/'))) {
     const key = `${c.method} ${c.path.replace('/messages/{message_id}', '')}`;
     const sent = await t.context.iago.post<{ id: number }>('/messages', {

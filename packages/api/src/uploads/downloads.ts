@@ -206,7 +206,15 @@ export function uploadDownloads(deps: RawDeps): RawMiddleware {
     const name = pathId.slice(pathId.lastIndexOf('/') + 1);
     const token = temporary.create(caller.principal.realm, pathId, Date.now());
     ctx.status = 200;
-    ctx.body = { result: 'success', msg: '', url: `/user_uploads/temporary/${token}/${encodeURIComponent(name)}` };
+    const url = `/user_uploads/temporary/${token}/${encodeURIComponent(name)}`;
+    // As the routes do: parameters this operation does not take are named, not fatal.
+    const ignored = [...new Set(new URL(ctx.req.url ?? '', 'http://x').searchParams.keys())];
+    ctx.body = {
+      result: 'success',
+      msg: '',
+      url,
+      ...(ignored.length > 0 && { ignored_parameters_unsupported: ignored }),
+    };
     return undefined;
   };
 }

@@ -159,6 +159,29 @@ export function uploadRoutes(options: ApiOptions): Route[] {
       },
     }),
     defineRoute({
+      // Documents the operation; the download handler (downloads.ts) answers it ahead of the routes,
+      // since a file's path has slashes of its own. Only a path of one segment reaches this handler,
+      // and no upload has such a path.
+      method: 'GET',
+      path: '/user_uploads/{realm_id_str}/{filename}',
+      auth: 'required',
+      params: Type.Object({
+        realm_id_str: Type.Integer({ description: 'The realm ID.' }),
+        filename: Type.String({
+          description: "The rest of the file's path, e.g. `4e/m2A3MSqFnWRLUf9SaPzQ0Up_/zulip.txt`.",
+        }),
+      }),
+      summary: 'Get public temporary URL',
+      description:
+        'A URL of the file that works for a minute without credentials (what a mobile client hands to a ' +
+        'browser or a media player), for a caller who may read the file.',
+      tags: ['messages'],
+      response: Type.Object({ url: Type.String() }),
+      handler() {
+        return Promise.reject(new ChatError('NOT_FOUND', 'File not found'));
+      },
+    }),
+    defineRoute({
       method: 'GET',
       path: '/attachments',
       auth: 'required',
