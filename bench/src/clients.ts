@@ -88,6 +88,8 @@ export class PollStats {
   errors = 0;
   /** Polls refused (503 or 429): the client waits as long as Retry-After says before polling again. */
   refused = 0;
+  /** Registrations refused for load, and tried again. */
+  registersRefused = 0;
   queuesLost = 0;
   /** Events (heartbeats aside) the polls brought: what the server delivered to the queues. */
   events = 0;
@@ -117,8 +119,14 @@ export class LiveClient {
     private readonly stats: PollStats,
   ) {}
 
+  /** Refused for load (503/429), it registers again after what Retry-After says, as Zulip's clients do (5 tries). */
   async register(): Promise<Answer> {
-    const answer = await this.http.request('POST', '/register', this.params, this.user, 120_000);
+    let answer = await this.http.request('POST', '/register', this.params, this.user, 120_000);
+    for (let tries = 1; tries < 5 && isRefusal(answer); tries++) {
+      this.stats.registersRefused++;
+      await sleep(retryDelayMs(answer));
+      answer = await this.http.request('POST', '/register', this.params, this.user, 120_000);
+    }
     if (answer.status === 200) {
       this.queueId = answer.body.queue_id as string;
       this.lastEventId = answer.body.last_event_id as number;
@@ -135,8 +143,17 @@ export class LiveClient {
     this.running = false;
   }
 
-  /** POST /users/me/presence as the web app sends it every minute. */
-  async ping(): Promise<Answer> {
+  /** POST /users/me/presence as the web app sends it every minute; `retries` times again when refused for load. */
+  async ping(retries = 0): Promise<Answer> {
+    let answer = await this.pingOnce();
+    for (let tries = 0; tries < retries && isRefusal(answer); tries++) {
+      await sleep(retryDelayMs(answer));
+      answer = await this.pingOnce();
+    }
+    return answer;
+  }
+
+  private async pingOnce(): Promise<Answer> {
     const params: Record<string, unknown> = { status: 'active', slim_presence: true, last_update_id: this.presenceId };
     const answer = await this.http.request('POST', '/users/me/presence', params, this.user);
     if (answer.status === 200 && typeof answer.body.presence_last_update_id === 'number') {

@@ -130,7 +130,15 @@ export class Http {
 
   /** Like request, but throws on anything but 200: for setup steps, where a failure ends the run. */
   async must(method: string, path: string, params: Record<string, unknown>, credentials?: Credentials) {
-    const answer = await this.request(method, path, params, credentials, 120_000);
+    let answer = await this.request(method, path, params, credentials, 120_000);
+    // Refused for load (a busy machine while setting up): again after Retry-After, as Zulip's clients do.
+    for (let tries = 1; tries < 10 && isRefusal(answer); tries++) {
+      const seconds = Number(answer.retryAfter);
+      await new Promise((resolve) =>
+        setTimeout(resolve, (Number.isFinite(seconds) ? Math.min(seconds, 10) : 1) * 1000),
+      );
+      answer = await this.request(method, path, params, credentials, 120_000);
+    }
     if (answer.status !== 200) {
       throw new Error(`${method} ${path}: ${answer.status} ${JSON.stringify(answer.body).slice(0, 300)}`);
     }

@@ -150,6 +150,7 @@ export async function overload(ctx: RunContext): Promise<Outcome> {
           refused: pollsAfter.refused - pollsBefore.refused,
           errors: pollsAfter.errors - pollsBefore.errors,
         },
+        registrations_refused_and_retried: fleet.polls.registersRefused,
         peak_rss_bytes: peakRss || null,
         quiet: {
           probe_send_latency_ms: pickShort(quiet),

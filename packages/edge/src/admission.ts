@@ -21,6 +21,15 @@ export interface AdmissionSettings {
   maxPolls: number;
   /** Event-loop lag above which new work (not polls) is refused at once. */
   maxLagMs: number;
+  /**
+   * When even the quickest work answered in the last interval took longer
+   * than this, requests are queueing inside the server (in actors'
+   * mailboxes, behind the journal), whatever the event loop says: new work
+   * is refused until one is quick again (as CoDel does). 0: never.
+   */
+  targetMs: number;
+  /** The interval of `targetMs`. */
+  intervalMs: number;
   /** The time an admitted request's asks to the actors share (its deadline). */
   deadlineMs: number;
   /** What `Retry-After` says, in seconds. */
@@ -32,7 +41,9 @@ export const DEFAULT_ADMISSION: AdmissionSettings = {
   maxQueued: 256,
   maxWaitMs: 50,
   maxPolls: 50_000,
-  maxLagMs: 70,
+  maxLagMs: 30,
+  targetMs: 30,
+  intervalMs: 200,
   deadlineMs: 10_000,
   retryAfterSeconds: 1,
 };
@@ -46,10 +57,12 @@ export interface Load {
   polls: number;
   /** How late the event loop runs (a moving average of its ticks), in ms. */
   lagMs: number;
+  /** The quickest work answered in the last whole interval, in ms; undefined when none was. */
+  quickestMs?: number | undefined;
 }
 
-export type Verdict =
-  { verdict: 'admit' } | { verdict: 'wait' } | { verdict: 'refuse'; reason: 'lag' | 'queue full' | 'polls' };
+export type Refusal = 'lag' | 'slow' | 'queue full' | 'polls';
+export type Verdict = { verdict: 'admit' } | { verdict: 'wait' } | { verdict: 'refuse'; reason: Refusal };
 
 /** GET /events is a long poll; /metrics must answer to whoever watches an overloaded server. */
 export function classify(method: string, path: string): RequestClass {
@@ -58,16 +71,24 @@ export function classify(method: string, path: string): RequestClass {
   return 'work';
 }
 
+/** Lag and slowness refuse work only while at least this many requests are in flight. */
+export const SHED_FLOOR = 4;
+
 /** Admit, wait for a slot, or refuse, from the request's class and the edge's load alone. */
 export function decide(cls: RequestClass, load: Load, settings: AdmissionSettings): Verdict {
   if (cls === 'exempt' || settings.maxInFlight === 0) return { verdict: 'admit' };
   if (cls === 'poll') return load.polls < settings.maxPolls ? { verdict: 'admit' } : refuse('polls');
-  if (load.lagMs > settings.maxLagMs) return refuse('lag');
+  // A late loop or slow answers with next to nothing in flight are the machine's doing (a neighbour, a
+  // start-up): refusing the few requests there are would not help them.
+  const shedding = load.inFlight >= SHED_FLOOR;
+  if (shedding && load.lagMs > settings.maxLagMs) return refuse('lag');
+  const slow = settings.targetMs > 0 && load.quickestMs !== undefined && load.quickestMs > settings.targetMs;
+  if (shedding && slow) return refuse('slow');
   if (load.inFlight < settings.maxInFlight && load.queued === 0) return { verdict: 'admit' };
   return load.queued < settings.maxQueued ? { verdict: 'wait' } : refuse('queue full');
 }
 
-const refuse = (reason: 'lag' | 'queue full' | 'polls'): Verdict => ({ verdict: 'refuse', reason });
+const refuse = (reason: Refusal): Verdict => ({ verdict: 'refuse', reason });
 
 /** The refusal a client sees: the Zulip error envelope, 503, with `retry-after` in the body and the header. */
 export function overloaded(retryAfterSeconds: number): ChatError {
@@ -103,7 +124,7 @@ export class LagMonitor {
 
 export interface AdmissionStats {
   admitted: number;
-  refused: Record<'lag' | 'queue full' | 'polls' | 'waited too long', number>;
+  refused: Record<Refusal | 'waited too long', number>;
 }
 
 interface Waiter {
@@ -116,13 +137,15 @@ interface Waiter {
  * requests waiting for a slot (first come, first served; each leaves after
  * `maxWaitMs`), and sets each admitted request's deadline.
  */
+const MIN_ANSWERS = 4;
+
 export class Admission {
   private inFlight = 0;
   private polls = 0;
   private readonly line: Waiter[] = [];
   readonly stats: AdmissionStats = {
     admitted: 0,
-    refused: { lag: 0, 'queue full': 0, polls: 0, 'waited too long': 0 },
+    refused: { lag: 0, slow: 0, 'queue full': 0, polls: 0, 'waited too long': 0 },
   };
 
   constructor(
@@ -130,8 +153,41 @@ export class Admission {
     private readonly lag: { lagMs: number } = { lagMs: 0 },
   ) {}
 
+  /** The quickest work of the interval under way, and of the last whole one. */
+  private readonly quickest = { since: 0, now: Infinity, answers: 0, last: Infinity };
+
   get load(): Load {
-    return { inFlight: this.inFlight, queued: this.line.length, polls: this.polls, lagMs: this.lag.lagMs };
+    this.roll();
+    const { last } = this.quickest;
+    return {
+      inFlight: this.inFlight,
+      queued: this.line.length,
+      polls: this.polls,
+      lagMs: this.lag.lagMs,
+      quickestMs: last === Infinity ? undefined : last,
+    };
+  }
+
+  /**
+   * Starts a new interval when this one is over. One that saw fewer than
+   * MIN_ANSWERS answers leaves no verdict behind: a quiet server's one slow
+   * upload says nothing about queueing.
+   */
+  private roll(): void {
+    const now = performance.now();
+    const q = this.quickest;
+    if (now - q.since < this.settings.intervalMs) return;
+    const whole = now - q.since < 2 * this.settings.intervalMs && q.answers >= MIN_ANSWERS;
+    q.last = whole ? q.now : Infinity;
+    q.now = Infinity;
+    q.answers = 0;
+    q.since = now;
+  }
+
+  private answered(started: number): void {
+    this.roll();
+    this.quickest.now = Math.min(this.quickest.now, performance.now() - started);
+    this.quickest.answers++;
   }
 
   /** Koa middleware: admits the request (maybe after a short wait) and frees its slot once answered. */
@@ -147,11 +203,15 @@ export class Admission {
       else this.inFlight++;
       this.stats.admitted++;
       if (this.settings.maxInFlight > 0) ctx.state.deadline = Date.now() + this.settings.deadlineMs;
+      const started = performance.now();
       try {
         await next();
       } finally {
         if (cls === 'poll') this.polls--;
-        else this.release();
+        else {
+          this.release();
+          this.answered(started);
+        }
       }
     };
   }

@@ -51,6 +51,7 @@ export {
   DEFAULT_ADMISSION,
   LagMonitor,
   overloaded,
+  SHED_FLOOR,
   type AdmissionSettings,
   type Load,
   type RequestClass,

@@ -1,6 +1,14 @@
 import test from 'ava';
 import { isChatError } from '@chat/protocol';
-import { Admission, classify, decide, DEFAULT_ADMISSION, type AdmissionSettings, type Load } from '../src/index.js';
+import {
+  Admission,
+  classify,
+  decide,
+  DEFAULT_ADMISSION,
+  SHED_FLOOR,
+  type AdmissionSettings,
+  type Load,
+} from '../src/index.js';
 
 const settings: AdmissionSettings = { ...DEFAULT_ADMISSION, maxInFlight: 4, maxQueued: 2, maxPolls: 3, maxLagMs: 50 };
 const quiet: Load = { inFlight: 0, queued: 0, polls: 0, lagMs: 0 };
@@ -29,11 +37,28 @@ test('decide: nobody passes those already waiting, even when a slot looks free',
   t.deepEqual(decide('work', { ...quiet, inFlight: 1, queued: 1 }, settings), { verdict: 'wait' });
 });
 
+const busy: Load = { ...quiet, inFlight: SHED_FLOOR };
+const roomy = { ...settings, maxInFlight: 8 };
+
 test('decide: a late event loop refuses new work at once, but not long polls', (t) => {
-  const late = { ...quiet, lagMs: 51 };
-  t.deepEqual(decide('work', late, settings), { verdict: 'refuse', reason: 'lag' });
-  t.deepEqual(decide('work', { ...quiet, lagMs: 50 }, settings), { verdict: 'admit' });
-  t.deepEqual(decide('poll', late, settings), { verdict: 'admit' });
+  const late = { ...busy, lagMs: 51 };
+  t.deepEqual(decide('work', late, roomy), { verdict: 'refuse', reason: 'lag' });
+  t.deepEqual(decide('work', { ...busy, lagMs: 50 }, roomy), { verdict: 'admit' });
+  t.deepEqual(decide('poll', late, roomy), { verdict: 'admit' });
+});
+
+test('decide: lag and slowness do not refuse the few requests of a server with next to nothing in flight', (t) => {
+  const few = { ...quiet, inFlight: SHED_FLOOR - 1, lagMs: 500, quickestMs: 500 };
+  t.deepEqual(decide('work', few, { ...settings, targetMs: 30 }), { verdict: 'admit' });
+});
+
+test('decide: when even the quickest work of the last interval was slower than the target, work is refused', (t) => {
+  const target = { ...roomy, targetMs: 30 };
+  t.deepEqual(decide('work', { ...busy, quickestMs: 31 }, target), { verdict: 'refuse', reason: 'slow' });
+  t.deepEqual(decide('work', { ...busy, quickestMs: 30 }, target), { verdict: 'admit' });
+  t.deepEqual(decide('work', { ...busy, quickestMs: undefined }, target), { verdict: 'admit' });
+  t.deepEqual(decide('poll', { ...busy, quickestMs: 500 }, target), { verdict: 'admit' });
+  t.deepEqual(decide('work', { ...busy, quickestMs: 500 }, { ...target, targetMs: 0 }), { verdict: 'admit' });
 });
 
 test('decide: long polls have their own bound and never take a slot of work', (t) => {
@@ -72,12 +97,12 @@ test('Admission: a waiter takes the slot freed first, and one who waits too long
   await settle();
   t.true(first.entered());
   t.false(second.entered());
-  t.deepEqual(admission.load, { inFlight: 1, queued: 1, polls: 0, lagMs: 0 });
+  t.like(admission.load, { inFlight: 1, queued: 1, polls: 0, lagMs: 0 });
   first.finish();
   await first.done;
   await settle();
   t.true(second.entered());
-  t.deepEqual(admission.load, { inFlight: 1, queued: 0, polls: 0, lagMs: 0 });
+  t.like(admission.load, { inFlight: 1, queued: 0, polls: 0, lagMs: 0 });
   second.finish();
   await second.done;
   t.is(admission.load.inFlight, 0);
@@ -96,7 +121,7 @@ test('Admission: a waiter takes the slot freed first, and one who waits too long
   t.is(short.stats.refused['waited too long'], 1);
   holder.finish();
   await holder.done;
-  t.deepEqual(short.load, { inFlight: 0, queued: 0, polls: 0, lagMs: 0 });
+  t.like(short.load, { inFlight: 0, queued: 0, polls: 0, lagMs: 0 });
 });
 
 test('Admission: refusals for lag and a full line come at once; polls are counted apart; deadlines are set', async (t) => {
@@ -107,16 +132,43 @@ test('Admission: refusals for lag and a full line come at once; polls are counte
   await settle();
   t.true(poll.entered());
   t.true(work.entered());
-  t.deepEqual(admission.load, { inFlight: 1, queued: 0, polls: 1, lagMs: 0 });
+  t.like(admission.load, { inFlight: 1, queued: 0, polls: 1, lagMs: 0 });
   t.true(work.ctx.state.deadline! > Date.now());
   await t.throwsAsync(request(admission).done, { message: /overloaded/ });
   t.is(admission.stats.refused['queue full'], 1);
   work.finish();
   await work.done;
-  lag.lagMs = 51;
-  await t.throwsAsync(request(admission).done, { message: /overloaded/ });
-  t.is(admission.stats.refused.lag, 1);
   poll.finish();
   await poll.done;
-  t.deepEqual(admission.load, { inFlight: 0, queued: 0, polls: 0, lagMs: 51 });
+  t.like(admission.load, { inFlight: 0, queued: 0, polls: 0 });
+
+  const wide = new Admission({ ...settings, maxInFlight: 8 }, lag);
+  const held = Array.from({ length: SHED_FLOOR }, () => request(wide));
+  lag.lagMs = 51;
+  await t.throwsAsync(request(wide).done, { message: /overloaded/ });
+  t.is(wide.stats.refused.lag, 1);
+  for (const r of held) r.finish();
+  await Promise.all(held.map((r) => r.done));
+  t.like(wide.load, { inFlight: 0, lagMs: 51 });
+});
+
+test("Admission: the quickest of the last whole interval's answers (4 at least) is the load; an interval with fewer forgets it", async (t) => {
+  const admission = new Admission({ ...settings, intervalMs: 50 });
+  t.is(admission.load.quickestMs, undefined);
+  const one = request(admission);
+  await new Promise((resolve) => setTimeout(resolve, 20));
+  one.finish();
+  await one.done;
+  await new Promise((resolve) => setTimeout(resolve, 60));
+  t.is(admission.load.quickestMs, undefined, 'one answer is no verdict');
+  const slow = [1, 2, 3, 4].map(() => request(admission));
+  await new Promise((resolve) => setTimeout(resolve, 20));
+  for (const r of slow) r.finish();
+  await Promise.all(slow.map((r) => r.done));
+  // Still the interval it answered in, or the next: known once its interval is whole.
+  await new Promise((resolve) => setTimeout(resolve, 60));
+  const seen = admission.load.quickestMs;
+  t.true(seen !== undefined && seen >= 15, `quickest ${seen}`);
+  await new Promise((resolve) => setTimeout(resolve, 120));
+  t.is(admission.load.quickestMs, undefined, 'nothing answered in the last interval');
 });

@@ -58,11 +58,12 @@ export function admissionMetrics(registry: Registry, admission: Admission): void
       help,
       registers: [registry],
       collect() {
-        this.set(admission.load[name]);
+        this.set(admission.load[name] ?? 0);
       },
     });
   load('inFlight', 'Requests (not long polls) being handled');
   load('queued', 'Requests waiting for a slot');
   load('polls', 'Long polls held');
-  load('lagMs', 'How late the event loop ran at its last tick, in ms');
+  load('lagMs', 'How late the event loop runs (a moving average), in ms');
+  load('quickestMs', 'The quickest request (not a long poll) answered in the last interval, in ms (0: none)');
 }
