@@ -109,4 +109,12 @@ test.serial('the type is checked, and five exports a week at most', async (t) =>
   const made = (await iago.get<{ exports: Export[] }>('/export/realm')).body.exports.length;
   for (let i = made; i < 5; i++) t.is((await iago.post('/export/realm', { export_type: 2 })).status, 200);
   t.like((await iago.post('/export/realm', {})).body, { code: 'BAD_REQUEST', msg: 'Exceeded rate limit.' });
+  // The server stops after this test: let the exports finish writing first.
+  for (let i = 0; i < 100; i++) {
+    const { exports } = (await iago.get<{ exports: Export[] }>('/export/realm')).body;
+    if (!exports.some((e) => e.pending)) break;
+    await new Promise((resolve) => setTimeout(resolve, 100));
+  }
+  const { exports } = (await iago.get<{ exports: Export[] }>('/export/realm')).body;
+  t.true(exports.every((e) => !e.pending && e.export_url !== null));
 });

@@ -1,5 +1,5 @@
 import { createGzip } from 'node:zlib';
-import { Readable } from 'node:stream';
+import { pipeline, Readable } from 'node:stream';
 
 /**
  * A gzipped POSIX tar (ustar) of small files, as the original's exports
@@ -46,5 +46,8 @@ export function tarGz(entries: AsyncIterable<TarEntry>, mtime: number): AsyncIte
     }
     yield Buffer.alloc(2 * BLOCK);
   }
-  return Readable.from(tar()).pipe(createGzip());
+  const gzip = createGzip();
+  // A failure while producing the entries reaches whoever reads the gzip (pipe would drop it).
+  pipeline(Readable.from(tar()), gzip, () => undefined);
+  return gzip;
 }
