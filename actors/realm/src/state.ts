@@ -2,7 +2,7 @@ import { ROLES, SYSTEM_GROUPS, type BotType, type ChannelEntry, type RealmSettin
 import type { ChannelFolder, OwedWebhook, RealmEmoji } from '@chat/protocol';
 import type { Handlers } from '@chat/runtime';
 import type { StoredGroup } from './groups/model.js';
-import { applyInviteEvent, type EmailChange, type Invite, type InviteEvent } from './invites/state.js';
+import { applyInviteEvent, type EmailChange, type Invite, type InviteEvent, type InviteLink } from './invites/state.js';
 import { applyActivity, type ActivityEvent } from './accounts/deactivation.js';
 import { applyPeopleEvent, isPeopleEvent, type PeopleEvent, type PeopleState } from './status/commands.js';
 import { applyMessageIdEvent, type MessageIdEvent, type MessageIds } from './message-ids.js';
@@ -78,6 +78,8 @@ export interface RealmState {
   emoji?: Record<string, RealmEmoji>;
   /** Pending e-mail invitations by id (absent in older snapshots). */
   invites?: Record<number, Invite>;
+  /** Reusable invitation links by id (their own ids, as in the original's separate table). */
+  inviteLinks?: Record<number, InviteLink>;
   /** The realm's message id sequence (absent until the first message). */
   messageIds?: MessageIds;
   nextInviteId?: number;
@@ -285,6 +287,8 @@ export function applyEvent(state: RealmState, event: RealmEvent): void {
     case 'emailChangeRequested':
     case 'emailChangeDropped':
     case 'emailChanged':
+    case 'inviteLinkCreated':
+    case 'inviteLinkRevoked':
       applyInviteEvent(state, event);
       return;
   }

@@ -30,6 +30,7 @@ import { navigationViewRoutes } from './personal/navigation-views.js';
 import { pushRoutes } from './personal/push.js';
 import { bigBlueButtonRoutes } from './calls/bigbluebutton.js';
 import { inviteRoutes } from './invitations/invites.js';
+import { inviteLinkRoutes } from './invitations/links.js';
 import { settingsRoutes } from './users/settings.js';
 import { statusRoutes } from './users/status.js';
 import { presenceRoutes } from './users/presence.js';
@@ -77,6 +78,7 @@ export function apiRoutes(options: ApiOptions): Route[] {
     ...pushRoutes(options),
     ...bigBlueButtonRoutes(options),
     ...inviteRoutes(options),
+    ...inviteLinkRoutes(options),
     ...settingsRoutes(options),
     ...statusRoutes(options),
     ...presenceRoutes(options),

@@ -3,9 +3,10 @@ import type { ProtocolOf } from './contract.js';
 
 /**
  * Invitations by e-mail and e-mail address changes: the RealmActor keeps
- * them. Secret keys never reach the actor: the edge mails the key and sends
- * only its hash, so neither state nor journal can be used to accept an
- * invitation.
+ * them. Their secret keys never reach the actor: the edge mails the key and
+ * sends only its hash, so neither state nor journal can be used to accept an
+ * e-mail invitation. A reusable link's key is kept (as the original keeps
+ * it), because `GET /invites` shows the link again.
  */
 export interface InviteOptions {
   role: Role;
@@ -28,17 +29,27 @@ export interface InviteChannelCheck {
   may_add_subscribers: boolean;
 }
 
-/** An invitation as `GET /invites` shows it. */
-export interface InviteJson {
-  id: number;
-  invited_by_user_id: number;
-  invited: number;
-  expiry_date: number | null;
-  invited_as: Role;
-  email: string;
-  notify_referrer_on_join: boolean;
-  is_multiuse: false;
-}
+/** An invitation as `GET /invites` shows it: an e-mail one, or a reusable link (whose URL the edge makes of `link_key`). */
+export type InviteJson =
+  | {
+      id: number;
+      invited_by_user_id: number;
+      invited: number;
+      expiry_date: number | null;
+      invited_as: Role;
+      email: string;
+      notify_referrer_on_join: boolean;
+      is_multiuse: false;
+    }
+  | {
+      id: number;
+      invited_by_user_id: number;
+      invited: number;
+      expiry_date: number | null;
+      invited_as: Role;
+      is_multiuse: true;
+      link_key: string;
+    };
 
 /** What accepting an invitation leaves for the edge to do. */
 export interface AcceptedInvite {
@@ -65,15 +76,29 @@ export type InviteCommand =
   | { type: 'realm.revokeInvite'; actor: Principal; invite_id: number }
   /** A new key and a fresh validity period of the same length. */
   | { type: 'realm.resendInvite'; actor: Principal; invite_id: number; key_hash: string }
-  /** The invitation a link names, for the join page; refused when unknown or expired. */
+  /**
+   * A reusable invitation link (`POST /invites/multiuse`). Unlike a mailed key, its key is kept, as the
+   * original keeps it: `GET /invites` shows the link again to those who may manage it.
+   */
+  | {
+      type: 'realm.createInviteLink';
+      inviter: Principal;
+      key: string;
+      key_hash: string;
+      options: Omit<InviteOptions, 'notify_referrer_on_join'>;
+      channels: InviteChannelCheck[];
+    }
+  | { type: 'realm.revokeInviteLink'; actor: Principal; invite_id: number }
+  /** The invitation a link names, for the join page; refused when unknown, expired or revoked. */
   | { type: 'realm.inviteByKey'; key_hash: string }
-  | { type: 'realm.acceptInvite'; key_hash: string; full_name: string; password_hash: string }
+  /** `email` is the new person's address for a reusable link; a mailed invitation has its own. */
+  | { type: 'realm.acceptInvite'; key_hash: string; full_name: string; password_hash: string; email?: string }
   /** Records a pending change; the address changes only on confirmation. */
   | { type: 'realm.requestEmailChange'; user_id: number; new_email: string; key_hash: string }
   | { type: 'realm.confirmEmailChange'; key_hash: string };
 
-/** What the join page shows about an invitation. */
-export type InviteFacts = { email: string; realm_name: string; referrer_name: string };
+/** What the join page shows about an invitation; a reusable link has no address (`multiuse`), the page asks for one. */
+export type InviteFacts = { email: string; realm_name: string; referrer_name: string; multiuse?: boolean };
 
 /** The reply to `realm.requestEmailChange`: false when the address is already the account's. */
 export type EmailChangeStarted =
@@ -87,6 +112,8 @@ export type InviteReplies = {
   'realm.invites': InviteJson[];
   'realm.revokeInvite': null;
   'realm.resendInvite': { email: string; referrer_name: string; expiry_date: number | null };
+  'realm.createInviteLink': { id: number };
+  'realm.revokeInviteLink': null;
   'realm.inviteByKey': InviteFacts;
   'realm.acceptInvite': AcceptedInvite;
   'realm.requestEmailChange': EmailChangeStarted;

@@ -5,7 +5,7 @@ import { NOTHING_BAD, onMade, type LadderSection } from './ladder.js';
  * The route ladder's cases (routes.test.ts) for invitations. Revoking and
  * resending each get an invitation of their own, made by `prepare`.
  */
-const made = { revoke: 0, resend: 0 };
+const made = { revoke: 0, resend: 0, link: 0 };
 
 async function prepare(client: ChatClient): Promise<void> {
   const emails = ['ladder-revoke@example.com', 'ladder-resend@example.com'];
@@ -14,6 +14,9 @@ async function prepare(client: ChatClient): Promise<void> {
   const idOf = (email: string) => listed.body.invites.find((i) => i.email === email)!.id;
   made.revoke = idOf(emails[0]!);
   made.resend = idOf(emails[1]!);
+  const link = (await client.post<{ invite_link: string }>('/invites/multiuse', {})).body.invite_link;
+  const links = await client.get<{ invites: Array<{ id: number; link_url?: string }> }>('/invites');
+  made.link = links.body.invites.find((i) => i.link_url === link)!.id;
 }
 
 export const inviteLadder: LadderSection = {
@@ -27,6 +30,24 @@ export const inviteLadder: LadderSection = {
       bad: { params: { invitee_emails: 'ladder-bad@example.com', stream_ids: 'nope' }, name: 'stream_ids' },
     },
     { method: 'GET', path: '/invites', auth: true, valid: {}, bad: NOTHING_BAD },
+    {
+      method: 'POST',
+      path: '/invites/multiuse',
+      auth: true,
+      valid: { invite_expires_in_minutes: 60 },
+      bad: { params: { stream_ids: 'nope' }, name: 'stream_ids' },
+    },
+    onMade(
+      'DELETE',
+      '/invites/multiuse/{invite_id}',
+      () => `/invites/multiuse/${made.link}`,
+      {},
+      {
+        path: '/invites/multiuse/x',
+        params: {},
+        name: 'invite_id',
+      },
+    ),
     onMade(
       'DELETE',
       '/invites/{invite_id}',

@@ -16,6 +16,7 @@ import { ownAccountCases } from './permission-cases-own-account.js';
 import { lookupCases } from './permission-cases-lookups.js';
 import { scheduledCases } from './permission-cases-scheduled.js';
 import { callCases } from './permission-cases-calls.js';
+import { inviteLinkCases } from './permission-cases-invite-links.js';
 
 /**
  * The rows of the permission matrix (permission-matrix.test.ts): every
@@ -40,6 +41,7 @@ export const OPERATIONS: Operation[] = [
   ...ownAccountCases,
   ...lookupCases,
   ...callCases,
+  ...inviteLinkCases,
   ...scheduledCases,
 ];
 

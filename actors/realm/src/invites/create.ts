@@ -38,20 +38,30 @@ function checkInvitation(state: RealmState, cmd: Invitation): void {
   }
   if (!mayInviteAs(inviter, options.role)) throw bad('Insufficient permission');
   if (cmd.invitees.length === 0) throw bad('You must specify at least one email address.');
-  if (options.stream_ids.length > 0 && !inGroupSetting(settings.can_add_subscribers_group, inviter)) {
-    throw bad('You do not have permission to subscribe other users to channels.');
-  }
-  for (const id of options.stream_ids) {
-    const entry = state.channels[id];
-    const check = cmd.channels.find((c) => c.channel_id === id);
-    const allowed = entry && !entry.is_archived && check?.visible && (entry.is_default || check.may_add_subscribers);
-    if (!allowed) throw bad(`Invalid channel ID ${id}. No invites were sent.`);
-  }
+  checkInviteChannels(state, inviter, options.stream_ids, cmd.channels);
   checkInviteGroups(state, inviter, options.group_ids);
   const invalid = cmd.invitees.filter((i) => !VALID_EMAIL.test(i.email));
   if (invalid.length > 0) {
     const errors = invalid.map((i): [string, string, boolean] => [i.email, 'Invalid address.', false]);
     throw invitationFailed("Some emails did not validate, so we didn't send any invitations.", errors, false);
+  }
+}
+
+/** The channels an invitation subscribes its user to: default ones, or ones the inviter may add subscribers to. */
+export function checkInviteChannels(
+  state: RealmState,
+  inviter: Invitation['inviter'],
+  streamIds: number[],
+  channels: Invitation['channels'],
+): void {
+  if (streamIds.length > 0 && !inGroupSetting(state.settings.can_add_subscribers_group, inviter)) {
+    throw bad('You do not have permission to subscribe other users to channels.');
+  }
+  for (const id of streamIds) {
+    const entry = state.channels[id];
+    const check = channels.find((c) => c.channel_id === id);
+    const allowed = entry && !entry.is_archived && check?.visible && (entry.is_default || check.may_add_subscribers);
+    if (!allowed) throw bad(`Invalid channel ID ${id}. No invites were sent.`);
   }
 }
 

@@ -12,7 +12,9 @@ import type { ActorContext, Decision } from '@chat/runtime';
 import { accountByEmail, newAccount, toCreated } from '../behavior.js';
 import type { EmailCommand } from '../accounts/email-change.js';
 import { createInvites } from './create.js';
-import { isExpired, type Invite, type InviteEvent } from './state.js';
+import { createInviteLink, isLive, revokeInviteLink } from './links.js';
+import { VALID_EMAIL } from '../accounts/email-change.js';
+import { isExpired, type Invite, type InviteEvent, type InviteLink } from './state.js';
 import { joinInviteGroups } from './groups.js';
 import { invitesChanged, userAdded } from '../people.js';
 import type { RealmEvent, RealmState } from '../state.js';
@@ -62,12 +64,32 @@ function byKey(state: RealmState, keyHash: string, now: number): Invite {
   return invite;
 }
 
+/** The live reusable link a key names, if any. */
+function linkByKey(state: RealmState, keyHash: string, now: number): InviteLink | undefined {
+  const link = Object.values(state.inviteLinks ?? {}).find((l) => secretsEqual(l.keyHash, keyHash));
+  if (link && !isLive(link, now)) throw expiredLink();
+  return link;
+}
+
+/** What joining needs of either kind of invitation. */
+function invitationOf(state: RealmState, cmd: Extract<InviteCommand, { type: 'realm.acceptInvite' }>, now: number) {
+  const link = linkByKey(state, cmd.key_hash, now);
+  if (!link) {
+    const invite = byKey(state, cmd.key_hash, now);
+    return { ...invite, email: invite.email };
+  }
+  const email = (cmd.email ?? '').trim();
+  if (!VALID_EMAIL.test(email)) throw bad('Please enter a valid email address.');
+  // A link tells nobody when someone joins by it (the original's multi-use invitations do not either).
+  return { ...link, email, notifyReferrer: false };
+}
+
 function accept(
   ctx: Ctx,
   cmd: Extract<InviteCommand, { type: 'realm.acceptInvite' }>,
 ): Decision<RealmEvent, AcceptedInvite> {
   const state = ctx.state;
-  const invite = byKey(state, cmd.key_hash, ctx.now);
+  const invite = invitationOf(state, cmd, ctx.now);
   if (accountByEmail(state, invite.email)) throw bad('Already has an account.');
   const user = { email: invite.email, full_name: cmd.full_name, role: invite.role, password_hash: cmd.password_hash };
   const account = newAccount(state, user, state.nextUserId, ctx.now);
@@ -99,9 +121,21 @@ export const inviteHandlers: RealmHandlers<Omit<InviteProtocol, EmailCommand['ty
   },
   'realm.invites': (ctx, command) => {
     const state = ctx.state;
-    const mine = (i: Invite) => mayManageAllInvites(command.viewer) || i.invitedBy === command.viewer.user_id;
+    const mine = (i: Invite | InviteLink) =>
+      mayManageAllInvites(command.viewer) || i.invitedBy === command.viewer.user_id;
     const list = Object.values(state.invites ?? {}).filter((i) => mine(i) && !isExpired(i.expiresAt, ctx.now));
-    return { reply: list.sort((a, b) => a.id - b.id).map(inviteJson) };
+    const links = Object.values(state.inviteLinks ?? {}).filter((l) => mine(l) && isLive(l, ctx.now));
+    const linkJson = (l: InviteLink): InviteJson => ({
+      id: l.id,
+      invited_by_user_id: l.invitedBy,
+      invited: l.invitedAt,
+      expiry_date: l.expiresAt,
+      invited_as: l.role,
+      is_multiuse: true,
+      link_key: l.key,
+    });
+    const byId = (a: { id: number }, b: { id: number }) => a.id - b.id;
+    return { reply: [...list.sort(byId).map(inviteJson), ...links.sort(byId).map(linkJson)] };
   },
   'realm.revokeInvite': (ctx, command) => {
     const state = ctx.state;
@@ -128,8 +162,15 @@ export const inviteHandlers: RealmHandlers<Omit<InviteProtocol, EmailCommand['ty
     };
     return { events: [renewed], reply, fanouts: [invitesChanged(state, invite.invitedBy)] };
   },
+  'realm.createInviteLink': (ctx, command) => createInviteLink(ctx, command),
+  'realm.revokeInviteLink': (ctx, command) => revokeInviteLink(ctx, command),
   'realm.inviteByKey': (ctx, command) => {
     const state = ctx.state;
+    const link = linkByKey(state, command.key_hash, ctx.now);
+    if (link) {
+      const referrer_name = state.accounts[link.invitedBy]?.fullName ?? '';
+      return { reply: { email: '', realm_name: state.name, referrer_name, multiuse: true } };
+    }
     const invite = byKey(state, command.key_hash, ctx.now);
     return {
       reply: {

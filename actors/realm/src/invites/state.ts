@@ -22,6 +22,24 @@ export interface Invite {
   keyHash: string;
 }
 
+/** A reusable invitation link: anyone who has it may join, until it expires or is revoked. */
+export interface InviteLink {
+  id: number;
+  invitedBy: number;
+  invitedAt: number;
+  expiresAt: number | null;
+  role: Role;
+  streamIds: number[];
+  groupIds: number[];
+  includeDefaults: boolean;
+  welcomeText: string | null;
+  /** The key itself, as the original keeps it, so that the link can be listed again. */
+  key: string;
+  keyHash: string;
+  /** Revoked links are kept, so that revoking one twice says so. */
+  revoked: boolean;
+}
+
 /** An address change waiting for its confirmation link to be followed. */
 export interface EmailChange {
   userId: number;
@@ -36,7 +54,9 @@ export type InviteEvent =
   | { type: 'inviteRenewed'; inviteId: number; keyHash: string; invitedAt: number; expiresAt: number | null }
   | { type: 'emailChangeRequested'; change: EmailChange }
   | { type: 'emailChangeDropped'; keyHash: string }
-  | { type: 'emailChanged'; userId: number; email: string };
+  | { type: 'emailChanged'; userId: number; email: string }
+  | { type: 'inviteLinkCreated'; link: InviteLink }
+  | { type: 'inviteLinkRevoked'; inviteId: number };
 
 export const isExpired = (expiresAt: number | null, nowMs: number) => expiresAt !== null && expiresAt * 1000 <= nowMs;
 
@@ -50,6 +70,12 @@ export function applyInviteEvent(state: RealmState, event: InviteEvent): void {
       return;
     case 'inviteRemoved':
       delete invites[event.inviteId];
+      return;
+    case 'inviteLinkCreated':
+      (state.inviteLinks ??= {})[event.link.id] = event.link;
+      return;
+    case 'inviteLinkRevoked':
+      state.inviteLinks![event.inviteId]!.revoked = true;
       return;
     case 'inviteRenewed':
       Object.assign(invites[event.inviteId]!, {

@@ -8,8 +8,8 @@ import { checkChannels, parseInvitees } from './checks.js';
 import type { ApiOptions } from '../options.js';
 
 /** The original's limit on `welcome_message_custom_text`. */
-const MAX_WELCOME_TEXT = 8000;
-const DEFAULT_VALIDITY_MINUTES = 14_400;
+export const MAX_WELCOME_TEXT = 8000;
+export const DEFAULT_VALIDITY_MINUTES = 14_400;
 
 const realmName = async (caller: CallerContext) => (await caller.actors.ask(caller.realm, { type: 'realm.info' })).name;
 
@@ -21,9 +21,10 @@ const InviteList = Type.Object({
       invited: Type.Integer(),
       expiry_date: Type.Union([Type.Integer(), Type.Null()]),
       invited_as: Type.Integer(),
-      email: Type.String(),
-      notify_referrer_on_join: Type.Boolean(),
+      email: Type.Optional(Type.String({ description: 'Absent for a reusable link.' })),
+      notify_referrer_on_join: Type.Optional(Type.Boolean({ description: 'Absent for a reusable link.' })),
       is_multiuse: Type.Boolean(),
+      link_url: Type.Optional(Type.String({ description: 'The reusable link; absent for an e-mail invitation.' })),
     }),
   ),
 });
@@ -120,13 +121,19 @@ export function inviteRoutes(options: ApiOptions): Route[] {
       auth: 'required',
       params: Type.Object({}),
       summary: 'Get all invitations',
-      description: 'Unexpired invitations the caller may manage: administrators see all, others their own.',
+      description:
+        'Unexpired invitations and live reusable links the caller may manage: administrators see all, others their own.',
       tags: ['invites'],
       response: InviteList,
       async handler({ principal, actors }) {
         requireMember(principal);
         const caller = new CallerContext(actors, principal);
-        const invites = await actors.ask(caller.realm, { type: 'realm.invites', viewer: principal });
+        const listed = await actors.ask(caller.realm, { type: 'realm.invites', viewer: principal });
+        const invites = listed.map((invite) => {
+          if (!invite.is_multiuse) return invite;
+          const { link_key, ...rest } = invite;
+          return { ...rest, link_url: joinLink(options, link_key) };
+        });
         return { invites };
       },
     }),

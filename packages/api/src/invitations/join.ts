@@ -20,13 +20,25 @@ interface InviteFacts {
   email: string;
   realm_name: string;
   referrer_name: string;
+  /** A reusable link: the page asks for the address. */
+  multiuse?: boolean;
 }
 
-function joinForm(ctx: RawContext, status: number, invite: InviteFacts, error?: string, fullName = ''): void {
+function joinForm(
+  ctx: RawContext,
+  status: number,
+  invite: InviteFacts,
+  error?: string,
+  fullName = '',
+  email = '',
+): void {
+  const address = invite.multiuse
+    ? `<p><label>Email <input name="email" type="email" required maxlength="254" value="${escapeHtml(email)}"></label></p>`
+    : `<p>Email: <strong>${escapeHtml(invite.email)}</strong></p>`;
   const body = `${paragraph(`${invite.referrer_name} invited you to join ${invite.realm_name}.`)}
 ${error ? `<p role="alert"><strong>${escapeHtml(error)}</strong></p>` : ''}
 <form method="post">
-<p>Email: <strong>${escapeHtml(invite.email)}</strong></p>
+${address}
 <p><label>Full name <input name="full_name" required maxlength="100" value="${escapeHtml(fullName)}"></label></p>
 <p><label>Password <input name="password" type="password" required minlength="${MIN_PASSWORD_LENGTH}"></label></p>
 <p><button type="submit">Create account</button></p>
@@ -47,20 +59,24 @@ async function join(ctx: RawContext, deps: RawDeps, key: string): Promise<void> 
   const form = await readForm(ctx.req);
   const fullName = (form.get('full_name') ?? '').trim();
   const password = form.get('password') ?? '';
-  if (fullName === '') return joinForm(ctx, 400, invite, 'Please enter your full name.');
-  if (password.length < MIN_PASSWORD_LENGTH) return joinForm(ctx, 400, invite, 'The password is too weak.', fullName);
+  const email = (form.get('email') ?? '').trim();
+  const again = (error: string) => joinForm(ctx, 400, invite, error, fullName, email);
+  if (fullName === '') return again('Please enter your full name.');
+  if (invite.multiuse && email === '') return again('Please enter a valid email address.');
+  if (password.length < MIN_PASSWORD_LENGTH) return again('The password is too weak.');
   const accepted = await actors
     .ask(to, {
       type: 'realm.acceptInvite',
       key_hash: keyHash,
       full_name: fullName,
       password_hash: await hashPassword(password),
+      ...(invite.multiuse && { email }),
     })
     .catch((err: unknown) => {
       if (isChatError(err) && err.code === 'BAD_REQUEST') return err.message;
       throw err;
     });
-  if (typeof accepted === 'string') return joinForm(ctx, 400, invite, accepted, fullName);
+  if (typeof accepted === 'string') return again(accepted);
   await onboard(deps.actors, realm, accepted, deps.options, ctx.state.log);
   const done = `${paragraph(`Your account ${accepted.user.email} in ${invite.realm_name} is ready.`)}
 ${paragraph('Log in with this email address and your new password from any Zulip app.')}
