@@ -12,6 +12,7 @@ export * from './playgrounds.js';
 export * from './groups.js';
 export * from './permissions.js';
 export * from './invites.js';
+export * from './exports.js';
 export * from './folders.js';
 export * from './emoji.js';
 export * from './channel.js';

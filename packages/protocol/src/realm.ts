@@ -6,6 +6,7 @@ import type { DefaultChannelCommand, DefaultChannelReplies } from './default-cha
 import type { PlaygroundCommand, PlaygroundReplies } from './playgrounds.js';
 import type { GroupCommand, GroupReplies, GroupSetting } from './groups.js';
 import type { InviteCommand, InviteReplies } from './invites.js';
+import type { ExportCommand, ExportReplies } from './exports.js';
 import type { StatusCommand, StatusReplies } from './status.js';
 import type { ProtocolOf } from './contract.js';
 import type { BotReplies } from './bots.js';
@@ -259,6 +260,7 @@ export type RealmCommand =
   | FolderCommand
   | EmojiCommand
   | InviteCommand
+  | ExportCommand
   | StatusCommand
   | BotCommand
   | SessionCommand;
@@ -277,6 +279,7 @@ export type RealmReplies = GroupReplies &
   DefaultChannelReplies &
   PlaygroundReplies &
   InviteReplies &
+  ExportReplies &
   StatusReplies & {
     /** The first accounts, in the order given. */
     'realm.create': CreatedUser[];

@@ -1,3 +1,5 @@
+import type { RealmExportJson } from '../exports.js';
+
 /** `realm` client events (an organization setting changed), in the reference's shapes (`GET /events`). */
 
 export type RealmEventOfSettings =
@@ -15,3 +17,7 @@ export const realmUpdatedDict = (data: Record<string, unknown>): RealmEventOfSet
   property: 'default',
   data,
 });
+
+/** `realm_export`: the whole list of data exports, to administrators, whenever one starts, ends or fails. */
+export type RealmExportEvent = { type: 'realm_export'; exports: RealmExportJson[] };
+export const realmExportChanged = (exports: RealmExportJson[]): RealmExportEvent => ({ type: 'realm_export', exports });
