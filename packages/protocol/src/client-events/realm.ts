@@ -1,3 +1,5 @@
+import type { Linkifier } from '../linkifiers.js';
+
 /** `realm` client events (an organization setting changed), in the reference's shapes (`GET /events`). */
 
 export type RealmEventOfSettings =
@@ -14,4 +16,14 @@ export const realmUpdatedDict = (data: Record<string, unknown>): RealmEventOfSet
   op: 'update_dict',
   property: 'default',
   data,
+});
+
+/** `realm_linkifiers`: the organization's whole list of linkifiers after a change, in order. */
+export type RealmLinkifiersEvent = {
+  type: 'realm_linkifiers';
+  realm_linkifiers: Linkifier[];
+};
+export const realmLinkifiers = (list: Linkifier[]): RealmLinkifiersEvent => ({
+  type: 'realm_linkifiers',
+  realm_linkifiers: list,
 });
