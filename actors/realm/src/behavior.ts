@@ -13,6 +13,7 @@ import { handlerTable, type ActorBehavior } from '@chat/runtime';
 import { toPrincipal, toProfile } from './profile.js';
 import { directoryHandlers } from './directory.js';
 import { inviteHandlers, spentInvites } from './invites/invites.js';
+import { exportHandlers } from './exports.js';
 import { emailChangeHandlers } from './accounts/email-change.js';
 import { userAdded } from './people.js';
 import { folderHandlers } from './folders.js';
@@ -112,6 +113,7 @@ const handlers: RealmHandlers<RealmProtocol> = {
   ...folderHandlers,
   ...emojiHandlers,
   ...inviteHandlers,
+  ...exportHandlers,
   ...emailChangeHandlers,
   ...statusHandlers,
   ...directoryHandlers,

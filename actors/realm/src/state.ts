@@ -8,6 +8,7 @@ import { applyPeopleEvent, isPeopleEvent, type PeopleEvent, type PeopleState } f
 import { applyMessageIdEvent, type MessageIdEvent, type MessageIds } from './message-ids.js';
 import { applyPublicListener, type PublicListenerEvent, type PublicListeners } from './public-listeners.js';
 import { applyCanCreateUsers, type CanCreateUsersEvent } from './accounts/create-users-permission.js';
+import { applyExportEvent, type ExportEvent, type ExportRecord } from './exports.js';
 import { applyBotEvent, applyWebhookEvent, type BotConfig, type BotEvent, type WebhookEvent } from './bots/model.js';
 import { applySessionEvent, endSessionsOf, type Session, type SessionEvent } from './accounts/sessions.js';
 import {
@@ -85,6 +86,8 @@ export interface RealmState {
   invites?: Record<number, Invite>;
   /** Reusable invitation links by id (their own ids, as in the original's separate table). */
   inviteLinks?: Record<number, InviteLink>;
+  /** Data exports by id (absent in older snapshots). */
+  exports?: Record<number, ExportRecord>;
   /** The realm's message id sequence (absent until the first message). */
   messageIds?: MessageIds;
   nextInviteId?: number;
@@ -174,7 +177,8 @@ export type RealmEvent =
   | RoleChangedEvent
   | DefaultChannelSetEvent
   | PlaygroundEvent
-  | LinkifiersSetEvent;
+  | LinkifiersSetEvent
+  | ExportEvent;
 
 export function initialState(stringId: string): RealmState {
   return {
@@ -230,6 +234,9 @@ export function applyEvent(state: RealmState, event: RealmEvent): void {
       return applyPlaygroundEvent(state, event);
     case 'linkifiersSet':
       return applyLinkifiersSet(state, event);
+    case 'exportRequested':
+    case 'exportDone':
+      return applyExportEvent(state, event);
     case 'messageIdsReserved':
     case 'messageIdTaken':
       return applyMessageIdEvent(state, event);

@@ -30,6 +30,7 @@ import { snippetRoutes } from './personal/snippets.js';
 import { navigationViewRoutes } from './personal/navigation-views.js';
 import { pushRoutes } from './personal/push.js';
 import { bigBlueButtonRoutes } from './calls/bigbluebutton.js';
+import { exportRoutes } from './exports/routes.js';
 import { inviteRoutes } from './invitations/invites.js';
 import { inviteLinkRoutes } from './invitations/links.js';
 import { settingsRoutes } from './users/settings.js';
@@ -79,6 +80,7 @@ export function apiRoutes(options: ApiOptions): Route[] {
     ...navigationViewRoutes(options),
     ...pushRoutes(options),
     ...bigBlueButtonRoutes(options),
+    ...exportRoutes(options),
     ...inviteRoutes(options),
     ...inviteLinkRoutes(options),
     ...settingsRoutes(options),
@@ -97,6 +99,7 @@ export { tusUploads, type TusUploads } from './uploads/tus.js';
 export type { Mail, Mailer } from './ports/mailer.js';
 export { confirmationPages } from './invitations/join.js';
 export { bigBlueButtonJoin } from './calls/bigbluebutton.js';
+export { exportDownloads } from './exports/routes.js';
 export { sessionPages, type SessionPageDeps } from './sessions/pages.js';
 export { sessionAuthenticate } from './sessions/sessions.js';
 export type { PushBouncer, PushNotification, PushOutcome, PushPayload } from './ports/push-bouncer.js';

@@ -13,6 +13,7 @@ export * from './linkifiers.js';
 export * from './groups.js';
 export * from './permissions.js';
 export * from './invites.js';
+export * from './exports.js';
 export * from './folders.js';
 export * from './emoji.js';
 export * from './channel.js';

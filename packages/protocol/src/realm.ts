@@ -7,6 +7,7 @@ import type { PlaygroundCommand, PlaygroundReplies } from './playgrounds.js';
 import type { LinkifierCommand, LinkifierReplies } from './linkifiers.js';
 import type { GroupCommand, GroupReplies, GroupSetting } from './groups.js';
 import type { InviteCommand, InviteReplies } from './invites.js';
+import type { ExportCommand, ExportReplies } from './exports.js';
 import type { StatusCommand, StatusReplies } from './status.js';
 import type { ProtocolOf } from './contract.js';
 import type { BotReplies } from './bots.js';
@@ -263,6 +264,7 @@ export type RealmCommand =
   | FolderCommand
   | EmojiCommand
   | InviteCommand
+  | ExportCommand
   | StatusCommand
   | BotCommand
   | SessionCommand;
@@ -282,6 +284,7 @@ export type RealmReplies = GroupReplies &
   PlaygroundReplies &
   LinkifierReplies &
   InviteReplies &
+  ExportReplies &
   StatusReplies & {
     /** The first accounts, in the order given. */
     'realm.create': CreatedUser[];

@@ -13,6 +13,7 @@ import {
   tusUploads,
   uploadDownloads,
   bigBlueButtonJoin,
+  exportDownloads,
   sweepOwedWebhooks,
   type ApiOptions,
 } from '@chat/api';
@@ -129,6 +130,7 @@ export async function startServer(config: Config, backend?: Backend): Promise<Ru
       tus.middleware,
       confirmationPages(raw),
       bigBlueButtonJoin(raw),
+      exportDownloads(raw),
       sessionPages({ ...raw, ...loginLimits }),
       emojiData(),
       emojiImages(options),

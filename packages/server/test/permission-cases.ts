@@ -18,6 +18,7 @@ import { lookupCases } from './permission-cases-lookups.js';
 import { scheduledCases } from './permission-cases-scheduled.js';
 import { callCases } from './permission-cases-calls.js';
 import { inviteLinkCases } from './permission-cases-invite-links.js';
+import { exportCases } from './permission-cases-exports.js';
 
 /**
  * The rows of the permission matrix (permission-matrix.test.ts): every
@@ -44,6 +45,7 @@ export const OPERATIONS: Operation[] = [
   ...lookupCases,
   ...callCases,
   ...inviteLinkCases,
+  ...exportCases,
   ...scheduledCases,
 ];
 

@@ -13,6 +13,7 @@ import { orgLadder } from './org-routes.js';
 import { linkifierLadder } from './linkifier-routes.js';
 import { readingLadder } from './reading-routes.js';
 import { downloadLadder } from './download-routes.js';
+import { exportLadder } from './export-routes.js';
 import { callLadder, UNCALLED_BIG_BLUE_BUTTON } from './calls-routes.js';
 
 /**
@@ -33,6 +34,7 @@ const SECTIONS = [
   readingLadder,
   callLadder,
   downloadLadder,
+  exportLadder,
 ];
 
 /** Messages made in `before`, one per case that changes or reads a message. */

@@ -1,4 +1,5 @@
 import type { Linkifier } from '../linkifiers.js';
+import type { RealmExportJson } from '../exports.js';
 
 /** `realm` client events (an organization setting changed), in the reference's shapes (`GET /events`). */
 
@@ -27,3 +28,7 @@ export const realmLinkifiers = (list: Linkifier[]): RealmLinkifiersEvent => ({
   type: 'realm_linkifiers',
   realm_linkifiers: list,
 });
+
+/** `realm_export`: the whole list of data exports, to administrators, whenever one starts, ends or fails. */
+export type RealmExportEvent = { type: 'realm_export'; exports: RealmExportJson[] };
+export const realmExportChanged = (exports: RealmExportJson[]): RealmExportEvent => ({ type: 'realm_export', exports });
