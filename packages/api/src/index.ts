@@ -29,6 +29,7 @@ import { draftRoutes } from './personal/drafts.js';
 import { snippetRoutes } from './personal/snippets.js';
 import { navigationViewRoutes } from './personal/navigation-views.js';
 import { pushRoutes } from './personal/push.js';
+import { e2eePushRoutes } from './personal/e2ee-push.js';
 import { bigBlueButtonRoutes } from './calls/bigbluebutton.js';
 import { exportRoutes } from './exports/routes.js';
 import { inviteRoutes } from './invitations/invites.js';
@@ -79,6 +80,7 @@ export function apiRoutes(options: ApiOptions): Route[] {
     ...snippetRoutes(options),
     ...navigationViewRoutes(options),
     ...pushRoutes(options),
+    ...e2eePushRoutes(options),
     ...bigBlueButtonRoutes(options),
     ...exportRoutes(options),
     ...inviteRoutes(options),
@@ -102,5 +104,13 @@ export { bigBlueButtonJoin } from './calls/bigbluebutton.js';
 export { exportDownloads } from './exports/routes.js';
 export { sessionPages, type SessionPageDeps } from './sessions/pages.js';
 export { sessionAuthenticate } from './sessions/sessions.js';
-export type { PushBouncer, PushNotification, PushOutcome, PushPayload } from './ports/push-bouncer.js';
+export type {
+  PushBouncer,
+  PushNotification,
+  PushOutcome,
+  PushPayload,
+  E2eeRegistration,
+  E2eeNotification,
+} from './ports/push-bouncer.js';
+export { BouncerError } from './ports/push-bouncer.js';
 export { sweepOwedWebhooks } from './bots/outgoing.js';

@@ -22,6 +22,7 @@ const SECTION_EVENTS: Array<[string, string]> = [
   ['drafts', 'drafts'],
   ['saved_snippets', 'saved_snippets'],
   ['navigation_views', 'navigation_view'],
+  ['push_devices', 'push_device'],
   ['realm_user_groups', 'user_group'],
   ['channel_folders', 'channel_folder'],
   ['user_settings', 'user_settings'],
