@@ -24,6 +24,7 @@ import { emojiRoutes } from './realm/emoji.js';
 import { realmSettingsRoutes } from './realm/settings.js';
 import { userDefaultsRoutes } from './realm/user-defaults.js';
 import { playgroundRoutes } from './realm/playgrounds.js';
+import { linkifierRoutes } from './realm/linkifiers.js';
 import { draftRoutes } from './personal/drafts.js';
 import { snippetRoutes } from './personal/snippets.js';
 import { navigationViewRoutes } from './personal/navigation-views.js';
@@ -74,6 +75,7 @@ export function apiRoutes(options: ApiOptions): Route[] {
     ...realmSettingsRoutes(options),
     ...userDefaultsRoutes(),
     ...playgroundRoutes(),
+    ...linkifierRoutes(),
     ...draftRoutes(options),
     ...snippetRoutes(options),
     ...navigationViewRoutes(options),

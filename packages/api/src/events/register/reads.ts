@@ -13,6 +13,7 @@ const BUILDS: Record<string, string[]> = {
   'realm.organization': ['realm', 'realm_user_settings_defaults'],
   'realm.defaultChannels': ['default_streams'],
   'realm.playgrounds': ['realm_playgrounds'],
+  'realm.linkifiers': ['realm_linkifiers'],
   'realm.listUsers': ['realm_user'],
   'realm.bots': ['realm_bot'],
   'realm.userGroups': ['user_group'],
