@@ -22,6 +22,7 @@ import { settingsHandlers as organizationHandlers } from './settings.js';
 import { userAdminHandlers } from './accounts/manage.js';
 import { defaultChannelHandlers } from './default-channels.js';
 import { playgroundHandlers } from './playgrounds.js';
+import { linkifierHandlers } from './linkifiers.js';
 import { groupHandlers } from './groups/groups.js';
 import { broadcast } from './broadcast.js';
 import { decidePublicListener, listeners, relayPublicMessage } from './public-listeners.js';
@@ -120,6 +121,7 @@ const handlers: RealmHandlers<RealmProtocol> = {
   ...userAdminHandlers,
   ...defaultChannelHandlers,
   ...playgroundHandlers,
+  ...linkifierHandlers,
   ...botHandlers,
   ...sessionHandlers,
   'realm.create': (ctx, command) => {

@@ -30,5 +30,6 @@ export function toPrincipal(state: RealmState, account: Account): Principal {
     full_name: account.fullName,
     groups: groupsContaining(state, account),
     can_create_users: account.canCreateUsers === true,
+    ...(state.linkifiers?.length ? { linkifiers_version: state.linkifiersVersion ?? '' } : {}),
   };
 }

@@ -20,7 +20,8 @@ import {
 import { applyRoleChanged, type RoleChangedEvent } from './accounts/manage.js';
 import { applyDefaultChannelSet, type DefaultChannelSetEvent } from './default-channels.js';
 import { applyPlaygroundEvent, type PlaygroundEvent } from './playgrounds.js';
-import type { GroupSetting, Playground, RealmValue } from '@chat/protocol';
+import { applyLinkifiersSet, type LinkifiersSetEvent } from './linkifiers.js';
+import type { GroupSetting, Linkifier, Playground, RealmValue } from '@chat/protocol';
 
 /** One account of the realm, as the RealmActor keeps it. */
 export interface Account {
@@ -69,6 +70,10 @@ export interface RealmState {
   userDefaults?: Record<string, RealmValue>;
   /** Code playgrounds by id (absent in older snapshots). */
   playgrounds?: Record<number, Playground>;
+  /** Linkifiers in the order they apply (absent in older snapshots), the next id, and a digest of the list. */
+  linkifiers?: Linkifier[];
+  nextLinkifierId?: number;
+  linkifiersVersion?: string;
   /** Sends the automated notices (topic moves, resolutions). */
   notificationBotId: number | null;
   /** User-defined groups by id (absent in older snapshots); system groups are computed from roles. */
@@ -172,6 +177,7 @@ export type RealmEvent =
   | RoleChangedEvent
   | DefaultChannelSetEvent
   | PlaygroundEvent
+  | LinkifiersSetEvent
   | ExportEvent;
 
 export function initialState(stringId: string): RealmState {
@@ -226,6 +232,8 @@ export function applyEvent(state: RealmState, event: RealmEvent): void {
       return applyDefaultChannelSet(state, event);
     case 'playgroundChanged':
       return applyPlaygroundEvent(state, event);
+    case 'linkifiersSet':
+      return applyLinkifiersSet(state, event);
     case 'exportRequested':
     case 'exportDone':
       return applyExportEvent(state, event);

@@ -6,7 +6,7 @@ import {
   type FlagTarget,
   type IdRanges,
 } from '@chat/protocol';
-import type { SubscriptionProperty, SubscriptionSettings, UserTopic } from '@chat/protocol';
+import type { E2eePushDevice, SubscriptionProperty, SubscriptionSettings, UserTopic } from '@chat/protocol';
 import type { Handlers } from '@chat/runtime';
 import { applyAttachmentEvent, type AttachmentEvent, type StoredAttachment } from './attachments.js';
 import { applyPublicQueues } from './all-public.js';
@@ -46,6 +46,8 @@ export interface UserState {
   snippets?: SnippetsState;
   navigationViews?: ViewsState;
   pushDevices?: PushState;
+  /** E2EE push registrations by push account id (personal/push.ts). */
+  e2eePushDevices?: Record<number, E2eePushDevice>;
   /** A bot's `/bot_storage`: see personal/bot-storage.ts. */
   botStorage?: Record<string, string>;
   /** Personal settings the user changed (absent in snapshots older than settings): see settings.ts. */

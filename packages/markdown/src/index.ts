@@ -6,6 +6,8 @@ export type { MentionQuery, RenderChannel, RenderContext, RenderGroup, RenderUse
 export { emojiCharacters, emojiCode, emojiNamesByCode, isEmojiName } from './emoji.js';
 export { htmlToText } from './text.js';
 export { topicUrl } from './urls.js';
+export { linkifierRegExp, type RenderLinkifier } from './linkifiers.js';
+export { expandTemplate, templateVariables } from './url-template.js';
 
 /** What a message's content refers to, found before rendering so the caller can resolve it in one round trip. */
 export function scan(content: string): MentionQuery {

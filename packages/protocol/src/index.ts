@@ -9,6 +9,7 @@ export * from './realm-settings.js';
 export * from './user-admin.js';
 export * from './default-channels.js';
 export * from './playgrounds.js';
+export * from './linkifiers.js';
 export * from './groups.js';
 export * from './permissions.js';
 export * from './invites.js';

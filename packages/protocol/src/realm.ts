@@ -4,6 +4,7 @@ import type { RealmSettingsCommand, RealmSettingsReplies } from './realm-setting
 import type { UserAdminCommand, UserAdminReplies } from './user-admin.js';
 import type { DefaultChannelCommand, DefaultChannelReplies } from './default-channels.js';
 import type { PlaygroundCommand, PlaygroundReplies } from './playgrounds.js';
+import type { LinkifierCommand, LinkifierReplies } from './linkifiers.js';
 import type { GroupCommand, GroupReplies, GroupSetting } from './groups.js';
 import type { InviteCommand, InviteReplies } from './invites.js';
 import type { ExportCommand, ExportReplies } from './exports.js';
@@ -88,6 +89,8 @@ export interface Principal {
   groups: number[];
   /** The account's `can_create_users` permission (POST /users), granted by the operator. */
   can_create_users: boolean;
+  /** A digest of the realm's linkifiers; absent while it has none, so rendering need not ask for them. */
+  linkifiers_version?: string;
 }
 
 /** The organization settings that decide what messaging operations may do. */
@@ -257,6 +260,7 @@ export type RealmCommand =
   | UserAdminCommand
   | DefaultChannelCommand
   | PlaygroundCommand
+  | LinkifierCommand
   | FolderCommand
   | EmojiCommand
   | InviteCommand
@@ -278,6 +282,7 @@ export type RealmReplies = GroupReplies &
   UserAdminReplies &
   DefaultChannelReplies &
   PlaygroundReplies &
+  LinkifierReplies &
   InviteReplies &
   ExportReplies &
   StatusReplies & {

@@ -6,6 +6,7 @@ import { folderCases } from './permission-cases-folders.js';
 import { groupCases } from './permission-cases-groups.js';
 import { messageCases } from './permission-cases-messages.js';
 import { orgCases } from './permission-cases-org.js';
+import { linkifierCases } from './permission-cases-linkifiers.js';
 import { emojiCases } from './permission-cases-emoji.js';
 import { userAdminCases } from './permission-cases-user-admin.js';
 import { peopleCases } from './permission-cases-people.js';
@@ -35,6 +36,7 @@ export const OPERATIONS: Operation[] = [
   ...folderCases,
   ...botCases,
   ...orgCases,
+  ...linkifierCases,
   ...emojiCases,
   ...userAdminCases,
   ...readingCases,

@@ -1,7 +1,7 @@
 import type { PersonalProtocol, PersonalSnapshot } from '@chat/protocol';
 import { applyBotStorageEvent, botStorageHandlers, type BotStorageEvent } from './bot-storage.js';
 import { applyDraftEvent, decideDraft, draftsSection, type DraftEvent } from './drafts.js';
-import { applyPushEvent, pushHandlers, type PushEvent } from './push.js';
+import { applyPushEvent, pushDevicesSection, pushHandlers, type PushEvent } from './push.js';
 import { applySnippetEvent, decideSnippet, listSnippets, type SnippetEvent } from './snippets.js';
 import type { UserEvent, UserHandlers, UserState } from '../state.js';
 import { applyViewEvent, decideView, listViews, type ViewEvent } from './views.js';
@@ -25,6 +25,7 @@ const EVENTS: Record<PersonalEvent['type'], (state: UserState, event: never) => 
   viewRemoved: applyViewEvent,
   pushDeviceAdded: applyPushEvent,
   pushDeviceRemoved: applyPushEvent,
+  e2eePushSaved: applyPushEvent,
   botStoragePut: applyBotStorageEvent,
   botStorageRemoved: applyBotStorageEvent,
 };
@@ -57,6 +58,7 @@ export const personalHandlers: UserHandlers<PersonalProtocol> = {
     if (wants.has('drafts')) reply.drafts = draftsSection(ctx.state);
     if (wants.has('saved_snippets')) reply.saved_snippets = listSnippets(ctx.state);
     if (wants.has('navigation_views')) reply.navigation_views = listViews(ctx.state);
+    if (wants.has('push_device')) reply.push_devices = pushDevicesSection(ctx.state);
     return { reply };
   },
 };

@@ -1,6 +1,6 @@
 /** Client events about one user's own data, in the reference's shapes (`GET /events`). */
 import type { MutedUser } from '../muting.js';
-import type { Draft, NavigationView, SavedSnippet } from '../personal.js';
+import type { Draft, E2eePushStatus, NavigationView, SavedSnippet } from '../personal.js';
 
 export type DraftsEvent =
   | { type: 'drafts'; op: 'add'; drafts: Draft[] }
@@ -90,7 +90,26 @@ export const flagsUpdated = (op: 'add' | 'remove', flag: string, messages: numbe
   all: false,
 });
 
+/** `push_device`: an E2EE registration's status changed (push account ids are strings in events). */
+export type PushDeviceEvent = {
+  type: 'push_device';
+  push_account_id: string;
+  status: E2eePushStatus;
+  error_code?: string | null;
+};
+export const pushDeviceChanged = (
+  push_account_id: number,
+  status: E2eePushStatus,
+  error_code: string | null,
+): PushDeviceEvent => ({
+  type: 'push_device',
+  push_account_id: String(push_account_id),
+  status,
+  ...(status === 'failed' && { error_code }),
+});
+
 export type PersonalEvent =
+  | PushDeviceEvent
   | DraftsEvent
   | SavedSnippetsEvent
   | NavigationViewEvent

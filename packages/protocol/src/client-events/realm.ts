@@ -1,3 +1,4 @@
+import type { Linkifier } from '../linkifiers.js';
 import type { RealmExportJson } from '../exports.js';
 
 /** `realm` client events (an organization setting changed), in the reference's shapes (`GET /events`). */
@@ -16,6 +17,16 @@ export const realmUpdatedDict = (data: Record<string, unknown>): RealmEventOfSet
   op: 'update_dict',
   property: 'default',
   data,
+});
+
+/** `realm_linkifiers`: the organization's whole list of linkifiers after a change, in order. */
+export type RealmLinkifiersEvent = {
+  type: 'realm_linkifiers';
+  realm_linkifiers: Linkifier[];
+};
+export const realmLinkifiers = (list: Linkifier[]): RealmLinkifiersEvent => ({
+  type: 'realm_linkifiers',
+  realm_linkifiers: list,
 });
 
 /** `realm_export`: the whole list of data exports, to administrators, whenever one starts, ends or fails. */
