@@ -25,6 +25,7 @@ import { realmSettingsRoutes } from './realm/settings.js';
 import { userDefaultsRoutes } from './realm/user-defaults.js';
 import { playgroundRoutes } from './realm/playgrounds.js';
 import { linkifierRoutes } from './realm/linkifiers.js';
+import { welcomeBotRoutes } from './realm/welcome-bot.js';
 import { draftRoutes } from './personal/drafts.js';
 import { snippetRoutes } from './personal/snippets.js';
 import { navigationViewRoutes } from './personal/navigation-views.js';
@@ -76,6 +77,7 @@ export function apiRoutes(options: ApiOptions): Route[] {
     ...userDefaultsRoutes(),
     ...playgroundRoutes(),
     ...linkifierRoutes(),
+    ...welcomeBotRoutes(options),
     ...draftRoutes(options),
     ...snippetRoutes(options),
     ...navigationViewRoutes(options),

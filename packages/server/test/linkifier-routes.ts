@@ -11,8 +11,15 @@ async function prepare(client: ChatClient): Promise<void> {
   made.kept = await add('kept-(?P<id>[0-9]+)');
 }
 
-/** The route ladder's cases (routes.test.ts) for linkifiers; those that change the list take turns. */
+/** The route ladder's cases (routes.test.ts) for linkifiers (those that change the list take turns) and the welcome bot's test. */
 const cases: LadderCase[] = [
+  {
+    method: 'POST',
+    path: '/realm/test_welcome_bot_custom_message',
+    auth: true,
+    valid: { welcome_message_custom_text: 'Ladder welcome' },
+    bad: missing('welcome_message_custom_text'),
+  },
   { method: 'GET', path: '/realm/linkifiers', auth: true, valid: {}, bad: NOTHING_BAD },
   {
     method: 'PATCH',

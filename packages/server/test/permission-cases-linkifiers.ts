@@ -11,7 +11,10 @@ async function linkifier(fx: Fixtures): Promise<number> {
 
 const NOT_FOUND = badRequest('Linkifier not found.');
 
-/** Linkifiers: everyone lists them; administrators change them (reference add-, update-, remove-, reorder-linkifier(s)). */
+/**
+ * Linkifiers: everyone lists them; administrators change them (reference add-, update-, remove-, reorder-linkifier(s)).
+ * And the welcome bot's test message, also for administrators.
+ */
 export const linkifierCases: Operation[] = [
   {
     method: 'GET',
@@ -58,5 +61,12 @@ export const linkifierCases: Operation[] = [
       };
     },
     expect: adminsOnly(NOT_ADMIN, badRequest('The ordered list must enumerate all existing linkifiers exactly once')),
+  },
+  {
+    // Reference test-welcome-bot-custom-message: administrators, each gets the message.
+    method: 'POST',
+    template: '/realm/test_welcome_bot_custom_message',
+    request: () => ({ path: '/realm/test_welcome_bot_custom_message', params: { welcome_message_custom_text: 'Hi' } }),
+    expect: adminsOnly(NOT_ADMIN, OK),
   },
 ];
