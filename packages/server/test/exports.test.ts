@@ -1,7 +1,7 @@
 import { gunzipSync } from 'node:zlib';
 import { assertResponse } from '@chat/testkit';
 import { withServer } from './context.js';
-import { register, take, type Event } from './queues.js';
+import { none, register, take, type Event } from './queues.js';
 import type { Body } from './replies.js';
 
 /**
@@ -95,8 +95,14 @@ test.serial('consents follow allow_private_data_export', async (t) => {
     return reply.body.export_consents.find((c) => c.user_id === 10)?.consented;
   };
   t.is(await consent(), false);
+  const queue = await register(iago, { event_types: ['realm_export_consent'] });
+  const theirs = await register(hamlet, { event_types: ['realm_export_consent', 'user_settings'] });
   t.is((await hamlet.patch('/settings', { allow_private_data_export: true })).status, 200);
   t.is(await consent(), true);
+  t.like(await take(queue, (e) => e.type === 'realm_export_consent'), { user_id: 10, consented: true });
+  // A member is no administrator: their queue hears their own setting change only.
+  await take(theirs, (e) => e.type === 'user_settings');
+  t.true(await none(theirs, (e) => e.type === 'realm_export_consent'));
   t.like((await hamlet.get('/export/realm/consents')).body, { code: 'UNAUTHORIZED_PRINCIPAL' });
 });
 

@@ -6,7 +6,7 @@ import type { ChannelEvent } from './channels.js';
 import type { BotAddEvent, StreamCreateEvent, SubscriptionAddEvent } from './edge.js';
 import type { UserGroupEvent } from './groups.js';
 import type { PersonalEvent } from './personal.js';
-import type { RealmEventOfSettings, RealmExportEvent, RealmLinkifiersEvent } from './realm.js';
+import type { RealmEventOfSettings, RealmExportConsentEvent, RealmExportEvent, RealmLinkifiersEvent } from './realm.js';
 import type { UserEvent } from './users.js';
 
 export * from './channels.js';
@@ -25,6 +25,7 @@ export type ClientEvent =
   | RealmEventOfSettings
   | RealmLinkifiersEvent
   | RealmExportEvent
+  | RealmExportConsentEvent
   | SubscriptionAddEvent
   | StreamCreateEvent
   | BotAddEvent;

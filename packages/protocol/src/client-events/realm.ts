@@ -32,3 +32,11 @@ export const realmLinkifiers = (list: Linkifier[]): RealmLinkifiersEvent => ({
 /** `realm_export`: the whole list of data exports, to administrators, whenever one starts, ends or fails. */
 export type RealmExportEvent = { type: 'realm_export'; exports: RealmExportJson[] };
 export const realmExportChanged = (exports: RealmExportJson[]): RealmExportEvent => ({ type: 'realm_export', exports });
+
+/** `realm_export_consent`: one person's `allow_private_data_export` changed; to administrators. */
+export type RealmExportConsentEvent = { type: 'realm_export_consent'; user_id: number; consented: boolean };
+export const realmExportConsent = (user_id: number, consented: boolean): RealmExportConsentEvent => ({
+  type: 'realm_export_consent',
+  user_id,
+  consented,
+});
