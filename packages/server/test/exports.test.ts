@@ -1,6 +1,7 @@
 import { gunzipSync } from 'node:zlib';
 import { assertResponse, type ChatClient } from '@chat/testkit';
 import { withServer } from './context.js';
+import { otherRealm } from './matrix-fixtures.js';
 import { none, register, take, type Event } from './queues.js';
 import type { Body } from './replies.js';
 
@@ -80,6 +81,9 @@ test.serial('an administrator exports the public data and downloads it', async (
   t.is(theirs.status, 400);
   t.like(await theirs.json(), { code: 'UNAUTHORIZED_PRINCIPAL', msg: 'Must be an organization administrator' });
   t.is((await t.context.server.client.fetch('GET', path)).status, 401);
+  // Nor another organization's owner: its realm holds no such file.
+  const other = await otherRealm(t.context.server);
+  t.is((await other.owner.client.fetch('GET', path)).status, 404);
   for (const reply of [await hamlet.post('/export/realm', {}), await hamlet.get('/export/realm')]) {
     t.like(reply.body, { code: 'UNAUTHORIZED_PRINCIPAL', msg: 'Must be an organization administrator' });
   }
