@@ -1,5 +1,5 @@
 import { gunzipSync } from 'node:zlib';
-import { assertResponse } from '@chat/testkit';
+import { assertResponse, type ChatClient } from '@chat/testkit';
 import { withServer } from './context.js';
 import { none, register, take, type Event } from './queues.js';
 import type { Body } from './replies.js';
@@ -10,7 +10,7 @@ import type { Body } from './replies.js';
  * the organization's people, public channels, subscriptions and public
  * messages; private channels stay out; members can do none of it.
  */
-const test = withServer(['iago', 'hamlet', 'othello']);
+const test = withServer(['iago', 'hamlet', 'othello', 'cordelia']);
 
 type Export = { id: number; export_url: string | null; pending: boolean; export_type: number };
 
@@ -104,6 +104,44 @@ test.serial('consents follow allow_private_data_export', async (t) => {
   await take(theirs, (e) => e.type === 'user_settings');
   t.true(await none(theirs, (e) => e.type === 'realm_export_consent'));
   t.like((await hamlet.get('/export/realm/consents')).body, { code: 'UNAUTHORIZED_PRINCIPAL' });
+});
+
+/** The files of an export once written, downloaded by the administrator. */
+async function exported(iago: ChatClient, id: number): Promise<string[]> {
+  for (let i = 0; i < 200; i++) {
+    const { exports } = (await iago.get<{ exports: Export[] }>('/export/realm')).body;
+    const url = exports.find((e) => e.id === id)?.export_url;
+    if (url) {
+      const response = await iago.fetch('GET', `//${new URL(url).pathname.slice(1)}`);
+      return [...untar(Buffer.from(await response.arrayBuffer())).values()];
+    }
+    await new Promise((resolve) => setTimeout(resolve, 50));
+  }
+  throw new Error(`export ${id} not written`);
+}
+
+test.serial('a full export adds the private data of those who consented, and no one else', async (t) => {
+  const { iago, othello, cordelia } = t.context;
+  const stamp = Date.now();
+  t.is((await othello.patch('/settings', { allow_private_data_export: true })).status, 200);
+  await othello.post('/users/me/subscriptions', { subscriptions: '[{"name": "consented room"}]', invite_only: true });
+  await othello.post('/messages', { type: 'stream', to: 'consented room', topic: 'x', content: `room ${stamp}` });
+  await othello.post('/messages', { type: 'private', to: '[8]', content: `dm from othello ${stamp}` });
+  await cordelia.post('/users/me/subscriptions', {
+    subscriptions: '[{"name": "unconsented room"}]',
+    invite_only: true,
+  });
+  await cordelia.post('/messages', { type: 'stream', to: 'unconsented room', topic: 'x', content: `shut ${stamp}` });
+  await cordelia.post('/messages', { type: 'private', to: '[11]', content: `dm from cordelia ${stamp}` });
+
+  const full = (await iago.post<{ id: number }>('/export/realm', { export_type: 2 })).body.id;
+  const text = (await exported(iago, full)).join('\n');
+  t.true(text.includes(`room ${stamp}`));
+  t.true(text.includes(`dm from othello ${stamp}`));
+  t.true(text.includes('consented room'));
+  t.false(text.includes(`shut ${stamp}`));
+  t.false(text.includes('unconsented room'));
+  t.false(text.includes(`dm from cordelia ${stamp}`));
 });
 
 test.serial('the type is checked, and five exports a week at most', async (t) => {
