@@ -17,7 +17,12 @@ import type { SnippetsState } from './personal/snippets.js';
 import type { ViewsState } from './personal/views.js';
 import { applySettingsEvent, isSettingsEvent, type SettingsEvent, type StoredSettings } from './settings.js';
 import { applyMutingEvent, isMutingEvent, type MutingEvent } from './muting.js';
-import { applyScheduledEvent, isScheduledEvent, type ScheduledEvent, type ScheduledState } from './scheduled.js';
+import {
+  applyScheduledEvent,
+  isScheduledEvent,
+  type ScheduledEvent,
+  type ScheduledState,
+} from './personal/scheduled.js';
 
 export interface UserState {
   /** Personal settings of each subscribed channel, by channel id. */

@@ -104,7 +104,8 @@ export function slowRoute(
   inFlight: number,
   settings: AdmissionSettings,
 ): boolean {
-  if (settings.targetMs === 0 || inFlight < SHED_FLOOR || route.quickestMs === undefined) return false;
+  if (settings.maxInFlight === 0 || settings.targetMs === 0) return false;
+  if (inFlight < SHED_FLOOR || route.quickestMs === undefined) return false;
   return route.quickestMs > Math.max(settings.targetMs, 2 * (route.floorMs ?? 0));
 }
 

@@ -166,6 +166,7 @@ test('slowRoute: a route is refused when its quickest answer is over the target 
   t.false(slowRoute(send(undefined, 5), SHED_FLOOR, target), 'no whole interval: no verdict');
   t.false(slowRoute(send(500, 5), SHED_FLOOR - 1, target), 'next to nothing in flight');
   t.false(slowRoute(send(500, 5), SHED_FLOOR, { ...target, targetMs: 0 }), 'turned off');
+  t.false(slowRoute(send(500, 5), SHED_FLOOR, { ...target, maxInFlight: 0 }), 'admission off');
 });
 
 test('Quickest: the quickest of the last whole interval (MIN_ANSWERS at least), and the floor of all of them', (t) => {

@@ -1,7 +1,8 @@
 import { gunzipSync } from 'node:zlib';
-import { assertResponse } from '@chat/testkit';
+import { assertResponse, type ChatClient } from '@chat/testkit';
 import { withServer } from './context.js';
-import { register, take, type Event } from './queues.js';
+import { otherRealm } from './matrix-fixtures.js';
+import { none, register, take, type Event } from './queues.js';
 import type { Body } from './replies.js';
 
 /**
@@ -10,7 +11,7 @@ import type { Body } from './replies.js';
  * the organization's people, public channels, subscriptions and public
  * messages; private channels stay out; members can do none of it.
  */
-const test = withServer(['iago', 'hamlet', 'othello']);
+const test = withServer(['iago', 'hamlet', 'othello', 'cordelia']);
 
 type Export = { id: number; export_url: string | null; pending: boolean; export_type: number };
 
@@ -80,6 +81,9 @@ test.serial('an administrator exports the public data and downloads it', async (
   t.is(theirs.status, 400);
   t.like(await theirs.json(), { code: 'UNAUTHORIZED_PRINCIPAL', msg: 'Must be an organization administrator' });
   t.is((await t.context.server.client.fetch('GET', path)).status, 401);
+  // Nor another organization's owner: its realm holds no such file.
+  const other = await otherRealm(t.context.server);
+  t.is((await other.owner.client.fetch('GET', path)).status, 404);
   for (const reply of [await hamlet.post('/export/realm', {}), await hamlet.get('/export/realm')]) {
     t.like(reply.body, { code: 'UNAUTHORIZED_PRINCIPAL', msg: 'Must be an organization administrator' });
   }
@@ -95,9 +99,53 @@ test.serial('consents follow allow_private_data_export', async (t) => {
     return reply.body.export_consents.find((c) => c.user_id === 10)?.consented;
   };
   t.is(await consent(), false);
+  const queue = await register(iago, { event_types: ['realm_export_consent'] });
+  const theirs = await register(hamlet, { event_types: ['realm_export_consent', 'user_settings'] });
   t.is((await hamlet.patch('/settings', { allow_private_data_export: true })).status, 200);
   t.is(await consent(), true);
+  t.like(await take(queue, (e) => e.type === 'realm_export_consent'), { user_id: 10, consented: true });
+  // A member is no administrator: their queue hears their own setting change only.
+  await take(theirs, (e) => e.type === 'user_settings');
+  t.true(await none(theirs, (e) => e.type === 'realm_export_consent'));
   t.like((await hamlet.get('/export/realm/consents')).body, { code: 'UNAUTHORIZED_PRINCIPAL' });
+});
+
+/** The files of an export once written, downloaded by the administrator. */
+async function exported(iago: ChatClient, id: number): Promise<string[]> {
+  for (let i = 0; i < 200; i++) {
+    const { exports } = (await iago.get<{ exports: Export[] }>('/export/realm')).body;
+    const url = exports.find((e) => e.id === id)?.export_url;
+    if (url) {
+      const response = await iago.fetch('GET', `//${new URL(url).pathname.slice(1)}`);
+      return [...untar(Buffer.from(await response.arrayBuffer())).values()];
+    }
+    await new Promise((resolve) => setTimeout(resolve, 50));
+  }
+  throw new Error(`export ${id} not written`);
+}
+
+test.serial('a full export adds the private data of those who consented, and no one else', async (t) => {
+  const { iago, othello, cordelia } = t.context;
+  const stamp = Date.now();
+  t.is((await othello.patch('/settings', { allow_private_data_export: true })).status, 200);
+  await othello.post('/users/me/subscriptions', { subscriptions: '[{"name": "consented room"}]', invite_only: true });
+  await othello.post('/messages', { type: 'stream', to: 'consented room', topic: 'x', content: `room ${stamp}` });
+  await othello.post('/messages', { type: 'private', to: '[8]', content: `dm from othello ${stamp}` });
+  await cordelia.post('/users/me/subscriptions', {
+    subscriptions: '[{"name": "unconsented room"}]',
+    invite_only: true,
+  });
+  await cordelia.post('/messages', { type: 'stream', to: 'unconsented room', topic: 'x', content: `shut ${stamp}` });
+  await cordelia.post('/messages', { type: 'private', to: '[11]', content: `dm from cordelia ${stamp}` });
+
+  const full = (await iago.post<{ id: number }>('/export/realm', { export_type: 2 })).body.id;
+  const text = (await exported(iago, full)).join('\n');
+  t.true(text.includes(`room ${stamp}`));
+  t.true(text.includes(`dm from othello ${stamp}`));
+  t.true(text.includes('consented room'));
+  t.false(text.includes(`shut ${stamp}`));
+  t.false(text.includes('unconsented room'));
+  t.false(text.includes(`dm from cordelia ${stamp}`));
 });
 
 test.serial('the type is checked, and five exports a week at most', async (t) => {

@@ -1,5 +1,17 @@
 import { randomBytes } from 'node:crypto';
-import { channelAddress, realmAddress, type ChannelEntry, type Principal, type ViewedMessage } from '@chat/protocol';
+import {
+  channelAddress,
+  conversationOfKey,
+  EXPORT_FULL_WITH_CONSENT,
+  realmAddress,
+  userAddress,
+  type ActorAddress,
+  type ChannelEntry,
+  type Principal,
+  type UserProfile,
+  type ViewedMessage,
+  type Viewer,
+} from '@chat/protocol';
 import type { ActorClient } from '@chat/runtime';
 import type { AuthRequest } from '@chat/edge';
 import type { ApiOptions } from '../options.js';
@@ -27,14 +39,69 @@ const json = (name: string, value: unknown): TarEntry => ({
  * (`messages-000001.json`, ...), each page asked of one ChannelActor in turn
  * so no actor is held for long, and a log of what was done (`export.log`).
  */
-async function* entries(actors: ActorClient, actor: Principal, dir: string, log: Logger): AsyncGenerator<TarEntry> {
+/** A conversation to read messages from, as whom. */
+interface Source {
+  address: ActorAddress<'channel'>;
+  stream_id: number | null;
+  viewer: Viewer;
+}
+
+const viewerOf = (user_id: number, role: number, groups: number[] = []): Viewer => ({
+  user_id,
+  groups,
+  role,
+  read: [],
+  starred: [],
+  unread_own: [],
+});
+
+/**
+ * For a full export with consent: the private channels and direct
+ * conversations of those who set `allow_private_data_export`, each read
+ * as one of them (the first consenting member found).
+ */
+async function consentedSources(
+  actors: ActorClient,
+  realm: string,
+  users: UserProfile[],
+  directory: ChannelEntry[],
+): Promise<Source[]> {
+  const privateIds = new Set(directory.filter((c) => c.invite_only).map((c) => c.channel_id));
+  const sources = new Map<string, Source>();
+  for (const user of users.filter((u) => u.is_active && !u.is_bot)) {
+    const settings = await actors.ask(userAddress(realm, user.user_id), { type: 'user.settings' });
+    if (settings.allow_private_data_export !== true) continue;
+    const state = await actors.ask(userAddress(realm, user.user_id), { type: 'user.state' });
+    const viewer = viewerOf(user.user_id, user.role);
+    for (const id of Object.keys(state.subscriptions).map(Number)) {
+      const address = channelAddress(realm, id);
+      if (privateIds.has(id) && !sources.has(address.key)) sources.set(address.key, { address, stream_id: id, viewer });
+    }
+    for (const conversation of state.conversations) {
+      if (sources.has(conversation.key)) continue;
+      sources.set(conversation.key, { address: conversationOfKey(conversation.key), stream_id: null, viewer });
+    }
+  }
+  return [...sources.values()];
+}
+
+async function* entries(
+  actors: ActorClient,
+  actor: Principal,
+  exportType: number,
+  dir: string,
+  log: Logger,
+): AsyncGenerator<TarEntry> {
   const realm = realmAddress(actor.realm);
   const [info, users, directory] = await Promise.all([
     actors.ask(realm, { type: 'realm.info' }),
     actors.ask(realm, { type: 'realm.listUsers' }),
     actors.ask(realm, { type: 'realm.channels' }),
   ]);
-  const channels = directory.filter((c: ChannelEntry) => !c.invite_only);
+  const consented =
+    exportType === EXPORT_FULL_WITH_CONSENT ? await consentedSources(actors, actor.realm, users, directory) : [];
+  const exported = new Set(consented.flatMap((s) => (s.stream_id === null ? [] : [s.stream_id])));
+  const channels = directory.filter((c: ChannelEntry) => !c.invite_only || exported.has(c.channel_id));
   const subscriptions: Array<{ user_id: number; stream_id: number }> = [];
   const streams = [];
   for (const entry of channels) {
@@ -43,7 +110,7 @@ async function* entries(actors: ActorClient, actor: Principal, dir: string, log:
       id: entry.channel_id,
       name: channel.name,
       description: channel.description,
-      invite_only: false,
+      invite_only: entry.invite_only,
       is_web_public: entry.is_web_public,
       deactivated: entry.is_archived,
       history_public_to_subscribers: channel.history_public_to_subscribers,
@@ -67,14 +134,16 @@ async function* entries(actors: ActorClient, actor: Principal, dir: string, log:
     zerver_stream: streams,
     zerver_subscription: subscriptions,
   });
-  const viewer = {
-    user_id: actor.user_id,
-    groups: actor.groups,
-    role: actor.role,
-    read: [],
-    starred: [],
-    unread_own: [],
-  };
+  const sources: Source[] = [
+    ...channels
+      .filter((c) => !c.invite_only)
+      .map((c) => ({
+        address: channelAddress(actor.realm, c.channel_id),
+        stream_id: c.channel_id,
+        viewer: viewerOf(actor.user_id, actor.role, actor.groups),
+      })),
+    ...consented,
+  ];
   let file = 0;
   let batch: unknown[] = [];
   let total = 0;
@@ -84,13 +153,13 @@ async function* entries(actors: ActorClient, actor: Principal, dir: string, log:
     batch = [];
     return entry;
   };
-  for (const entry of channels) {
+  for (const source of sources) {
     let anchor = 0;
     let first = true;
     for (;;) {
-      const page = await actors.ask(channelAddress(actor.realm, entry.channel_id), {
+      const page = await actors.ask(source.address, {
         type: 'message.fetch',
-        viewer,
+        viewer: source.viewer,
         narrow: [],
         anchor,
         num_before: 0,
@@ -100,7 +169,8 @@ async function* entries(actors: ActorClient, actor: Principal, dir: string, log:
       for (const m of page.messages as ViewedMessage[]) {
         batch.push({
           id: m.id,
-          stream_id: entry.channel_id,
+          stream_id: source.stream_id,
+          ...(source.stream_id === null && { recipient_user_ids: m.dm_user_ids }),
           sender_id: m.sender_id,
           topic: m.topic,
           content: m.content,
@@ -116,12 +186,14 @@ async function* entries(actors: ActorClient, actor: Principal, dir: string, log:
       anchor = page.messages.at(-1)!.id;
       first = false;
     }
-    log.info({ channel: entry.channel_id, messages: total }, 'export: channel done');
+    log.info({ conversation: source.address.key, messages: total }, 'export: conversation done');
   }
   if (batch.length > 0 || file === 0) yield flush();
   yield {
     name: `${dir}/export.log`,
-    data: Buffer.from(`${users.length} users, ${channels.length} public channels, ${total} messages\n`),
+    data: Buffer.from(
+      `${users.length} users, ${channels.length} channels, ${consented.length} private conversations, ${total} messages\n`,
+    ),
   };
 }
 
@@ -134,6 +206,7 @@ export async function runExport(
   options: ApiOptions,
   actor: Principal,
   id: number,
+  exportType: number,
   log: Logger,
 ): Promise<void> {
   const secret = randomBytes(16).toString('hex');
@@ -141,7 +214,7 @@ export async function runExport(
   const name = `${dir}.tar.gz`;
   let url: string | null = null;
   try {
-    const body = tarGz(entries(actors, actor, dir, log), Math.floor(Date.now() / 1000));
+    const body = tarGz(entries(actors, actor, exportType, dir, log), Math.floor(Date.now() / 1000));
     await options.files.put(exportKey(actor.realm, secret, name), body, 'application/gzip');
     url = exportUrl(options, actor.realm, secret, name);
   } catch (err) {

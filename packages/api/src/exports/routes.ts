@@ -40,13 +40,14 @@ export function exportRoutes(options: ApiOptions): Route[] {
       tags: ['server_and_organizations'],
       async handler({ params, principal, actors, log }) {
         const caller = new CallerContext(actors, principal);
+        const exportType = params.export_type ?? EXPORT_PUBLIC;
         const { id } = await actors.ask(caller.realm, {
           type: 'realm.requestExport',
           actor: principal,
-          export_type: params.export_type ?? EXPORT_PUBLIC,
+          export_type: exportType,
         });
         // Answered at once; the file is written afterwards, page by page.
-        void runExport(actors, options, principal, id, log).catch((err: unknown) =>
+        void runExport(actors, options, principal, id, exportType, log).catch((err: unknown) =>
           log.error({ err, export: id }, 'export not reported'),
         );
         return { id };

@@ -9,6 +9,7 @@ import type { PersonalEvent } from './personal.js';
 import type {
   CustomProfileFieldsEvent,
   RealmEventOfSettings,
+  RealmExportConsentEvent,
   RealmExportEvent,
   RealmLinkifiersEvent,
 } from './realm.js';
@@ -31,6 +32,7 @@ export type ClientEvent =
   | RealmLinkifiersEvent
   | CustomProfileFieldsEvent
   | RealmExportEvent
+  | RealmExportConsentEvent
   | SubscriptionAddEvent
   | StreamCreateEvent
   | BotAddEvent;

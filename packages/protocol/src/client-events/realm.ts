@@ -40,3 +40,11 @@ export const customProfileFields = (fields: ProfileField[]): CustomProfileFields
   type: 'custom_profile_fields',
   fields,
 });
+
+/** `realm_export_consent`: one person's `allow_private_data_export` changed; to administrators. */
+export type RealmExportConsentEvent = { type: 'realm_export_consent'; user_id: number; consented: boolean };
+export const realmExportConsent = (user_id: number, consented: boolean): RealmExportConsentEvent => ({
+  type: 'realm_export_consent',
+  user_id,
+  consented,
+});

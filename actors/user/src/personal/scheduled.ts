@@ -3,14 +3,13 @@ import {
   isRetriable,
   userOfKey,
   type QueueEvent,
-  type ScheduledCommand,
   type StoredScheduled,
   type ScheduledProtocol,
-  type ScheduledReplies,
 } from '@chat/protocol';
 import type { ActorContext, Decision } from '@chat/runtime';
-import { toOwnQueues } from './queues.js';
-import type { UserEvent, UserHandlers, UserState } from './state.js';
+import { toOwnQueues } from '../queues.js';
+import type { UserEvent, UserHandlers, UserState } from '../state.js';
+import { emptyNumbered, keep, nextId, type Numbered } from './numbered.js';
 
 /**
  * Scheduled messages and reminders, sent by this actor's timer when due.
@@ -18,10 +17,7 @@ import type { UserEvent, UserHandlers, UserState } from './state.js';
  * listed in checkpoints and woken after a restart or a move to another
  * host, where `onActivate` arms the timer again from the state.
  */
-export interface ScheduledState {
-  byId: Record<string, StoredScheduled>;
-  lastId: number;
-}
+export type ScheduledState = Numbered<StoredScheduled>;
 
 export type ScheduledEvent =
   | { type: 'scheduledAdded'; item: StoredScheduled }
@@ -102,11 +98,10 @@ const updated = (item: StoredScheduled, userId: number): QueueEvent => ({
 });
 
 export function applyScheduledEvent(state: UserState, event: ScheduledEvent): void {
-  const scheduled = (state.scheduled ??= { byId: {}, lastId: 0 });
+  const scheduled = (state.scheduled ??= emptyNumbered());
   switch (event.type) {
     case 'scheduledAdded':
-      scheduled.byId[event.item.id] = event.item;
-      scheduled.lastId = Math.max(scheduled.lastId, event.item.id);
+      keep(scheduled, event.item);
       return;
     case 'scheduledRemoved':
       delete scheduled.byId[event.id];
@@ -127,52 +122,40 @@ export function arm(ctx: Ctx, also?: number): void {
   ctx.timers.set(TIMER, Math.min(delay, MAX_SLEEP_MS));
 }
 
-/** Each command's decision, with the reply its protocol table names. */
-function decideScheduled<K extends ScheduledCommand['type']>(
-  ctx: Ctx,
-  command: Extract<ScheduledCommand, { type: K }>,
-): Decision<UserEvent, ScheduledReplies[K]>;
-function decideScheduled(ctx: Ctx, command: ScheduledCommand): Decision<UserEvent> {
-  const state = ctx.state;
-  const me = userOfKey(ctx.address.key);
-  const own = (events: QueueEvent[]) => toOwnQueues(ctx.address.key, state, events);
-  const find = (kind: 'message' | 'reminder', id: number) => {
-    const item = state.scheduled?.byId[id];
-    if (!item || item.kind !== kind) {
-      const what = kind === 'message' ? 'Scheduled message' : 'Reminder';
-      throw new ChatError('RESOURCE_NOT_FOUND', `${what} does not exist`);
-    }
-    return item;
-  };
-  switch (command.type) {
-    case 'user.scheduled':
-      return { reply: listScheduled(state, command.kind, me) };
-    case 'user.scheduledItem':
-      return { reply: find(command.kind, command.id) };
-    case 'user.schedule': {
-      const item: StoredScheduled = { ...command.item, id: (state.scheduled?.lastId ?? 0) + 1, failed: false };
-      arm(ctx, item.scheduled_delivery_timestamp * 1000);
-      return { events: [{ type: 'scheduledAdded', item }], tells: own([added(item, me)]), reply: { id: item.id } };
-    }
-    case 'user.editScheduled': {
-      find(command.item.kind, command.id);
-      const item: StoredScheduled = { ...command.item, id: command.id, failed: false };
-      arm(ctx, item.scheduled_delivery_timestamp * 1000);
-      return { events: [{ type: 'scheduledAdded', item }], tells: own([updated(item, me)]), reply: null };
-    }
-    case 'user.unschedule': {
-      const item = find(command.kind, command.id);
-      return { events: [{ type: 'scheduledRemoved', id: item.id }], tells: own([removed(item)]), reply: null };
-    }
+function find(state: Readonly<UserState>, kind: 'message' | 'reminder', id: number): StoredScheduled {
+  const item = state.scheduled?.byId[id];
+  if (!item || item.kind !== kind) {
+    const what = kind === 'message' ? 'Scheduled message' : 'Reminder';
+    throw new ChatError('RESOURCE_NOT_FOUND', `${what} does not exist`);
   }
+  return item;
 }
 
+const ownQueues = (ctx: Ctx, event: QueueEvent) => toOwnQueues(ctx.address.key, ctx.state, [event]);
+const me = (ctx: Ctx) => userOfKey(ctx.address.key);
+
 export const scheduledHandlers: UserHandlers<ScheduledProtocol> = {
-  'user.schedule': decideScheduled,
-  'user.editScheduled': decideScheduled,
-  'user.unschedule': decideScheduled,
-  'user.scheduled': decideScheduled,
-  'user.scheduledItem': decideScheduled,
+  'user.scheduled': (ctx, { kind }) => ({ reply: listScheduled(ctx.state, kind, me(ctx)) }),
+  'user.scheduledItem': ({ state }, { kind, id }) => ({ reply: find(state, kind, id) }),
+  'user.schedule': (ctx, command) => {
+    const item: StoredScheduled = { ...command.item, id: nextId(ctx.state.scheduled), failed: false };
+    arm(ctx, item.scheduled_delivery_timestamp * 1000);
+    return {
+      events: [{ type: 'scheduledAdded', item }],
+      tells: ownQueues(ctx, added(item, me(ctx))),
+      reply: { id: item.id },
+    };
+  },
+  'user.editScheduled': (ctx, command) => {
+    find(ctx.state, command.item.kind, command.id);
+    const item: StoredScheduled = { ...command.item, id: command.id, failed: false };
+    arm(ctx, item.scheduled_delivery_timestamp * 1000);
+    return { events: [{ type: 'scheduledAdded', item }], tells: ownQueues(ctx, updated(item, me(ctx))), reply: null };
+  },
+  'user.unschedule': (ctx, { kind, id }) => {
+    const item = find(ctx.state, kind, id);
+    return { events: [{ type: 'scheduledRemoved', id: item.id }], tells: ownQueues(ctx, removed(item)), reply: null };
+  },
 };
 
 /**
