@@ -6,7 +6,13 @@ import type { ChannelEvent } from './channels.js';
 import type { BotAddEvent, StreamCreateEvent, SubscriptionAddEvent } from './edge.js';
 import type { UserGroupEvent } from './groups.js';
 import type { PersonalEvent } from './personal.js';
-import type { RealmEventOfSettings, RealmExportConsentEvent, RealmExportEvent, RealmLinkifiersEvent } from './realm.js';
+import type {
+  CustomProfileFieldsEvent,
+  RealmEventOfSettings,
+  RealmExportConsentEvent,
+  RealmExportEvent,
+  RealmLinkifiersEvent,
+} from './realm.js';
 import type { UserEvent } from './users.js';
 
 export * from './channels.js';
@@ -24,6 +30,7 @@ export type ClientEvent =
   | UserGroupEvent
   | RealmEventOfSettings
   | RealmLinkifiersEvent
+  | CustomProfileFieldsEvent
   | RealmExportEvent
   | RealmExportConsentEvent
   | SubscriptionAddEvent
