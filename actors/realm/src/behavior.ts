@@ -23,6 +23,7 @@ import { userAdminHandlers } from './accounts/manage.js';
 import { defaultChannelHandlers } from './default-channels.js';
 import { playgroundHandlers } from './playgrounds.js';
 import { linkifierHandlers } from './linkifiers.js';
+import { profileFieldHandlers } from './profile-fields.js';
 import { groupHandlers } from './groups/groups.js';
 import { broadcast } from './broadcast.js';
 import { decidePublicListener, listeners, relayPublicMessage } from './public-listeners.js';
@@ -122,6 +123,7 @@ const handlers: RealmHandlers<RealmProtocol> = {
   ...defaultChannelHandlers,
   ...playgroundHandlers,
   ...linkifierHandlers,
+  ...profileFieldHandlers,
   ...botHandlers,
   ...sessionHandlers,
   'realm.create': (ctx, command) => {

@@ -26,6 +26,14 @@ export type ExportEvent =
   | { type: 'exportRequested'; record: ExportRecord }
   | { type: 'exportDone'; id: number; url: string | null; at: number };
 
+/**
+ * An export still pending this long is taken as lost (the edge writing it
+ * died: nothing resumes it) and marked failed the next time exports are
+ * asked for or listed. My choice; the original says an export takes from
+ * seconds to an hour.
+ */
+export const EXPORT_STALE_SECONDS = 6 * 3600;
+
 /** The original's limit: five exports in any seven days. */
 const EXPORT_LIMIT = 5;
 const LIMIT_WINDOW_SECONDS = 7 * 24 * 3600;
@@ -67,6 +75,21 @@ function toAdministrators(state: RealmState, exports: RealmExportJson[]) {
   );
 }
 
+/** Failure events for the exports pending longer than EXPORT_STALE_SECONDS. */
+function staleExports(state: RealmState, now: number): Array<Extract<ExportEvent, { type: 'exportDone' }>> {
+  return Object.values(state.exports ?? {})
+    .filter((r) => r.url === null && r.failedAt === null && r.time < now - EXPORT_STALE_SECONDS)
+    .map((r) => ({ type: 'exportDone', id: r.id, url: null, at: now }));
+}
+
+/** The list after these events, and the decision that records them and tells administrators. */
+function withStale(state: RealmState, now: number) {
+  const events = staleExports(state, now);
+  const failed = new Set(events.map((e) => e.id));
+  const exports = list(state).map((e) => (failed.has(e.id) ? { ...e, pending: false, failed_timestamp: now } : e));
+  return { events, exports, fanouts: events.length > 0 ? [toAdministrators(state, exports)] : [] };
+}
+
 export const exportHandlers: RealmHandlers<ExportProtocol> = {
   'realm.requestExport': (ctx, { actor, export_type }) => {
     const state = ctx.state;
@@ -86,9 +109,10 @@ export const exportHandlers: RealmHandlers<ExportProtocol> = {
       url: null,
       failedAt: null,
     };
-    const exports = [...list(state), json(record)];
+    const stale = withStale(state, now);
+    const exports = [...stale.exports, json(record)];
     return {
-      events: [{ type: 'exportRequested', record }],
+      events: [...stale.events, { type: 'exportRequested', record }],
       reply: { id },
       fanouts: [toAdministrators(state, exports)],
     };
@@ -109,6 +133,7 @@ export const exportHandlers: RealmHandlers<ExportProtocol> = {
   },
   'realm.exports': (ctx, { viewer }) => {
     if (!isAdministrator(viewer)) throw notAdministrator();
-    return { reply: list(ctx.state) };
+    const { events, exports, fanouts } = withStale(ctx.state, ctx.now / 1000);
+    return { events, reply: exports, fanouts };
   },
 };

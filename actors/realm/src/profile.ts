@@ -16,6 +16,7 @@ export function toProfile(account: Account): UserProfile {
     bot_owner_id: account.botOwnerId,
     timezone: account.timezone,
     avatar_version: account.avatarVersion,
+    ...(account.profileData && Object.keys(account.profileData).length ? { profile_data: account.profileData } : {}),
   };
 }
 

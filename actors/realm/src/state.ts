@@ -21,7 +21,13 @@ import { applyRoleChanged, type RoleChangedEvent } from './accounts/manage.js';
 import { applyDefaultChannelSet, type DefaultChannelSetEvent } from './default-channels.js';
 import { applyPlaygroundEvent, type PlaygroundEvent } from './playgrounds.js';
 import { applyLinkifiersSet, type LinkifiersSetEvent } from './linkifiers.js';
-import type { GroupSetting, Linkifier, Playground, RealmValue } from '@chat/protocol';
+import {
+  applyProfileDataSet,
+  applyProfileFieldsSet,
+  type ProfileDataSetEvent,
+  type ProfileFieldsSetEvent,
+} from './profile-fields.js';
+import type { GroupSetting, Linkifier, Playground, ProfileField, ProfileValue, RealmValue } from '@chat/protocol';
 
 /** One account of the realm, as the RealmActor keeps it. */
 export interface Account {
@@ -38,6 +44,8 @@ export interface Account {
   botOwnerId: number | null;
   timezone: string;
   avatarVersion: number;
+  /** Custom profile field values by field id. */
+  profileData?: Record<string, ProfileValue>;
   /** The `can_create_users` permission (accounts/create-users-permission.ts); absent means not held. */
   canCreateUsers?: boolean;
   /** A bot's defaults and services (bots/model.ts); absent for people and older bots. */
@@ -74,6 +82,9 @@ export interface RealmState {
   linkifiers?: Linkifier[];
   nextLinkifierId?: number;
   linkifiersVersion?: string;
+  /** Custom profile fields in their order (absent in older snapshots), and the next id. */
+  profileFields?: ProfileField[];
+  nextProfileFieldId?: number;
   /** Sends the automated notices (topic moves, resolutions). */
   notificationBotId: number | null;
   /** User-defined groups by id (absent in older snapshots); system groups are computed from roles. */
@@ -178,6 +189,8 @@ export type RealmEvent =
   | DefaultChannelSetEvent
   | PlaygroundEvent
   | LinkifiersSetEvent
+  | ProfileFieldsSetEvent
+  | ProfileDataSetEvent
   | ExportEvent;
 
 export function initialState(stringId: string): RealmState {
@@ -234,6 +247,10 @@ export function applyEvent(state: RealmState, event: RealmEvent): void {
       return applyPlaygroundEvent(state, event);
     case 'linkifiersSet':
       return applyLinkifiersSet(state, event);
+    case 'profileFieldsSet':
+      return applyProfileFieldsSet(state, event);
+    case 'profileDataSet':
+      return applyProfileDataSet(state, event);
     case 'exportRequested':
     case 'exportDone':
       return applyExportEvent(state, event);

@@ -59,14 +59,6 @@ test('five exports a week; each finishes once; only administrators hear of them'
   const first = await ask();
   const heard = first.fanouts.flatMap((f) => ('keys' in f ? (f.keys as string[]) : []));
   t.deepEqual(heard.sort(), ['zulip:1', 'zulip:2']);
-  for (let i = 0; i < 4; i++) {
-    await kit.advance(DAY);
-    t.is((await ask()).error, undefined);
-  }
-  t.is((await ask()).error?.message, 'Exceeded rate limit.');
-  await kit.advance(3 * DAY + 1);
-  t.is((await ask()).error, undefined, 'the first is more than a week old');
-
   const id = (first.reply as { id: number }).id;
   const done = await kit.run({ type: 'realm.exportDone', id, url: 'https://x/e.tar.gz' });
   t.is(done.events.length, 1);
@@ -81,4 +73,35 @@ test('five exports a week; each finishes once; only administrators hear of them'
     list.find((e) => e.id === id),
     { pending: false, failed_timestamp: null },
   );
+  for (let i = 0; i < 4; i++) {
+    await kit.advance(DAY);
+    t.is((await ask()).error, undefined);
+  }
+  t.is((await ask()).error?.message, 'Exceeded rate limit.');
+  await kit.advance(3 * DAY + 1);
+  t.is((await ask()).error, undefined, 'the first is more than a week old');
+});
+
+test('an export pending for six hours is taken as lost and marked failed', async (t) => {
+  const kit = await realm();
+  const asked = await kit.run({ type: 'realm.requestExport', actor: principal(ADMIN), export_type: 1 });
+  const id = (asked.reply as { id: number }).id;
+  type Listed = { id: number; pending: boolean; failed_timestamp: number | null };
+  const listed = async () => {
+    const result = await kit.run({ type: 'realm.exports', viewer: principal(ADMIN) });
+    return { result, record: (result.reply as Listed[])[0]! };
+  };
+  await kit.advance(6 * HOUR - 1000);
+  t.like((await listed()).record, { id, pending: true, failed_timestamp: null });
+  await kit.advance(2000);
+  const { result, record } = await listed();
+  t.like(record, { id, pending: false });
+  t.not(record.failed_timestamp, null);
+  t.is(result.events.length, 1);
+  t.is(result.fanouts.length, 1);
+  // Written too late: the failure stands.
+  await kit.run({ type: 'realm.exportDone', id, url: 'https://x/late.tar.gz' });
+  const after = await listed();
+  t.like(after.record, { pending: false, failed_timestamp: record.failed_timestamp });
+  t.deepEqual(after.result.events, []);
 });

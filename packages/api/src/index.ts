@@ -26,6 +26,7 @@ import { userDefaultsRoutes } from './realm/user-defaults.js';
 import { playgroundRoutes } from './realm/playgrounds.js';
 import { linkifierRoutes } from './realm/linkifiers.js';
 import { welcomeBotRoutes } from './realm/welcome-bot.js';
+import { profileFieldRoutes } from './realm/profile-fields.js';
 import { draftRoutes } from './personal/drafts.js';
 import { snippetRoutes } from './personal/snippets.js';
 import { navigationViewRoutes } from './personal/navigation-views.js';
@@ -78,6 +79,7 @@ export function apiRoutes(options: ApiOptions): Route[] {
     ...playgroundRoutes(),
     ...linkifierRoutes(),
     ...welcomeBotRoutes(options),
+    ...profileFieldRoutes(),
     ...draftRoutes(options),
     ...snippetRoutes(options),
     ...navigationViewRoutes(options),

@@ -48,36 +48,76 @@ interface Piece {
   href?: string;
 }
 
-function splitByLinkifier(pieces: Piece[], linkifier: RenderLinkifier, openStart: boolean, openEnd: boolean): Piece[] {
+interface Match {
+  start: number;
+  end: number;
+  href: string;
+}
+
+/** Where one linkifier matches `text` (each edge counting as a boundary or not), with the URL of each match. */
+function matchesOf(text: string, linkifier: RenderLinkifier, startOk: boolean, endOk: boolean): Match[] {
   const re = regExpOf(linkifier.pattern);
-  if (!re) return pieces;
+  if (!re) return [];
+  const found: Match[] = [];
+  re.lastIndex = 0;
+  for (let m = re.exec(text); m; m = re.exec(text)) {
+    const start = m.index;
+    const end = start + m[0].length;
+    const before = start === 0 ? startOk : BEFORE.test(text[start - 1]!);
+    const after = end === text.length ? endOk : !WORDLIKE.test(String.fromCodePoint(text.codePointAt(end)!));
+    const href = before && after && m[0] !== '' ? expandTemplate(linkifier.url_template, m.groups ?? {}) : undefined;
+    if (href === undefined || !isSafeUrl(href)) {
+      re.lastIndex = start + 1;
+      continue;
+    }
+    found.push({ start, end, href });
+    re.lastIndex = end;
+  }
+  return found;
+}
+
+function splitByLinkifier(pieces: Piece[], linkifier: RenderLinkifier, openStart: boolean, openEnd: boolean): Piece[] {
   const out: Piece[] = [];
   pieces.forEach((piece, n) => {
     if (piece.href !== undefined) return out.push(piece);
     const text = piece.text;
     // At a piece's edge lies either the token's edge or an earlier link, after which the original matches nothing.
-    const startOk = n === 0 && openStart;
-    const endOk = n === pieces.length - 1 && openEnd;
     let from = 0;
-    re.lastIndex = 0;
-    for (let m = re.exec(text); m; m = re.exec(text)) {
-      const start = m.index;
-      const end = start + m[0].length;
-      const before = start === 0 ? startOk : BEFORE.test(text[start - 1]!);
-      const after = end === text.length ? endOk : !WORDLIKE.test(String.fromCodePoint(text.codePointAt(end)!));
-      const href = before && after && m[0] !== '' ? expandTemplate(linkifier.url_template, m.groups ?? {}) : undefined;
-      if (href === undefined || !isSafeUrl(href)) {
-        re.lastIndex = start + 1;
-        continue;
-      }
+    for (const { start, end, href } of matchesOf(
+      text,
+      linkifier,
+      n === 0 && openStart,
+      n === pieces.length - 1 && openEnd,
+    )) {
       if (start > from) out.push({ text: text.slice(from, start) });
-      out.push({ text: m[0], href });
+      out.push({ text: text.slice(start, end), href });
       from = end;
-      re.lastIndex = end;
     }
     if (from < text.length) out.push({ text: text.slice(from) });
   });
   return out;
+}
+
+/**
+ * A topic's links (`topic_links`), as the original finds them: linkifier
+ * matches in the realm's order, then raw URLs, each where nothing found
+ * before overlaps it, in the order they appear.
+ */
+export function topicLinks(
+  topic: string,
+  linkifiers: RenderLinkifier[],
+  urls: { index: number; lastIndex: number; url: string }[],
+): { text: string; url: string }[] {
+  const found: Match[] = [];
+  const free = (m: { start: number; end: number }) => !found.some((f) => m.start < f.end && m.end > f.start);
+  for (const linkifier of linkifiers) {
+    for (const m of matchesOf(topic, linkifier, true, true)) if (free(m)) found.push(m);
+  }
+  for (const u of urls) {
+    const m = { start: u.index, end: u.lastIndex, href: u.url };
+    if (free(m)) found.push(m);
+  }
+  return found.sort((a, b) => a.start - b.start).map((m) => ({ text: topic.slice(m.start, m.end), url: m.href }));
 }
 
 const isOpening = (t: Token | undefined) =>

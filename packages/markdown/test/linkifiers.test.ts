@@ -1,5 +1,12 @@
 import test from 'ava';
-import { expandTemplate, linkifierRegExp, render, templateVariables, type RenderLinkifier } from '../src/index.js';
+import {
+  expandTemplate,
+  linkifierRegExp,
+  render,
+  templateVariables,
+  topicLinks,
+  type RenderLinkifier,
+} from '../src/index.js';
 import { realm } from './fixtures.js';
 
 const trac: RenderLinkifier = { pattern: '#(?P<id>[0-9]{2,8})', url_template: 'https://trac.example.com/ticket/{id}' };
@@ -85,4 +92,25 @@ test('patterns RE2 refuses are refused; an unsafe URL is not linked', (t) => {
   t.throws(() => linkifierRegExp('ZUL-(?P<id>\\d????)'));
   t.is(linkifierRegExp('#(?P<id>[0-9]+)').exec('#42')?.groups?.id, '42');
   t.is(html('x-1', [{ pattern: 'x-(?P<id>[0-9])', url_template: 'javascript:alert({id})' }]), '<p>x-1</p>');
+});
+
+test('topic links: linkifier matches in the realm order, then raw URLs, where nothing earlier overlaps', (t) => {
+  const link = (id: string) => ({ url: `https://trac.example.com/ticket/${id}`, text: `#${id}` });
+  const google = { url: 'https://google.com', text: 'https://google.com' };
+  t.deepEqual(topicLinks('#444 https://google.com', [trac]), [link('444'), google]);
+  t.deepEqual(topicLinks('#111 https://google.com #111 #222', [trac]), [link('111'), google, link('111'), link('222')]);
+  const hello = { pattern: 'hello#(?P<id>[0-9]+)', url_template: 'https://trac.example.com/hello/{id}' };
+  t.deepEqual(topicLinks('hello#123 #234', [trac, hello]), [
+    { url: 'https://trac.example.com/hello/123', text: 'hello#123' },
+    link('234'),
+  ]);
+  const abc = { pattern: 'ABC-42', url_template: 'https://google.com' };
+  const com = { pattern: 'com.+(?P<id>ABC\\-[0-9]+)', url_template: 'https://trac.example.com/ticket/{id}' };
+  t.deepEqual(topicLinks('https://foo.com/ABC-123', [abc, com]), [
+    { url: 'https://foo.com/ABC-123', text: 'https://foo.com/ABC-123' },
+  ]);
+  t.deepEqual(topicLinks('com https://foo.com/ABC-123', [abc, com]), [
+    { url: 'https://trac.example.com/ticket/ABC-123', text: 'com https://foo.com/ABC-123' },
+  ]);
+  t.deepEqual(topicLinks('no links', []), []);
 });

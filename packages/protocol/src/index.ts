@@ -10,6 +10,7 @@ export * from './user-admin.js';
 export * from './default-channels.js';
 export * from './playgrounds.js';
 export * from './linkifiers.js';
+export * from './profile-fields.js';
 export * from './groups.js';
 export * from './permissions.js';
 export * from './invites.js';

@@ -5,6 +5,7 @@ import type { UserAdminCommand, UserAdminReplies } from './user-admin.js';
 import type { DefaultChannelCommand, DefaultChannelReplies } from './default-channels.js';
 import type { PlaygroundCommand, PlaygroundReplies } from './playgrounds.js';
 import type { LinkifierCommand, LinkifierReplies } from './linkifiers.js';
+import type { ProfileFieldCommand, ProfileFieldReplies, ProfileValue } from './profile-fields.js';
 import type { GroupCommand, GroupReplies, GroupSetting } from './groups.js';
 import type { InviteCommand, InviteReplies } from './invites.js';
 import type { ExportCommand, ExportReplies } from './exports.js';
@@ -58,6 +59,8 @@ export interface UserProfile {
   bot_owner_id: number | null;
   timezone: string;
   avatar_version: number;
+  /** Custom profile field values by field id (absent for bots and while none is set). */
+  profile_data?: Record<string, ProfileValue>;
 }
 
 /** The reply to account creation: the creator hands the key over (as bot creation does). */
@@ -261,6 +264,7 @@ export type RealmCommand =
   | DefaultChannelCommand
   | PlaygroundCommand
   | LinkifierCommand
+  | ProfileFieldCommand
   | FolderCommand
   | EmojiCommand
   | InviteCommand
@@ -283,6 +287,7 @@ export type RealmReplies = GroupReplies &
   DefaultChannelReplies &
   PlaygroundReplies &
   LinkifierReplies &
+  ProfileFieldReplies &
   InviteReplies &
   ExportReplies &
   StatusReplies & {

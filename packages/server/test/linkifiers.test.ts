@@ -40,14 +40,28 @@ test.serial('a linkifier is listed, announced, in the register, and applied to m
 
   const link = '<a href="https://trac.example.com/ticket/123">#123</a>';
   t.is(await renderedAs(hamlet, 'fixes #123, not `#123`'), `<p>fixes ${link}, not <code>#123</code></p>`);
+  // The topic's links: the linkifier's matches and raw URLs, on fetched messages and in message events.
+  const messages = await register(hamlet, { event_types: JSON.stringify(['message']) });
+  const topic = '#77 and https://x.example/a';
+  const sent = await bodyOf<{ id: number }>(
+    hamlet.post('/messages', { type: 'stream', to: 'Denmark', topic, content: 'x' }),
+  );
+  const topicLinks = [
+    { text: '#77', url: 'https://trac.example.com/ticket/77' },
+    { text: 'https://x.example/a', url: 'https://x.example/a' },
+  ];
+  const fetched = await bodyOf<{ message: Body }>(hamlet.get(`/messages/${sent.id}`));
+  t.deepEqual(fetched.message.topic_links, topicLinks);
+  const heard = await next(messages, (e) => e.type === 'message' && (e.message as Body).id === sent.id);
+  t.deepEqual((heard.message as Body).topic_links, topicLinks);
 
   const other = { pattern: '#(?P<id>[0-9]+)', url_template: 'https://other.example.com/{id}' };
   await ok(iago, 'PATCH', `/realm/filters/${id}`, other);
-  const sent = await bodyOf<{ id: number }>(
+  const toEdit = await bodyOf<{ id: number }>(
     hamlet.post('/messages', { type: 'stream', to: 'Denmark', topic: 'links', content: 'x' }),
   );
-  await bodyOf(hamlet.patch(`/messages/${sent.id}`, { content: 'see #7' }));
-  const edited = (await bodyOf<{ message: { content: string } }>(hamlet.get(`/messages/${sent.id}`))).message.content;
+  await bodyOf(hamlet.patch(`/messages/${toEdit.id}`, { content: 'see #7' }));
+  const edited = (await bodyOf<{ message: { content: string } }>(hamlet.get(`/messages/${toEdit.id}`))).message.content;
   t.is(edited, '<p>see <a href="https://other.example.com/7">#7</a></p>');
 
   await ok(iago, 'DELETE', `/realm/filters/${id}`);

@@ -7,6 +7,7 @@ import { groupCases } from './permission-cases-groups.js';
 import { messageCases } from './permission-cases-messages.js';
 import { orgCases } from './permission-cases-org.js';
 import { linkifierCases } from './permission-cases-linkifiers.js';
+import { profileFieldCases } from './permission-cases-profile-fields.js';
 import { emojiCases } from './permission-cases-emoji.js';
 import { userAdminCases } from './permission-cases-user-admin.js';
 import { peopleCases } from './permission-cases-people.js';
@@ -37,6 +38,7 @@ export const OPERATIONS: Operation[] = [
   ...botCases,
   ...orgCases,
   ...linkifierCases,
+  ...profileFieldCases,
   ...emojiCases,
   ...userAdminCases,
   ...readingCases,

@@ -11,6 +11,7 @@ import { accountLadder } from './account-routes.js';
 import { botLadder } from './bot-routes.js';
 import { orgLadder } from './org-routes.js';
 import { linkifierLadder } from './linkifier-routes.js';
+import { profileFieldLadder } from './profile-field-routes.js';
 import { readingLadder } from './reading-routes.js';
 import { downloadLadder } from './download-routes.js';
 import { exportLadder } from './export-routes.js';
@@ -30,6 +31,7 @@ const SECTIONS = [
   accountLadder,
   orgLadder,
   linkifierLadder,
+  profileFieldLadder,
   botLadder,
   readingLadder,
   callLadder,

@@ -24,6 +24,7 @@ import { presentPresence } from '../users/presence.js';
 import { presentNewUser } from '../users/event-json.js';
 import { presentBotEvent } from '../bots/json.js';
 import { messageJson } from '../messages/json.js';
+import { linkifiersOf } from '../messages/content.js';
 import type { ApiOptions } from '../options.js';
 import { checkedQueueId } from './queue-id.js';
 import { pollQueue } from './poll.js';
@@ -94,6 +95,7 @@ export async function present(caller: CallerContext, events: NumberedEvent[], sp
   const emptyTopicName = needsTopicName ? (await caller.settings()).empty_topic_display_name : null;
   const needsGlobal = !spec.capabilities.notification_settings_null && events.some((e) => e.type === 'subscription');
   const global = needsGlobal ? await caller.actors.ask(caller.me, { type: 'user.settings' }) : null;
+  const linkifiers = events.some(isMessageEvent) ? await linkifiersOf(caller) : undefined;
   return events.flatMap((event): Body[] => {
     if (!isMessageEvent(event)) return presentPlain(event, spec, emptyTopicName, global);
     const users = new Map<number, UserRef>(event.people.map((u) => [u.user_id, u]));
@@ -102,6 +104,7 @@ export async function present(caller: CallerContext, events: NumberedEvent[], sp
       client_gravatar: spec.client_gravatar,
       empty_topic_name: emptyTopicName,
       realm: caller.principal.realm,
+      ...(linkifiers ? { linkifiers } : {}),
     };
     const { flags, ...message } = messageJson(event.message, users, format);
     return [

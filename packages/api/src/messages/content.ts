@@ -18,7 +18,7 @@ function mentionedGroupMembers(groups: Resolved['groups'], mentionedIds: number[
 const linkifierCopies = new Map<string, { version: string; list: RenderLinkifier[] }>();
 
 /** The realm's linkifiers; asked of the realm only when they changed since this edge last asked. */
-async function linkifiersOf(caller: CallerContext): Promise<RenderLinkifier[] | undefined> {
+export async function linkifiersOf(caller: CallerContext): Promise<RenderLinkifier[] | undefined> {
   const version = caller.principal.linkifiers_version;
   if (version === undefined) return undefined;
   const copy = linkifierCopies.get(caller.principal.realm);

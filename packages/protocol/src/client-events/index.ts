@@ -6,7 +6,13 @@ import type { ChannelEvent } from './channels.js';
 import type { BotAddEvent, StreamCreateEvent, StreamDeleteEvent, SubscriptionAddEvent } from './edge.js';
 import type { UserGroupEvent } from './groups.js';
 import type { PersonalEvent } from './personal.js';
-import type { RealmEventOfSettings, RealmExportConsentEvent, RealmExportEvent, RealmLinkifiersEvent } from './realm.js';
+import type {
+  CustomProfileFieldsEvent,
+  RealmEventOfSettings,
+  RealmExportConsentEvent,
+  RealmExportEvent,
+  RealmLinkifiersEvent,
+} from './realm.js';
 import type { UserEvent } from './users.js';
 import type { MessageExtraEvent } from './messages.js';
 import type { OrganizationEvent } from './organization.js';
@@ -28,6 +34,7 @@ export type ClientEvent =
   | UserGroupEvent
   | RealmEventOfSettings
   | RealmLinkifiersEvent
+  | CustomProfileFieldsEvent
   | RealmExportEvent
   | RealmExportConsentEvent
   | SubscriptionAddEvent

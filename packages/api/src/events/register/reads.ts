@@ -14,6 +14,7 @@ const BUILDS: Record<string, string[]> = {
   'realm.defaultChannels': ['default_streams'],
   'realm.playgrounds': ['realm_playgrounds'],
   'realm.linkifiers': ['realm_linkifiers'],
+  'realm.profileFields': ['custom_profile_fields'],
   'realm.listUsers': ['realm_user'],
   'realm.bots': ['realm_bot'],
   'realm.userGroups': ['user_group'],

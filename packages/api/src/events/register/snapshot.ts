@@ -106,6 +106,10 @@ export class Snapshot {
       this.body,
       emptySections((section) => this.wants(section)),
     );
+    if (this.wants('custom_profile_fields')) {
+      this.body.custom_profile_fields = await caller.actors.ask(caller.realm, { type: 'realm.profileFields' });
+      this.types.add('custom_profile_fields');
+    }
     if (this.wants('realm_playgrounds')) {
       this.body.realm_playgrounds = await caller.actors.ask(caller.realm, { type: 'realm.playgrounds' });
       this.types.add('realm_playgrounds');
