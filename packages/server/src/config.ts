@@ -54,6 +54,8 @@ export interface Config {
   /** A BigBlueButton server's API base URL and shared secret (BIG_BLUE_BUTTON_URL, BIG_BLUE_BUTTON_SECRET); both or calls are off. */
   bigBlueButtonUrl: string | undefined;
   bigBlueButtonSecret: string | undefined;
+  /** Outgoing webhooks may call private and loopback addresses (always so in development mode). */
+  allowPrivateWebhooks: boolean;
   /** API rate limits (RATE_LIMITING, RATE_LIMIT_*; see rate-limit-config.ts); undefined: off. */
   rateLimits: RateLimitSettings | undefined;
   /** Admission control at the edge (ADMISSION_*; see readAdmission): what an overloaded edge refuses. */
@@ -122,6 +124,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env, overrides: Part
     temporaryUrlKey: env.TEMPORARY_URL_KEY || undefined,
     bigBlueButtonUrl: env.BIG_BLUE_BUTTON_URL || undefined,
     bigBlueButtonSecret: env.BIG_BLUE_BUTTON_SECRET || undefined,
+    allowPrivateWebhooks: mode === 'development' || env.OUTGOING_WEBHOOKS_ALLOW_PRIVATE === 'true',
     rateLimits: readRateLimitSettings(env),
     admission: readAdmission(env),
     ...overrides,

@@ -96,6 +96,7 @@ export async function startServer(config: Config, backend?: Backend): Promise<Ru
     ...(config.temporaryUrlKey && { temporaryUrlKey: Buffer.from(config.temporaryUrlKey) }),
     files: node.files,
     maxFileUploadSizeMib: config.maxFileUploadSizeMib,
+    allowPrivateWebhooks: config.allowPrivateWebhooks,
     ...(config.pushBouncerUrl && { pushBouncer: httpPushBouncer(config.pushBouncerUrl) }),
     mailer: createMailer(config, externalUrl),
     invitationValidityMinutes: config.invitationValidityMinutes,

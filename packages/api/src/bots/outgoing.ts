@@ -6,6 +6,7 @@ import { CallerContext } from '../context.js';
 import { getMessages, renderMessages } from '../messages/fetch.js';
 import type { ApiOptions } from '../options.js';
 import { sendMessage } from '../messages/send.js';
+import { checkPublicUrl, PrivateAddress } from './egress.js';
 
 type Logger = AuthRequest['log'];
 
@@ -158,7 +159,7 @@ async function deliver(bot: CallerContext, delivery: Delivery, options: ApiOptio
   const reply = (content: string) => replyInConversation(bot, delivery, content, options);
   for (let attempt = 0; ; attempt++) {
     try {
-      const answer = await post(delivery);
+      const answer = await post(delivery, options.allowPrivateWebhooks === true);
       if (answer.status < 200 || answer.status > 299) {
         await reply(`Failure! Third party responded with ${answer.status}`);
         await notifyOwner(bot, delivery, options, `\nThe webhook got a response with status code *${answer.status}*.`);
@@ -190,7 +191,10 @@ async function deliver(bot: CallerContext, delivery: Delivery, options: ApiOptio
   }
 }
 
-async function post({ service, team, trigger, message }: Delivery): Promise<{ status: number; text: string }> {
+async function post(
+  { service, team, trigger, message }: Delivery,
+  allowPrivate: boolean,
+): Promise<{ status: number; text: string }> {
   const headers = { 'user-agent': 'ZulipOutgoingWebhook/11.0' };
   let init: RequestInit;
   if (service.interface === SLACK_INTERFACE) {
@@ -222,8 +226,10 @@ async function post({ service, team, trigger, message }: Delivery): Promise<{ st
   }
   let response: Response;
   try {
+    if (!allowPrivate) await checkPublicUrl(service.base_url);
     response = await fetch(service.base_url, { ...init, redirect: 'manual', signal: AbortSignal.timeout(TIMEOUT_MS) });
   } catch (err) {
+    if (err instanceof PrivateAddress) throw err;
     const timedOut = err instanceof Error && err.name === 'TimeoutError';
     throw new Unreachable(
       timedOut
