@@ -17,7 +17,7 @@ export const realmPlaygroundsEvent = (realm_playgrounds: Playground[]): RealmPla
   realm_playgrounds,
 });
 
-/** The ids of the default channels; the edge renders each as the reference's channel. */
+/** The ids of the default channels (objects before feature level 330). */
 export type DefaultStreamsEvent = { type: 'default_streams'; default_streams: number[] };
 export const defaultStreamsEvent = (default_streams: number[]): DefaultStreamsEvent => ({
   type: 'default_streams',
