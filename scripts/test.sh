@@ -20,6 +20,11 @@ set -a
 eval "$(bash infra/up.sh)"
 set +a
 
+# Servers the tests start as processes take their settings from here: the machine's load (these
+# files in parallel) must not make them refuse work for lag or slowness. The rules are tested in
+# packages/edge/test/admission.test.ts; packages/server/test/admission.test.ts sets its own.
+export ADMISSION_MAX_LAG_MS="${ADMISSION_MAX_LAG_MS:-60000}" ADMISSION_TARGET_MS="${ADMISSION_TARGET_MS:-0}"
+
 tests() { ls packages/*/dist/test/*.test.js actors/*/dist/test/*.test.js bench/dist/test/*.test.js 2>/dev/null; }
 # Restarting engines or killing hosts must not hit other files' clusters, so these run last, alone.
 faults='cluster-faults|cluster-engines'
@@ -31,7 +36,7 @@ npx ava "${files[@]}"
 # Files about the embedded deployment itself (its process, data folder and crashes) do not run
 # against the cluster; nor does zulip-terminal's, which drives a server started the README's way
 # (embedded): the operations it calls are checked on the cluster by their own conformance files.
-embedded_only='admin|outgoing-webhooks-restart|can-create-users|compose|crash-loop|durability|production|secrets|startup|zulip-terminal'
+embedded_only='admin|admission|can-create-users|compose|crash-loop|durability|production|secrets|startup|zulip-terminal'
 mapfile -t conformance < <(ls packages/server/dist/test/*.test.js | grep -Ev "/($embedded_only|$faults)\.test\.js$")
 echo "test: ${#conformance[@]} conformance files against a local cluster"
 CHAT_TEST_TARGET=cluster npx ava "${conformance[@]}"

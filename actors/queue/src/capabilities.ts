@@ -15,5 +15,7 @@ export function capabilityAllows(spec: QueueSpec, event: QueueEvent): boolean {
   if (event.type === 'muted_topics') return !spec.event_types?.includes('user_topic');
   if (event.type === 'typing' && event.message_type === 'stream')
     return !!spec.capabilities.stream_typing_notifications;
+  // Linkifiers with URL templates go only to clients that declared they read them.
+  if (event.type === 'realm_linkifiers') return !!spec.capabilities.linkifier_url_template;
   return true;
 }

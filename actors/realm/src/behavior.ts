@@ -13,6 +13,7 @@ import { handlerTable, type ActorBehavior } from '@chat/runtime';
 import { toPrincipal, toProfile } from './profile.js';
 import { directoryHandlers } from './directory.js';
 import { inviteHandlers, spentInvites } from './invites/invites.js';
+import { exportHandlers } from './exports.js';
 import { emailChangeHandlers } from './accounts/email-change.js';
 import { userAdded } from './people.js';
 import { folderHandlers } from './folders.js';
@@ -21,6 +22,8 @@ import { settingsHandlers as organizationHandlers } from './settings.js';
 import { userAdminHandlers } from './accounts/manage.js';
 import { defaultChannelHandlers } from './default-channels.js';
 import { playgroundHandlers } from './playgrounds.js';
+import { linkifierHandlers } from './linkifiers.js';
+import { profileFieldHandlers } from './profile-fields.js';
 import { groupHandlers } from './groups/groups.js';
 import { broadcast } from './broadcast.js';
 import { decidePublicListener, listeners, relayPublicMessage } from './public-listeners.js';
@@ -111,6 +114,7 @@ const handlers: RealmHandlers<RealmProtocol> = {
   ...folderHandlers,
   ...emojiHandlers,
   ...inviteHandlers,
+  ...exportHandlers,
   ...emailChangeHandlers,
   ...statusHandlers,
   ...directoryHandlers,
@@ -118,6 +122,8 @@ const handlers: RealmHandlers<RealmProtocol> = {
   ...userAdminHandlers,
   ...defaultChannelHandlers,
   ...playgroundHandlers,
+  ...linkifierHandlers,
+  ...profileFieldHandlers,
   ...botHandlers,
   ...sessionHandlers,
   'realm.create': (ctx, command) => {

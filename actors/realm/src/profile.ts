@@ -16,6 +16,7 @@ export function toProfile(account: Account): UserProfile {
     bot_owner_id: account.botOwnerId,
     timezone: account.timezone,
     avatar_version: account.avatarVersion,
+    ...(account.profileData && Object.keys(account.profileData).length ? { profile_data: account.profileData } : {}),
   };
 }
 
@@ -30,5 +31,6 @@ export function toPrincipal(state: RealmState, account: Account): Principal {
     full_name: account.fullName,
     groups: groupsContaining(state, account),
     can_create_users: account.canCreateUsers === true,
+    ...(state.linkifiers?.length ? { linkifiers_version: state.linkifiersVersion ?? '' } : {}),
   };
 }

@@ -8,6 +8,7 @@ import { applyPeopleEvent, isPeopleEvent, type PeopleEvent, type PeopleState } f
 import { applyMessageIdEvent, type MessageIdEvent, type MessageIds } from './message-ids.js';
 import { applyPublicListener, type PublicListenerEvent, type PublicListeners } from './public-listeners.js';
 import { applyCanCreateUsers, type CanCreateUsersEvent } from './accounts/create-users-permission.js';
+import { applyExportEvent, type ExportEvent, type ExportRecord } from './exports.js';
 import { applyBotEvent, applyWebhookEvent, type BotConfig, type BotEvent, type WebhookEvent } from './bots/model.js';
 import { applySessionEvent, endSessionsOf, type Session, type SessionEvent } from './accounts/sessions.js';
 import {
@@ -19,7 +20,14 @@ import {
 import { applyRoleChanged, type RoleChangedEvent } from './accounts/manage.js';
 import { applyDefaultChannelSet, type DefaultChannelSetEvent } from './default-channels.js';
 import { applyPlaygroundEvent, type PlaygroundEvent } from './playgrounds.js';
-import type { GroupSetting, Playground, RealmValue } from '@chat/protocol';
+import { applyLinkifiersSet, type LinkifiersSetEvent } from './linkifiers.js';
+import {
+  applyProfileDataSet,
+  applyProfileFieldsSet,
+  type ProfileDataSetEvent,
+  type ProfileFieldsSetEvent,
+} from './profile-fields.js';
+import type { GroupSetting, Linkifier, Playground, ProfileField, ProfileValue, RealmValue } from '@chat/protocol';
 
 /** One account of the realm, as the RealmActor keeps it. */
 export interface Account {
@@ -36,6 +44,8 @@ export interface Account {
   botOwnerId: number | null;
   timezone: string;
   avatarVersion: number;
+  /** Custom profile field values by field id. */
+  profileData?: Record<string, ProfileValue>;
   /** The `can_create_users` permission (accounts/create-users-permission.ts); absent means not held. */
   canCreateUsers?: boolean;
   /** A bot's defaults and services (bots/model.ts); absent for people and older bots. */
@@ -68,6 +78,13 @@ export interface RealmState {
   userDefaults?: Record<string, RealmValue>;
   /** Code playgrounds by id (absent in older snapshots). */
   playgrounds?: Record<number, Playground>;
+  /** Linkifiers in the order they apply (absent in older snapshots), the next id, and a digest of the list. */
+  linkifiers?: Linkifier[];
+  nextLinkifierId?: number;
+  linkifiersVersion?: string;
+  /** Custom profile fields in their order (absent in older snapshots), and the next id. */
+  profileFields?: ProfileField[];
+  nextProfileFieldId?: number;
   /** Sends the automated notices (topic moves, resolutions). */
   notificationBotId: number | null;
   /** User-defined groups by id (absent in older snapshots); system groups are computed from roles. */
@@ -80,6 +97,8 @@ export interface RealmState {
   invites?: Record<number, Invite>;
   /** Reusable invitation links by id (their own ids, as in the original's separate table). */
   inviteLinks?: Record<number, InviteLink>;
+  /** Data exports by id (absent in older snapshots). */
+  exports?: Record<number, ExportRecord>;
   /** The realm's message id sequence (absent until the first message). */
   messageIds?: MessageIds;
   nextInviteId?: number;
@@ -173,7 +192,11 @@ export type RealmEvent =
   | UserDefaultsChangedEvent
   | RoleChangedEvent
   | DefaultChannelSetEvent
-  | PlaygroundEvent;
+  | PlaygroundEvent
+  | LinkifiersSetEvent
+  | ProfileFieldsSetEvent
+  | ProfileDataSetEvent
+  | ExportEvent;
 
 export function initialState(stringId: string): RealmState {
   return {
@@ -227,6 +250,15 @@ export function applyEvent(state: RealmState, event: RealmEvent): void {
       return applyDefaultChannelSet(state, event);
     case 'playgroundChanged':
       return applyPlaygroundEvent(state, event);
+    case 'linkifiersSet':
+      return applyLinkifiersSet(state, event);
+    case 'profileFieldsSet':
+      return applyProfileFieldsSet(state, event);
+    case 'profileDataSet':
+      return applyProfileDataSet(state, event);
+    case 'exportRequested':
+    case 'exportDone':
+      return applyExportEvent(state, event);
     case 'messageIdsReserved':
     case 'messageIdTaken':
       return applyMessageIdEvent(state, event);

@@ -21,7 +21,7 @@ import { decideMoved } from './moved.js';
 import { personalHandlers } from './personal/personal.js';
 import { settingsHandlers } from './settings.js';
 import { mutingHandlers, onArrival } from './muting.js';
-import { arm, hasScheduled, scheduledHandlers, sendDue, TIMER } from './scheduled.js';
+import { arm, hasScheduled, scheduledHandlers, sendDue, TIMER } from './personal/scheduled.js';
 import { applyEvent, initialState, topicKey, type UserEvent, type UserHandlers, type UserState } from './state.js';
 
 type Ctx = ActorContext<UserState>;

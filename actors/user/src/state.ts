@@ -6,7 +6,7 @@ import {
   type FlagTarget,
   type IdRanges,
 } from '@chat/protocol';
-import type { SubscriptionProperty, SubscriptionSettings, UserTopic } from '@chat/protocol';
+import type { E2eePushDevice, SubscriptionProperty, SubscriptionSettings, UserTopic } from '@chat/protocol';
 import type { Handlers } from '@chat/runtime';
 import { applyAttachmentEvent, type AttachmentEvent, type StoredAttachment } from './attachments.js';
 import { applyPublicQueues } from './all-public.js';
@@ -17,7 +17,12 @@ import type { SnippetsState } from './personal/snippets.js';
 import type { ViewsState } from './personal/views.js';
 import { applySettingsEvent, isSettingsEvent, type SettingsEvent, type StoredSettings } from './settings.js';
 import { applyMutingEvent, isMutingEvent, type MutingEvent } from './muting.js';
-import { applyScheduledEvent, isScheduledEvent, type ScheduledEvent, type ScheduledState } from './scheduled.js';
+import {
+  applyScheduledEvent,
+  isScheduledEvent,
+  type ScheduledEvent,
+  type ScheduledState,
+} from './personal/scheduled.js';
 
 export interface UserState {
   /** Personal settings of each subscribed channel, by channel id. */
@@ -46,6 +51,8 @@ export interface UserState {
   snippets?: SnippetsState;
   navigationViews?: ViewsState;
   pushDevices?: PushState;
+  /** E2EE push registrations by push account id (personal/push.ts). */
+  e2eePushDevices?: Record<number, E2eePushDevice>;
   /** A bot's `/bot_storage`: see personal/bot-storage.ts. */
   botStorage?: Record<string, string>;
   /** Personal settings the user changed (absent in snapshots older than settings): see settings.ts. */

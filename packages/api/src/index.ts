@@ -24,11 +24,16 @@ import { emojiRoutes } from './realm/emoji.js';
 import { realmSettingsRoutes } from './realm/settings.js';
 import { userDefaultsRoutes } from './realm/user-defaults.js';
 import { playgroundRoutes } from './realm/playgrounds.js';
+import { linkifierRoutes } from './realm/linkifiers.js';
+import { welcomeBotRoutes } from './realm/welcome-bot.js';
+import { profileFieldRoutes } from './realm/profile-fields.js';
 import { draftRoutes } from './personal/drafts.js';
 import { snippetRoutes } from './personal/snippets.js';
 import { navigationViewRoutes } from './personal/navigation-views.js';
 import { pushRoutes } from './personal/push.js';
+import { e2eePushRoutes } from './personal/e2ee-push.js';
 import { bigBlueButtonRoutes } from './calls/bigbluebutton.js';
+import { exportRoutes } from './exports/routes.js';
 import { inviteRoutes } from './invitations/invites.js';
 import { inviteLinkRoutes } from './invitations/links.js';
 import { settingsRoutes } from './users/settings.js';
@@ -72,11 +77,16 @@ export function apiRoutes(options: ApiOptions): Route[] {
     ...realmSettingsRoutes(options),
     ...userDefaultsRoutes(),
     ...playgroundRoutes(),
+    ...linkifierRoutes(),
+    ...welcomeBotRoutes(options),
+    ...profileFieldRoutes(),
     ...draftRoutes(options),
     ...snippetRoutes(options),
     ...navigationViewRoutes(options),
     ...pushRoutes(options),
+    ...e2eePushRoutes(options),
     ...bigBlueButtonRoutes(options),
+    ...exportRoutes(options),
     ...inviteRoutes(options),
     ...inviteLinkRoutes(options),
     ...settingsRoutes(options),
@@ -95,7 +105,16 @@ export { tusUploads, type TusUploads } from './uploads/tus.js';
 export type { Mail, Mailer } from './ports/mailer.js';
 export { confirmationPages } from './invitations/join.js';
 export { bigBlueButtonJoin } from './calls/bigbluebutton.js';
+export { exportDownloads } from './exports/routes.js';
 export { sessionPages, type SessionPageDeps } from './sessions/pages.js';
 export { sessionAuthenticate } from './sessions/sessions.js';
-export type { PushBouncer, PushNotification, PushOutcome, PushPayload } from './ports/push-bouncer.js';
+export type {
+  PushBouncer,
+  PushNotification,
+  PushOutcome,
+  PushPayload,
+  E2eeRegistration,
+  E2eeNotification,
+} from './ports/push-bouncer.js';
+export { BouncerError } from './ports/push-bouncer.js';
 export { sweepOwedWebhooks } from './bots/outgoing.js';

@@ -1,5 +1,6 @@
 import type { Context, Next } from 'koa';
 import { ChatError } from '@chat/protocol';
+import { Quickest } from './quickest.js';
 import type { EdgeState } from './state.js';
 
 /**
@@ -61,7 +62,7 @@ export interface Load {
   quickestMs?: number | undefined;
 }
 
-export type Refusal = 'lag' | 'slow' | 'queue full' | 'polls';
+export type Refusal = 'lag' | 'slow' | 'slow route' | 'queue full' | 'polls';
 export type Verdict = { verdict: 'admit' } | { verdict: 'wait' } | { verdict: 'refuse'; reason: Refusal };
 
 /** GET /events is a long poll; /metrics must answer to whoever watches an overloaded server. */
@@ -89,6 +90,24 @@ export function decide(cls: RequestClass, load: Load, settings: AdmissionSetting
 }
 
 const refuse = (reason: Refusal): Verdict => ({ verdict: 'refuse', reason });
+
+/**
+ * Once its route is known: whether the quickest answer of this route in
+ * the last interval took more than the target and more than twice the
+ * route's floor (its quickest when nothing queued). A send queueing behind
+ * the realm's actor is refused even while cheap requests keep the edge's
+ * quickest answer low; a route that is always slow (a registration) is
+ * held to its own floor.
+ */
+export function slowRoute(
+  route: { quickestMs: number | undefined; floorMs: number | undefined },
+  inFlight: number,
+  settings: AdmissionSettings,
+): boolean {
+  if (settings.maxInFlight === 0 || settings.targetMs === 0) return false;
+  if (inFlight < SHED_FLOOR || route.quickestMs === undefined) return false;
+  return route.quickestMs > Math.max(settings.targetMs, 2 * (route.floorMs ?? 0));
+}
 
 /** The refusal a client sees: the Zulip error envelope, 503, with `retry-after` in the body and the header. */
 export function overloaded(retryAfterSeconds: number): ChatError {
@@ -135,59 +154,54 @@ interface Waiter {
 /**
  * The edge's admission: counts what is in flight, keeps the short line of
  * requests waiting for a slot (first come, first served; each leaves after
- * `maxWaitMs`), and sets each admitted request's deadline.
+ * `maxWaitMs`), times the answers (all, and by route), and sets each
+ * admitted request's deadline.
  */
-const MIN_ANSWERS = 4;
-
 export class Admission {
   private inFlight = 0;
   private polls = 0;
   private readonly line: Waiter[] = [];
   readonly stats: AdmissionStats = {
     admitted: 0,
-    refused: { lag: 0, slow: 0, 'queue full': 0, polls: 0, 'waited too long': 0 },
+    refused: { lag: 0, slow: 0, 'slow route': 0, 'queue full': 0, polls: 0, 'waited too long': 0 },
   };
 
   constructor(
     readonly settings: AdmissionSettings,
     private readonly lag: { lagMs: number } = { lagMs: 0 },
-  ) {}
+  ) {
+    this.quickest = new Quickest(settings.intervalMs);
+  }
 
-  /** The quickest work of the interval under way, and of the last whole one. */
-  private readonly quickest = { since: 0, now: Infinity, answers: 0, last: Infinity };
+  /** The quickest answers of all work, and by route template. */
+  private readonly quickest: Quickest;
+  private readonly routes = new Map<string, Quickest>();
 
   get load(): Load {
-    this.roll();
-    const { last } = this.quickest;
     return {
       inFlight: this.inFlight,
       queued: this.line.length,
       polls: this.polls,
       lagMs: this.lag.lagMs,
-      quickestMs: last === Infinity ? undefined : last,
+      quickestMs: this.quickest.lastMs,
     };
   }
 
-  /**
-   * Starts a new interval when this one is over. One that saw fewer than
-   * MIN_ANSWERS answers leaves no verdict behind: a quiet server's one slow
-   * upload says nothing about queueing.
-   */
-  private roll(): void {
-    const now = performance.now();
-    const q = this.quickest;
-    if (now - q.since < this.settings.intervalMs) return;
-    const whole = now - q.since < 2 * this.settings.intervalMs && q.answers >= MIN_ANSWERS;
-    q.last = whole ? q.now : Infinity;
-    q.now = Infinity;
-    q.answers = 0;
-    q.since = now;
+  /** Throws the refusal when the route's own answers say it queues (`slowRoute`). */
+  admitRoute(route: string): void {
+    const times = this.routes.get(route);
+    if (!times) return;
+    const verdict = { quickestMs: times.lastMs, floorMs: times.floorMs };
+    if (slowRoute(verdict, this.inFlight, this.settings)) this.refuse('slow route');
   }
 
-  private answered(started: number): void {
-    this.roll();
-    this.quickest.now = Math.min(this.quickest.now, performance.now() - started);
-    this.quickest.answers++;
+  private answered(started: number, route: string | undefined): void {
+    const ms = performance.now() - started;
+    this.quickest.record(ms);
+    if (route === undefined) return;
+    let times = this.routes.get(route);
+    if (!times) this.routes.set(route, (times = new Quickest(this.settings.intervalMs)));
+    times.record(ms);
   }
 
   /** Koa middleware: admits the request (maybe after a short wait) and frees its slot once answered. */
@@ -210,7 +224,7 @@ export class Admission {
         if (cls === 'poll') this.polls--;
         else {
           this.release();
-          this.answered(started);
+          this.answered(started, ctx.state.route);
         }
       }
     };

@@ -63,6 +63,7 @@ export function createEdgeApp(options: EdgeAppOptions): Koa<EdgeState> {
     parsers: createBodyParsers(options.limits),
     ...(options.rateLimiter && { rateLimiter: options.rateLimiter }),
     ...(options.session && { session: options.session }),
+    ...(options.admission && { admission: options.admission }),
   };
   const seen = new Set<string>();
   for (const route of [...options.routes].sort(bySpecificity)) {

@@ -52,10 +52,12 @@ export {
   LagMonitor,
   overloaded,
   SHED_FLOOR,
+  slowRoute,
   type AdmissionSettings,
   type Load,
   type RequestClass,
   type Verdict,
 } from './admission.js';
+export { MIN_ANSWERS, Quickest } from './quickest.js';
 export { scopedActors } from './pipeline.js';
 export type { EdgeState } from './state.js';

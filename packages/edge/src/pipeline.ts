@@ -4,6 +4,7 @@ import { principalFor, type Authenticate, type AuthRequest, type SessionAuthenti
 import { checkCsrf, CSRF_COOKIE, CSRF_HEADER, parseCookies, SESSION_COOKIE } from './csrf.js';
 import { bodyFields, formFields, removeFiles, uploadedFiles, type BodyParsers } from './body.js';
 import { readParams } from './params.js';
+import type { Admission } from './admission.js';
 import type { RateLimiter } from './rate-limit.js';
 import type { RequestInfo, Route } from './route.js';
 import type { EdgeState } from './state.js';
@@ -16,6 +17,8 @@ export interface PipelineDeps {
   rateLimiter?: RateLimiter;
   /** Browser sessions, for the routes under /json; without it, /json takes API keys only. */
   session?: SessionAuthenticate;
+  /** Refuses a route whose answers queue (`slowRoute`), before anything is spent on it. */
+  admission?: Admission;
 }
 
 /** Methods that change nothing, so need no CSRF token. */
@@ -39,6 +42,7 @@ export function routeMiddleware(route: Route, deps: PipelineDeps, prefix: '/api/
     }
     const { requestId, log } = ctx.state;
     ctx.state.route = template;
+    deps.admission?.admitRoute(template);
     const actors = scopedActors(deps.actors, requestId, ctx.state.deadline);
     const request = requestInfo(ctx);
     const authRequest = { request, requestId, log, actors };

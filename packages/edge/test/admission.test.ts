@@ -6,6 +6,9 @@ import {
   decide,
   DEFAULT_ADMISSION,
   SHED_FLOOR,
+  slowRoute,
+  MIN_ANSWERS,
+  Quickest,
   type AdmissionSettings,
   type Load,
 } from '../src/index.js';
@@ -152,23 +155,38 @@ test('Admission: refusals for lag and a full line come at once; polls are counte
   t.like(wide.load, { inFlight: 0, lagMs: 51 });
 });
 
-test("Admission: the quickest of the last whole interval's answers (4 at least) is the load; an interval with fewer forgets it", async (t) => {
-  const admission = new Admission({ ...settings, intervalMs: 50 });
-  t.is(admission.load.quickestMs, undefined);
-  const one = request(admission);
-  await new Promise((resolve) => setTimeout(resolve, 20));
-  one.finish();
-  await one.done;
-  await new Promise((resolve) => setTimeout(resolve, 60));
-  t.is(admission.load.quickestMs, undefined, 'one answer is no verdict');
-  const slow = [1, 2, 3, 4].map(() => request(admission));
-  await new Promise((resolve) => setTimeout(resolve, 20));
-  for (const r of slow) r.finish();
-  await Promise.all(slow.map((r) => r.done));
-  // Still the interval it answered in, or the next: known once its interval is whole.
-  await new Promise((resolve) => setTimeout(resolve, 60));
-  const seen = admission.load.quickestMs;
-  t.true(seen !== undefined && seen >= 15, `quickest ${seen}`);
-  await new Promise((resolve) => setTimeout(resolve, 120));
-  t.is(admission.load.quickestMs, undefined, 'nothing answered in the last interval');
+test('slowRoute: a route is refused when its quickest answer is over the target and over twice its floor', (t) => {
+  const target = { ...roomy, targetMs: 30 };
+  const send = (quickestMs: number | undefined, floorMs: number | undefined) => ({ quickestMs, floorMs });
+  t.true(slowRoute(send(31, 5), SHED_FLOOR, target));
+  t.false(slowRoute(send(30, 5), SHED_FLOOR, target));
+  // A registration costs 60 ms when nothing queues: held to 120 ms, not to the target.
+  t.false(slowRoute(send(100, 60), SHED_FLOOR, target));
+  t.true(slowRoute(send(121, 60), SHED_FLOOR, target));
+  t.false(slowRoute(send(undefined, 5), SHED_FLOOR, target), 'no whole interval: no verdict');
+  t.false(slowRoute(send(500, 5), SHED_FLOOR - 1, target), 'next to nothing in flight');
+  t.false(slowRoute(send(500, 5), SHED_FLOOR, { ...target, targetMs: 0 }), 'turned off');
+  t.false(slowRoute(send(500, 5), SHED_FLOOR, { ...target, maxInFlight: 0 }), 'admission off');
+});
+
+test('Quickest: the quickest of the last whole interval (MIN_ANSWERS at least), and the floor of all of them', (t) => {
+  let now = 1000;
+  const q = new Quickest(200, () => now);
+  t.is(q.lastMs, undefined);
+  for (const ms of [40, 12, 30, 25]) q.record(ms);
+  t.is(q.lastMs, undefined, 'the interval is still under way');
+  now += 200;
+  t.is(q.lastMs, 12);
+  t.is(q.floorMs, 12);
+  for (const ms of [90, 80, 70]) q.record(ms);
+  now += 200;
+  t.is(q.lastMs, undefined, `fewer than ${MIN_ANSWERS} answers: no verdict`);
+  for (const ms of [90, 80, 70, 60]) q.record(ms);
+  now += 200;
+  t.is(q.lastMs, 60);
+  t.is(q.floorMs, 12, 'the floor is the quickest of every whole interval');
+  for (const ms of [1, 1, 1, 1]) q.record(ms);
+  now += 500;
+  t.is(q.lastMs, undefined, 'an interval that ended long ago says nothing of now');
+  t.is(q.floorMs, 12);
 });

@@ -1,4 +1,5 @@
 import { newEnv } from './env.js';
+import { topicLinks as linksOfTopic, type RenderLinkifier as Linkifier } from './linkifiers.js';
 import { md } from './parser.js';
 import type { MentionQuery, RenderContext, Rendered } from './types.js';
 
@@ -6,6 +7,14 @@ export type { MentionQuery, RenderChannel, RenderContext, RenderGroup, RenderUse
 export { emojiCharacters, emojiCode, emojiNamesByCode, isEmojiName } from './emoji.js';
 export { htmlToText } from './text.js';
 export { topicUrl } from './urls.js';
+export { linkifierRegExp, type RenderLinkifier } from './linkifiers.js';
+
+/** A topic's links (`topic_links`): the realm's linkifiers' matches and raw URLs, as the original finds them. */
+export function topicLinks(topic: string, linkifiers: Linkifier[]): { text: string; url: string }[] {
+  const urls = /[.:]/.test(topic) ? (md.linkify.match(topic) ?? []) : [];
+  return linksOfTopic(topic, linkifiers, urls);
+}
+export { expandTemplate, templateVariables } from './url-template.js';
 
 /** What a message's content refers to, found before rendering so the caller can resolve it in one round trip. */
 export function scan(content: string): MentionQuery {

@@ -4,6 +4,7 @@ import { escapeText } from './escape.js';
 import { codeBlockHtml, fencedContainer, languageOf } from './fences.js';
 import { emojiName, literalUnderscore } from './inline.js';
 import { groupMention, userMention } from './mentions.js';
+import { linkifiers } from './linkifiers.js';
 import { links, unicodeEmoji } from './postprocess.js';
 import { HTML_TOKEN } from './tokens.js';
 import { isSafeUrl } from './urls.js';
@@ -31,7 +32,9 @@ function createParser(): MarkdownIt {
   parser.inline.ruler.before('linkify', 'zulip_channel_link', channelLink);
   parser.inline.ruler.before('linkify', 'zulip_emoji', emojiName);
   parser.inline.ruler.before('emphasis', 'zulip_underscore', literalUnderscore);
-  parser.core.ruler.after('text_join', 'zulip_unicode_emoji', unicodeEmoji);
+  // Before emoji, as in the original, whose linkifiers come before its emoji patterns.
+  parser.core.ruler.after('text_join', 'zulip_linkifiers', linkifiers);
+  parser.core.ruler.after('zulip_linkifiers', 'zulip_unicode_emoji', unicodeEmoji);
   parser.core.ruler.after('zulip_unicode_emoji', 'zulip_links', links);
 
   const rules = parser.renderer.rules;

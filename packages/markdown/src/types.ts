@@ -23,6 +23,8 @@ export interface RenderChannel {
   name: string;
 }
 
+import type { RenderLinkifier } from './linkifiers.js';
+
 export interface RenderContext {
   /** Users matching a name, compared case-insensitively by the caller (there can be several). */
   usersByName: Map<string, RenderUser[]>;
@@ -33,6 +35,8 @@ export interface RenderContext {
   channelsByName: Map<string, RenderChannel>;
   /** Custom realm emoji by name -> image URL, if any. */
   realmEmoji?: Map<string, { id: string; source_url: string }>;
+  /** The realm's linkifiers, in the realm's order. */
+  linkifiers?: RenderLinkifier[];
 }
 
 export interface Rendered {

@@ -1,5 +1,6 @@
 import test from 'ava';
-import { emojiCode, isEmojiName, render } from '../src/index.js';
+import { createRequire } from 'node:module';
+import { emojiCode, emojiNamesByCode, isEmojiName, render } from '../src/index.js';
 import { realm } from './fixtures.js';
 
 const html = (content: string) => render(content, realm()).html;
@@ -19,6 +20,38 @@ test("emoji names are the original's, with the variation selector dropped from c
   t.true(isEmojiName('smile'));
   t.false(isEmojiName('fakeemojithisshouldnotrender'));
   t.is(emojiCode('fakeemojithisshouldnotrender'), undefined);
+});
+
+test('the emoji of Unicode 15.1 and 16.0 have names, and every emoji of the data set has one', (t) => {
+  t.is(emojiCode('phoenix'), '1f426-200d-1f525');
+  t.is(emojiCode('lime'), '1f34b-200d-1f7e9');
+  t.is(emojiCode('broken_chain'), '26d3-200d-1f4a5');
+  t.is(emojiCode('head_shaking_horizontally'), '1f642-200d-2194');
+  t.is(emojiCode('woman_running_facing_right'), '1f3c3-200d-2640-200d-27a1');
+  t.is(emojiCode('face_with_bags_under_eyes'), '1fae9');
+  // An alias from CLDR's keywords, and one that an older emoji already holds.
+  t.is(emojiCode('firebird'), '1f426-200d-1f525');
+  t.is(emojiCode('fantasy'), '1f9cc', 'the troll keeps its alias');
+  t.is(
+    html('\u{1F426}\u200D\u{1F525}'),
+    '<p><span aria-label="phoenix" class="emoji emoji-1f426-200d-1f525" role="img" title="phoenix">:phoenix:</span></p>',
+  );
+  const require = createRequire(import.meta.url);
+  const data = require('emoji-datasource/emoji.json') as { unified: string; name: string; has_img_google: boolean }[];
+  const unnamed = data
+    .filter((e) => e.has_img_google && !/^(EMOJI MODIFIER|CLOCK FACE)/.test(e.name))
+    .filter(
+      (e) =>
+        !emojiNamesByCode()[
+          e.unified
+            .toLowerCase()
+            .split('-')
+            .filter((p) => p !== 'fe0f')
+            .join('-')
+        ],
+    )
+    .map((e) => e.name);
+  t.deepEqual(unnamed, []);
 });
 
 test(':name: renders as a labelled span; underscores read as spaces in the label', (t) => {

@@ -16,6 +16,12 @@ export const ERROR_CODES = {
   INVALID_PUSH_DEVICE_TOKEN: { status: 400, retriable: false },
   INVALID_REMOTE_PUSH_DEVICE_TOKEN: { status: 400, retriable: false },
   PUSH_SERVICE_NOT_CONFIGURED: { status: 400, retriable: false },
+  NO_ACTIVE_PUSH_DEVICE: { status: 400, retriable: false },
+  /** The push bouncer could not be reached, or failed (502, as the original). */
+  FAILED_TO_CONNECT_BOUNCER: { status: 502, retriable: true },
+  INTERNAL_SERVER_ERROR_ON_BOUNCER: { status: 502, retriable: true },
+  /** The bouncer refuses this server (credentials, plan, registration): an administrator must act. */
+  ADMIN_ACTION_REQUIRED: { status: 403, retriable: false },
   BAD_EVENT_QUEUE_ID: { status: 400, retriable: false },
   CANNOT_DEACTIVATE_GROUP_IN_USE: { status: 400, retriable: false },
   CANNOT_DEACTIVATE_LAST_USER: { status: 400, retriable: false },

@@ -46,11 +46,24 @@ export interface PushDevice {
   appid?: string;
 }
 
+/** An end-to-end encrypted push registration (`POST /mobile_push/register`), by the client's push account id. */
+export interface E2eePushDevice {
+  push_account_id: number;
+  token_kind: PushKind;
+  push_public_key: string;
+  bouncer_public_key: string;
+  encrypted_push_registration: string;
+  status: E2eePushStatus;
+  error_code: string | null;
+}
+export type E2eePushStatus = 'pending' | 'active' | 'failed';
+
 /** The sections of POST /register these commands feed. */
 export interface PersonalSnapshot {
   drafts?: Draft[];
   saved_snippets?: SavedSnippet[];
   navigation_views?: NavigationView[];
+  push_devices?: Record<string, { status: E2eePushStatus; error_code: string | null }>;
 }
 
 export type DraftCommand =
@@ -77,7 +90,13 @@ export type PushDeviceCommand =
   | { type: 'user.addPushDevice'; device: PushDevice }
   | { type: 'user.removePushDevice'; kind: PushKind; token: string }
   /** The user's devices; with `token`, the ones holding it, or INVALID_PUSH_DEVICE_TOKEN. */
-  | { type: 'user.pushDevices'; token?: string };
+  | { type: 'user.pushDevices'; token?: string }
+  /** Records an E2EE registration as pending (again, if the push account id was registered before). */
+  | { type: 'user.registerE2eePush'; device: Omit<E2eePushDevice, 'status' | 'error_code'> }
+  /** What the bouncer said of a registration; the user's clients hear `push_device`. */
+  | { type: 'user.e2eePushStatus'; push_account_id: number; status: E2eePushStatus; error_code: string | null }
+  /** The E2EE registrations, or the one of `push_account_id` (none if unknown). */
+  | { type: 'user.e2eePushDevices'; push_account_id?: number };
 
 export type PersonalReplies = BotStorageReplies & {
   /** `count` is the number of drafts. */
@@ -96,6 +115,9 @@ export type PersonalReplies = BotStorageReplies & {
   'user.addPushDevice': null;
   'user.removePushDevice': null;
   'user.pushDevices': PushDevice[];
+  'user.registerE2eePush': null;
+  'user.e2eePushStatus': null;
+  'user.e2eePushDevices': E2eePushDevice[];
   'user.personalSnapshot': PersonalSnapshot;
 };
 

@@ -4,8 +4,11 @@ import type { RealmSettingsCommand, RealmSettingsReplies } from './realm-setting
 import type { UserAdminCommand, UserAdminReplies } from './user-admin.js';
 import type { DefaultChannelCommand, DefaultChannelReplies } from './default-channels.js';
 import type { PlaygroundCommand, PlaygroundReplies } from './playgrounds.js';
+import type { LinkifierCommand, LinkifierReplies } from './linkifiers.js';
+import type { ProfileFieldCommand, ProfileFieldReplies, ProfileValue } from './profile-fields.js';
 import type { GroupCommand, GroupReplies, GroupSetting } from './groups.js';
 import type { InviteCommand, InviteReplies } from './invites.js';
+import type { ExportCommand, ExportReplies } from './exports.js';
 import type { StatusCommand, StatusReplies } from './status.js';
 import type { ProtocolOf } from './contract.js';
 import type { BotReplies } from './bots.js';
@@ -56,6 +59,8 @@ export interface UserProfile {
   bot_owner_id: number | null;
   timezone: string;
   avatar_version: number;
+  /** Custom profile field values by field id (absent for bots and while none is set). */
+  profile_data?: Record<string, ProfileValue>;
 }
 
 /** The reply to account creation: the creator hands the key over (as bot creation does). */
@@ -87,6 +92,8 @@ export interface Principal {
   groups: number[];
   /** The account's `can_create_users` permission (POST /users), granted by the operator. */
   can_create_users: boolean;
+  /** A digest of the realm's linkifiers; absent while it has none, so rendering need not ask for them. */
+  linkifiers_version?: string;
 }
 
 /** The organization settings that decide what messaging operations may do. */
@@ -260,9 +267,12 @@ export type RealmCommand =
   | UserAdminCommand
   | DefaultChannelCommand
   | PlaygroundCommand
+  | LinkifierCommand
+  | ProfileFieldCommand
   | FolderCommand
   | EmojiCommand
   | InviteCommand
+  | ExportCommand
   | StatusCommand
   | BotCommand
   | SessionCommand;
@@ -280,7 +290,10 @@ export type RealmReplies = GroupReplies &
   UserAdminReplies &
   DefaultChannelReplies &
   PlaygroundReplies &
+  LinkifierReplies &
+  ProfileFieldReplies &
   InviteReplies &
+  ExportReplies &
   StatusReplies & {
     /** The first accounts, in the order given. */
     'realm.create': CreatedUser[];

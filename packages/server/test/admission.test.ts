@@ -11,6 +11,9 @@ import { TestServer } from './support.js';
  * holder is still held, so the refusal did not wait for any deadline. Long
  * polls do not take the slot. Once the holder is gone, the server serves
  * again. (The rules themselves: packages/edge/test/admission.test.ts.)
+ * Embedded only (scripts/test.sh): a cluster spreads a client's requests
+ * over its edges, each counting its own, so the held slot and the refused
+ * request would be on different edges.
  */
 const test = anyTest as TestFn<{ server: TestServer; hamlet: ChatClient }>;
 

@@ -22,6 +22,10 @@ export interface LadderCase {
   bad: { path?: string; params: Params; name: string; code?: string };
   /** Who makes the valid call, when it must not be the administrator (it would change their API key). */
   as?: () => ChatClient;
+  /** The valid call's parameters, read just before it, when they depend on what exists then. */
+  fresh?: (client: ChatClient) => Promise<Params>;
+  /** Valid calls of cases with the same lock run one at a time (they change what another's `fresh` reads). */
+  lock?: string;
 }
 
 /** The cases of one area, and what makes their targets before the ladder runs. */

@@ -39,6 +39,7 @@ test('an edited and moved message carries its edit history, newest first, and bo
   });
   const id = sent.id as number;
   await ok(hamlet, 'POST', `/messages/${id}/reactions`, { emoji_name: 'thumbs_up' });
+  await ok(iago, 'POST', `/messages/${id}/reactions`, { emoji_name: 'firebird' }); // Unicode 15.1, by an alias
   await ok(iago, 'PATCH', `/messages/${id}`, { content: 'second words' });
   await ok(iago, 'PATCH', `/messages/${id}`, { topic: 'objects after', propagate_mode: 'change_one' });
   for (const message of [await fetched(hamlet, id), await single(hamlet, id)]) {
@@ -52,6 +53,7 @@ test('an edited and moved message carries its edit history, newest first, and bo
     t.is(message.last_moved_timestamp, history[0]!.timestamp);
     t.deepEqual(message.reactions, [
       { emoji_name: 'thumbs_up', emoji_code: '1f44d', reaction_type: 'unicode_emoji', user_id: IDS.hamlet },
+      { emoji_name: 'firebird', emoji_code: '1f426-200d-1f525', reaction_type: 'unicode_emoji', user_id: IDS.iago },
     ]);
     t.deepEqual(message.submessages, []);
     t.true(Array.isArray(message.flags));

@@ -151,4 +151,24 @@ export const personalCases: Operation[] = [
       bot: NO_BOTS,
     }),
   },
+  // Reference register-push-device and e2ee-test-notify: people only; the matrix's server has no push bouncer,
+  // which the original refuses before anything else (e2ee-push.test.ts runs one).
+  ...['/mobile_push/register', '/mobile_push/e2ee/test_notification'].map((path): Operation => ({
+    method: 'POST',
+    template: path,
+    request: () => ({
+      path,
+      params: {
+        token_kind: 'fcm',
+        push_account_id: 1,
+        push_public_key: Buffer.alloc(32).toString('base64'),
+        bouncer_public_key: 'k',
+        encrypted_push_registration: 'AAAA',
+      },
+    }),
+    expect: authenticated({
+      everyone: refused('PUSH_SERVICE_NOT_CONFIGURED', 'Server is not configured to use push notification service.'),
+      bot: NO_BOTS,
+    }),
+  })),
 ];

@@ -6,6 +6,8 @@ import { folderCases } from './permission-cases-folders.js';
 import { groupCases } from './permission-cases-groups.js';
 import { messageCases } from './permission-cases-messages.js';
 import { orgCases } from './permission-cases-org.js';
+import { linkifierCases } from './permission-cases-linkifiers.js';
+import { profileFieldCases } from './permission-cases-profile-fields.js';
 import { emojiCases } from './permission-cases-emoji.js';
 import { userAdminCases } from './permission-cases-user-admin.js';
 import { peopleCases } from './permission-cases-people.js';
@@ -17,6 +19,7 @@ import { lookupCases } from './permission-cases-lookups.js';
 import { scheduledCases } from './permission-cases-scheduled.js';
 import { callCases } from './permission-cases-calls.js';
 import { inviteLinkCases } from './permission-cases-invite-links.js';
+import { exportCases } from './permission-cases-exports.js';
 
 /**
  * The rows of the permission matrix (permission-matrix.test.ts): every
@@ -34,6 +37,8 @@ export const OPERATIONS: Operation[] = [
   ...folderCases,
   ...botCases,
   ...orgCases,
+  ...linkifierCases,
+  ...profileFieldCases,
   ...emojiCases,
   ...userAdminCases,
   ...readingCases,
@@ -42,6 +47,7 @@ export const OPERATIONS: Operation[] = [
   ...lookupCases,
   ...callCases,
   ...inviteLinkCases,
+  ...exportCases,
   ...scheduledCases,
 ];
 

@@ -127,6 +127,26 @@ function cases(): LadderCase[] {
       valid: {},
       bad: none,
     },
+    {
+      method: 'POST',
+      path: '/mobile_push/register',
+      auth: true,
+      valid: {
+        token_kind: 'apns',
+        push_account_id: 7,
+        push_public_key: Buffer.alloc(32).toString('base64'),
+        bouncer_public_key: 'k',
+        encrypted_push_registration: 'AAAA',
+      },
+      bad: { params: { token_kind: 'pager', push_account_id: 7 }, name: 'token_kind' },
+    },
+    {
+      method: 'POST',
+      path: '/mobile_push/e2ee/test_notification',
+      auth: true,
+      valid: {},
+      bad: { params: { push_account_id: 'seven' }, name: 'push_account_id' },
+    },
   ];
 }
 

@@ -177,7 +177,7 @@ test('notification_settings_null: without it, null subscription notification set
   t.is(addedSub(added[1]!).desktop_notifications, true);
 });
 
-test('realm_linkifiers is sent when asked for, empty while no linkifier can be configured', async (t) => {
+test('realm_linkifiers is sent when asked for, empty while the realm has none', async (t) => {
   const body = await snapshotOf(t.context.hamlet, { fetch_event_types: json(['realm_linkifiers']) });
   t.deepEqual(body.realm_linkifiers, []);
   t.false('realm_linkifiers' in (await snapshotOf(t.context.hamlet, { fetch_event_types: json(['realm']) })));

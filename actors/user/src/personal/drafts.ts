@@ -1,4 +1,3 @@
-import type { PersonalReplies } from '@chat/protocol';
 import {
   ChatError,
   draftRemoved,
@@ -7,17 +6,16 @@ import {
   type Draft,
   type DraftCommand,
   type DraftInput,
+  type PersonalProtocol,
   type QueueEvent,
 } from '@chat/protocol';
-import type { ActorContext, Decision } from '@chat/runtime';
+import type { ActorContext } from '@chat/runtime';
 import { toOwnQueues } from '../queues.js';
-import type { UserEvent, UserState } from '../state.js';
+import { emptyNumbered, keep, nextId, type Numbered } from './numbered.js';
+import type { UserHandlers, UserState } from '../state.js';
 
 /** The user's drafts by id, synchronized between their clients. */
-export interface DraftsState {
-  byId: Record<string, Draft>;
-  lastId: number;
-}
+export type DraftsState = Numbered<Draft>;
 
 export type DraftEvent =
   | { type: 'draftsAdded'; drafts: Draft[] }
@@ -43,16 +41,13 @@ export const draftsSection = (state: Readonly<UserState>) =>
   draftsSynchronized(state) ? listDrafts(state, MAX_DRAFTS_IN_REGISTER) : [];
 
 export function applyDraftEvent(state: UserState, event: DraftEvent): void {
-  const drafts = (state.drafts ??= { byId: {}, lastId: 0 });
+  const drafts = (state.drafts ??= emptyNumbered());
   switch (event.type) {
     case 'draftsAdded':
-      for (const draft of event.drafts) {
-        drafts.byId[draft.id] = draft;
-        drafts.lastId = Math.max(drafts.lastId, draft.id);
-      }
+      for (const draft of event.drafts) keep(drafts, draft);
       return;
     case 'draftEdited':
-      drafts.byId[event.draft.id] = event.draft;
+      keep(drafts, event.draft);
       return;
     case 'draftRemoved':
       delete drafts.byId[event.draftId];
@@ -69,50 +64,42 @@ const stamped = (id: number, input: DraftInput, now: number): Draft => ({
   timestamp: Math.floor(input.timestamp ?? now / 1000),
 });
 
-/** Each command's decision, with the reply its protocol table names. */
-export function decideDraft<K extends DraftCommand['type']>(
-  ctx: ActorContext<UserState>,
-  command: Extract<DraftCommand, { type: K }>,
-): Decision<UserEvent, PersonalReplies[K]>;
-export function decideDraft(ctx: ActorContext<UserState>, command: DraftCommand): Decision<UserEvent> {
-  const state = ctx.state;
+const ownQueues = (ctx: ActorContext<UserState>, event: QueueEvent) => toOwnQueues(ctx.address.key, ctx.state, [event]);
+
+/** Every draft command is refused while the user has synchronization off, as in the original. */
+function synchronized(state: Readonly<UserState>): DraftsState | undefined {
   if (!draftsSynchronized(state)) throw new ChatError('BAD_REQUEST', 'User has disabled synchronizing drafts.');
-  const own = (event: QueueEvent) => toOwnQueues(ctx.address.key, state, [event]);
-  const existing = (id: number) => {
-    const draft = state.drafts?.byId[id];
-    if (!draft) throw new ChatError('RESOURCE_NOT_FOUND', 'Draft does not exist');
-    return draft;
-  };
-  switch (command.type) {
-    case 'user.drafts': {
-      const drafts = listDrafts(state);
-      return { reply: { count: drafts.length, drafts } };
-    }
-    case 'user.createDrafts': {
-      const first = (state.drafts?.lastId ?? 0) + 1;
-      const drafts = command.drafts.map((input, i) => stamped(first + i, input, ctx.now));
-      if (drafts.length === 0) return { reply: { ids: [] } };
-      return {
-        events: [{ type: 'draftsAdded', drafts }],
-        tells: own(draftsAdded(drafts)),
-        reply: { ids: drafts.map((d) => d.id) },
-      };
-    }
-    case 'user.editDraft': {
-      const draft = stamped(existing(command.draft_id).id, command.draft, ctx.now);
-      return {
-        events: [{ type: 'draftEdited', draft }],
-        tells: own(draftUpdated(draft)),
-        reply: null,
-      };
-    }
-    case 'user.deleteDraft': {
-      const { id } = existing(command.draft_id);
-      return {
-        events: [{ type: 'draftRemoved', draftId: id }],
-        tells: own(draftRemoved(id)),
-        reply: null,
-      };
-    }
-  }
+  return state.drafts;
 }
+
+function existing(state: Readonly<UserState>, id: number): Draft {
+  const draft = synchronized(state)?.byId[id];
+  if (!draft) throw new ChatError('RESOURCE_NOT_FOUND', 'Draft does not exist');
+  return draft;
+}
+
+export const draftHandlers: UserHandlers<Pick<PersonalProtocol, DraftCommand['type']>> = {
+  'user.drafts': ({ state }) => {
+    synchronized(state);
+    const drafts = listDrafts(state);
+    return { reply: { count: drafts.length, drafts } };
+  },
+  'user.createDrafts': (ctx, command) => {
+    const first = nextId(synchronized(ctx.state));
+    const drafts = command.drafts.map((input, i) => stamped(first + i, input, ctx.now));
+    if (drafts.length === 0) return { reply: { ids: [] } };
+    return {
+      events: [{ type: 'draftsAdded', drafts }],
+      tells: ownQueues(ctx, draftsAdded(drafts)),
+      reply: { ids: drafts.map((d) => d.id) },
+    };
+  },
+  'user.editDraft': (ctx, command) => {
+    const draft = stamped(existing(ctx.state, command.draft_id).id, command.draft, ctx.now);
+    return { events: [{ type: 'draftEdited', draft }], tells: ownQueues(ctx, draftUpdated(draft)), reply: null };
+  },
+  'user.deleteDraft': (ctx, command) => {
+    const { id } = existing(ctx.state, command.draft_id);
+    return { events: [{ type: 'draftRemoved', draftId: id }], tells: ownQueues(ctx, draftRemoved(id)), reply: null };
+  },
+};

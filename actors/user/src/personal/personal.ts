@@ -1,10 +1,10 @@
 import type { PersonalProtocol, PersonalSnapshot } from '@chat/protocol';
 import { applyBotStorageEvent, botStorageHandlers, type BotStorageEvent } from './bot-storage.js';
-import { applyDraftEvent, decideDraft, draftsSection, type DraftEvent } from './drafts.js';
-import { applyPushEvent, pushHandlers, type PushEvent } from './push.js';
-import { applySnippetEvent, decideSnippet, listSnippets, type SnippetEvent } from './snippets.js';
+import { applyDraftEvent, draftHandlers, draftsSection, type DraftEvent } from './drafts.js';
+import { applyPushEvent, pushDevicesSection, pushHandlers, type PushEvent } from './push.js';
+import { applySnippetEvent, listSnippets, snippetHandlers, type SnippetEvent } from './snippets.js';
 import type { UserEvent, UserHandlers, UserState } from '../state.js';
-import { applyViewEvent, decideView, listViews, type ViewEvent } from './views.js';
+import { applyViewEvent, listViews, viewHandlers, type ViewEvent } from './views.js';
 
 /**
  * A person's own data (drafts, saved snippets, navigation views, push
@@ -25,6 +25,7 @@ const EVENTS: Record<PersonalEvent['type'], (state: UserState, event: never) => 
   viewRemoved: applyViewEvent,
   pushDeviceAdded: applyPushEvent,
   pushDeviceRemoved: applyPushEvent,
+  e2eePushSaved: applyPushEvent,
   botStoragePut: applyBotStorageEvent,
   botStorageRemoved: applyBotStorageEvent,
 };
@@ -37,18 +38,9 @@ export function applyPersonalEvent(state: UserState, event: PersonalEvent): void
 
 /** The handlers of a person's own data: each part's commands go to its module. */
 export const personalHandlers: UserHandlers<PersonalProtocol> = {
-  'user.drafts': decideDraft,
-  'user.createDrafts': decideDraft,
-  'user.editDraft': decideDraft,
-  'user.deleteDraft': decideDraft,
-  'user.snippets': decideSnippet,
-  'user.createSnippet': decideSnippet,
-  'user.editSnippet': decideSnippet,
-  'user.deleteSnippet': decideSnippet,
-  'user.navigationViews': decideView,
-  'user.addNavigationView': decideView,
-  'user.editNavigationView': decideView,
-  'user.removeNavigationView': decideView,
+  ...draftHandlers,
+  ...snippetHandlers,
+  ...viewHandlers,
   ...pushHandlers,
   ...botStorageHandlers,
   'user.personalSnapshot': (ctx, command) => {
@@ -57,6 +49,7 @@ export const personalHandlers: UserHandlers<PersonalProtocol> = {
     if (wants.has('drafts')) reply.drafts = draftsSection(ctx.state);
     if (wants.has('saved_snippets')) reply.saved_snippets = listSnippets(ctx.state);
     if (wants.has('navigation_views')) reply.navigation_views = listViews(ctx.state);
+    if (wants.has('push_device')) reply.push_devices = pushDevicesSection(ctx.state);
     return { reply };
   },
 };

@@ -4,7 +4,10 @@ import {
   type PushDevice,
   type PushDeviceCommand,
   type PushKind,
+  type E2eePushDevice,
+  pushDeviceChanged,
 } from '@chat/protocol';
+import { toOwnQueues } from '../queues.js';
 import type { UserHandlers, UserState } from '../state.js';
 
 /**
@@ -15,7 +18,9 @@ import type { UserHandlers, UserState } from '../state.js';
 export type PushState = PushDevice[];
 
 export type PushEvent =
-  { type: 'pushDeviceAdded'; device: PushDevice } | { type: 'pushDeviceRemoved'; kind: PushKind; token: string };
+  | { type: 'pushDeviceAdded'; device: PushDevice }
+  | { type: 'pushDeviceRemoved'; kind: PushKind; token: string }
+  | { type: 'e2eePushSaved'; device: E2eePushDevice };
 
 const same = (d: PushDevice, kind: PushKind, token: string) => d.kind === kind && d.token === token;
 
@@ -29,8 +34,20 @@ export function applyPushEvent(state: UserState, event: PushEvent): void {
     case 'pushDeviceRemoved':
       state.pushDevices = devices.filter((d) => !same(d, event.kind, event.token));
       return;
+    case 'e2eePushSaved':
+      (state.e2eePushDevices ??= {})[event.device.push_account_id] = event.device;
+      return;
   }
 }
+
+/** The `push_devices` register section: each E2EE registration's status, by push account id. */
+export const pushDevicesSection = (state: UserState) =>
+  Object.fromEntries(
+    Object.values(state.e2eePushDevices ?? {}).map((d) => [
+      String(d.push_account_id),
+      { status: d.status, error_code: d.error_code },
+    ]),
+  );
 
 /** Registering, dropping and reading the user's devices. */
 export const pushHandlers: UserHandlers<Pick<PersonalProtocol, PushDeviceCommand['type']>> = {
@@ -50,5 +67,22 @@ export const pushHandlers: UserHandlers<Pick<PersonalProtocol, PushDeviceCommand
     const found = devices.filter((d) => d.token === command.token);
     if (found.length === 0) throw new ChatError('INVALID_PUSH_DEVICE_TOKEN', 'Device not recognized');
     return { reply: found };
+  },
+  'user.registerE2eePush': (_ctx, { device }) => ({
+    events: [{ type: 'e2eePushSaved', device: { ...device, status: 'pending', error_code: null } }],
+    reply: null,
+  }),
+  'user.e2eePushStatus': (ctx, { push_account_id, status, error_code }) => {
+    const device = ctx.state.e2eePushDevices?.[push_account_id];
+    if (!device) return { reply: null };
+    return {
+      events: [{ type: 'e2eePushSaved', device: { ...device, status, error_code } }],
+      reply: null,
+      tells: toOwnQueues(ctx.address.key, ctx.state, [pushDeviceChanged(push_account_id, status, error_code)]),
+    };
+  },
+  'user.e2eePushDevices': ({ state }, { push_account_id }) => {
+    const all = Object.values(state.e2eePushDevices ?? {});
+    return { reply: push_account_id === undefined ? all : all.filter((d) => d.push_account_id === push_account_id) };
   },
 };

@@ -1,21 +1,19 @@
-import type { PersonalReplies } from '@chat/protocol';
 import {
   ChatError,
   snippetRemoved,
   snippetSaved,
+  type PersonalProtocol,
   type QueueEvent,
   type SavedSnippet,
   type SnippetCommand,
 } from '@chat/protocol';
-import type { ActorContext, Decision } from '@chat/runtime';
+import type { ActorContext } from '@chat/runtime';
 import { toOwnQueues } from '../queues.js';
-import type { UserEvent, UserState } from '../state.js';
+import type { UserHandlers, UserState } from '../state.js';
+import { emptyNumbered, keep, nextId, type Numbered } from './numbered.js';
 
 /** Texts the user keeps to insert into messages, by id. */
-export interface SnippetsState {
-  byId: Record<string, SavedSnippet>;
-  lastId: number;
-}
+export type SnippetsState = Numbered<SavedSnippet>;
 
 export type SnippetEvent =
   | { type: 'snippetAdded'; snippet: SavedSnippet }
@@ -27,11 +25,10 @@ export const listSnippets = (state: Readonly<UserState>): SavedSnippet[] =>
   Object.values(state.snippets?.byId ?? {}).sort((a, b) => a.id - b.id);
 
 export function applySnippetEvent(state: UserState, event: SnippetEvent): void {
-  const snippets = (state.snippets ??= { byId: {}, lastId: 0 });
+  const snippets = (state.snippets ??= emptyNumbered());
   switch (event.type) {
     case 'snippetAdded':
-      snippets.byId[event.snippet.id] = event.snippet;
-      snippets.lastId = Math.max(snippets.lastId, event.snippet.id);
+      keep(snippets, event.snippet);
       return;
     case 'snippetEdited': {
       const snippet = snippets.byId[event.id];
@@ -46,61 +43,44 @@ export function applySnippetEvent(state: UserState, event: SnippetEvent): void {
   }
 }
 
-/** Each command's decision, with the reply its protocol table names. */
-export function decideSnippet<K extends SnippetCommand['type']>(
-  ctx: ActorContext<UserState>,
-  command: Extract<SnippetCommand, { type: K }>,
-): Decision<UserEvent, PersonalReplies[K]>;
-export function decideSnippet(ctx: ActorContext<UserState>, command: SnippetCommand): Decision<UserEvent> {
-  const state = ctx.state;
-  const own = (event: QueueEvent) => toOwnQueues(ctx.address.key, state, [event]);
-  const existing = (id: number) => {
-    const snippet = state.snippets?.byId[id];
-    if (!snippet) throw new ChatError('RESOURCE_NOT_FOUND', 'Saved snippet does not exist.');
-    return snippet;
-  };
-  switch (command.type) {
-    case 'user.snippets':
-      return { reply: { saved_snippets: listSnippets(state) } };
-    case 'user.createSnippet': {
-      const snippet: SavedSnippet = {
-        id: (state.snippets?.lastId ?? 0) + 1,
-        title: command.title,
-        content: command.content,
-        date_created: Math.floor(ctx.now / 1000),
-      };
-      return {
-        events: [{ type: 'snippetAdded', snippet }],
-        tells: own(snippetSaved('add', snippet)),
-        reply: { saved_snippet_id: snippet.id },
-      };
-    }
-    case 'user.editSnippet': {
-      const { saved_snippet_id: id, title, content } = command;
-      // Nothing to change: answered before any lookup and without an event, as in the original.
-      if (title === undefined && content === undefined) return { reply: null };
-      const before = existing(id);
-      const after: SavedSnippet = { ...before, title: title ?? before.title, content: content ?? before.content };
-      return {
-        events: [
-          {
-            type: 'snippetEdited',
-            id,
-            ...(title !== undefined && { title }),
-            ...(content !== undefined && { content }),
-          },
-        ],
-        tells: own(snippetSaved('update', after)),
-        reply: null,
-      };
-    }
-    case 'user.deleteSnippet': {
-      const { id } = existing(command.saved_snippet_id);
-      return {
-        events: [{ type: 'snippetRemoved', id }],
-        tells: own(snippetRemoved(id)),
-        reply: null,
-      };
-    }
-  }
+function existing(state: Readonly<UserState>, id: number): SavedSnippet {
+  const snippet = state.snippets?.byId[id];
+  if (!snippet) throw new ChatError('RESOURCE_NOT_FOUND', 'Saved snippet does not exist.');
+  return snippet;
 }
+
+const ownQueues = (ctx: ActorContext<UserState>, event: QueueEvent) => toOwnQueues(ctx.address.key, ctx.state, [event]);
+
+export const snippetHandlers: UserHandlers<Pick<PersonalProtocol, SnippetCommand['type']>> = {
+  'user.snippets': ({ state }) => ({ reply: { saved_snippets: listSnippets(state) } }),
+  'user.createSnippet': (ctx, command) => {
+    const snippet: SavedSnippet = {
+      id: nextId(ctx.state.snippets),
+      title: command.title,
+      content: command.content,
+      date_created: Math.floor(ctx.now / 1000),
+    };
+    return {
+      events: [{ type: 'snippetAdded', snippet }],
+      tells: ownQueues(ctx, snippetSaved('add', snippet)),
+      reply: { saved_snippet_id: snippet.id },
+    };
+  },
+  'user.editSnippet': (ctx, { saved_snippet_id: id, title, content }) => {
+    // Nothing to change: answered before any lookup and without an event, as in the original.
+    if (title === undefined && content === undefined) return { reply: null };
+    const before = existing(ctx.state, id);
+    const after: SavedSnippet = { ...before, title: title ?? before.title, content: content ?? before.content };
+    return {
+      events: [
+        { type: 'snippetEdited', id, ...(title !== undefined && { title }), ...(content !== undefined && { content }) },
+      ],
+      tells: ownQueues(ctx, snippetSaved('update', after)),
+      reply: null,
+    };
+  },
+  'user.deleteSnippet': (ctx, command) => {
+    const { id } = existing(ctx.state, command.saved_snippet_id);
+    return { events: [{ type: 'snippetRemoved', id }], tells: ownQueues(ctx, snippetRemoved(id)), reply: null };
+  },
+};

@@ -1,4 +1,3 @@
-import type { PersonalReplies } from '@chat/protocol';
 import {
   ChatError,
   viewAdded,
@@ -6,11 +5,12 @@ import {
   viewUpdated,
   type NavigationView,
   type NavigationViewCommand,
+  type PersonalProtocol,
   type QueueEvent,
 } from '@chat/protocol';
-import type { ActorContext, Decision } from '@chat/runtime';
+import type { ActorContext } from '@chat/runtime';
 import { toOwnQueues } from '../queues.js';
-import type { UserEvent, UserState } from '../state.js';
+import type { UserHandlers, UserState } from '../state.js';
 
 /**
  * The user's left-sidebar navigation views, in the order they were added:
@@ -46,53 +46,37 @@ export function applyViewEvent(state: UserState, event: ViewEvent): void {
 
 const alreadyExists = () => new ChatError('BAD_REQUEST', 'Navigation view already exists.');
 
-/** Each command's decision, with the reply its protocol table names. */
-export function decideView<K extends NavigationViewCommand['type']>(
-  ctx: ActorContext<UserState>,
-  command: Extract<NavigationViewCommand, { type: K }>,
-): Decision<UserEvent, PersonalReplies[K]>;
-export function decideView(ctx: ActorContext<UserState>, command: NavigationViewCommand): Decision<UserEvent> {
-  const state = ctx.state;
-  const views = listViews(state);
-  const own = (event: QueueEvent) => toOwnQueues(ctx.address.key, state, [event]);
-  const nameTaken = (name: string | null | undefined) => name != null && views.some((v) => v.name === name);
-  // 404 either way; the reference shows code NOT_FOUND for an edit and BAD_REQUEST for a removal.
-  const existing = (fragment: string, code: 'NOT_FOUND' | 'RESOURCE_NOT_FOUND' = 'RESOURCE_NOT_FOUND') => {
-    const view = views.find((v) => v.fragment === fragment);
-    if (!view) throw new ChatError(code, 'Navigation view does not exist.');
-    return view;
-  };
-  switch (command.type) {
-    case 'user.navigationViews':
-      return { reply: { navigation_views: views } };
-    case 'user.addNavigationView': {
-      const view = command.view;
-      if (views.some((v) => v.fragment === view.fragment) || nameTaken(view.name)) throw alreadyExists();
-      return {
-        events: [{ type: 'viewAdded', view }],
-        tells: own(viewAdded(view)),
-        reply: null,
-      };
-    }
-    case 'user.editNavigationView': {
-      const { fragment, is_pinned, name } = command;
-      if (nameTaken(name)) throw alreadyExists();
-      existing(fragment, 'NOT_FOUND');
-      // The event names only what the request changed, as the original's `data`.
-      const data = { ...(name !== undefined && { name }), ...(is_pinned !== undefined && { is_pinned }) };
-      return {
-        events: [{ type: 'viewEdited', fragment, ...data }],
-        tells: own(viewUpdated(fragment, data)),
-        reply: null,
-      };
-    }
-    case 'user.removeNavigationView': {
-      const { fragment } = existing(command.fragment);
-      return {
-        events: [{ type: 'viewRemoved', fragment }],
-        tells: own(viewRemoved(fragment)),
-        reply: null,
-      };
-    }
-  }
+const ownQueues = (ctx: ActorContext<UserState>, event: QueueEvent) => toOwnQueues(ctx.address.key, ctx.state, [event]);
+const nameTaken = (state: Readonly<UserState>, name: string | null | undefined) =>
+  name != null && listViews(state).some((v) => v.name === name);
+
+// 404 either way; the reference shows code NOT_FOUND for an edit and BAD_REQUEST for a removal.
+function existing(state: Readonly<UserState>, fragment: string, code: 'NOT_FOUND' | 'RESOURCE_NOT_FOUND') {
+  const view = listViews(state).find((v) => v.fragment === fragment);
+  if (!view) throw new ChatError(code, 'Navigation view does not exist.');
+  return view;
 }
+
+export const viewHandlers: UserHandlers<Pick<PersonalProtocol, NavigationViewCommand['type']>> = {
+  'user.navigationViews': ({ state }) => ({ reply: { navigation_views: listViews(state) } }),
+  'user.addNavigationView': (ctx, { view }) => {
+    const taken = listViews(ctx.state).some((v) => v.fragment === view.fragment) || nameTaken(ctx.state, view.name);
+    if (taken) throw alreadyExists();
+    return { events: [{ type: 'viewAdded', view }], tells: ownQueues(ctx, viewAdded(view)), reply: null };
+  },
+  'user.editNavigationView': (ctx, { fragment, is_pinned, name }) => {
+    if (nameTaken(ctx.state, name)) throw alreadyExists();
+    existing(ctx.state, fragment, 'NOT_FOUND');
+    // The event names only what the request changed, as the original's `data`.
+    const data = { ...(name !== undefined && { name }), ...(is_pinned !== undefined && { is_pinned }) };
+    return {
+      events: [{ type: 'viewEdited', fragment, ...data }],
+      tells: ownQueues(ctx, viewUpdated(fragment, data)),
+      reply: null,
+    };
+  },
+  'user.removeNavigationView': (ctx, command) => {
+    const { fragment } = existing(ctx.state, command.fragment, 'RESOURCE_NOT_FOUND');
+    return { events: [{ type: 'viewRemoved', fragment }], tells: ownQueues(ctx, viewRemoved(fragment)), reply: null };
+  },
+};

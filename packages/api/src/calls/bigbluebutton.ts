@@ -1,10 +1,9 @@
 import { createHash, createHmac, randomBytes, randomInt, timingSafeEqual } from 'node:crypto';
 import { Type } from '@sinclair/typebox';
-import { defineRoute, parseCookies, SESSION_COOKIE, scopedActors, type Route } from '@chat/edge';
-import { ChatError, type Principal } from '@chat/protocol';
+import { defineRoute, type Route } from '@chat/edge';
+import { ChatError } from '@chat/protocol';
 import type { ApiOptions } from '../options.js';
-import { sessionAuthenticate } from '../sessions/sessions.js';
-import { rawCaller, type RawDeps, type RawMiddleware, type RawContext } from '../uploads/downloads.js';
+import { pageCaller, type RawDeps, type RawMiddleware } from '../uploads/downloads.js';
 
 /**
  * BigBlueButton calls, as the original makes them: `create` answers a link
@@ -104,23 +103,6 @@ export function bigBlueButtonRoutes(options: ApiOptions): Route[] {
       },
     }),
   ];
-}
-
-/** The caller of a page: a browser session, or basic auth as the API routes take it. */
-async function pageCaller(ctx: RawContext, deps: RawDeps): Promise<Principal> {
-  const key = parseCookies(ctx.get('Cookie') || undefined).get(SESSION_COOKIE);
-  if (key !== undefined && ctx.get('Authorization') === '') {
-    const request = { host: ctx.host, ip: ctx.ip, userAgent: ctx.get('User-Agent') };
-    const actors = scopedActors(deps.actors, ctx.state.requestId);
-    const principal = await sessionAuthenticate(deps.options)(key, {
-      request,
-      requestId: ctx.state.requestId,
-      log: ctx.state.log,
-      actors,
-    });
-    if (principal) return principal;
-  }
-  return (await rawCaller(ctx, deps)).principal;
 }
 
 /** `GET /calls/bigbluebutton/join?bigbluebutton=...`: creates the meeting and redirects into it. */

@@ -14,6 +14,7 @@ import {
   type SubscriptionSettings,
   type UserSettings,
   type UserRef,
+  streamDeleteEvent,
 } from '@chat/protocol';
 import { channelJson, subscriptionJson } from '../channels/json.js';
 import { globalValue, isNotificationProperty, withGlobalDefaults } from '../channels/notification-defaults.js';
@@ -23,6 +24,7 @@ import { presentPresence } from '../users/presence.js';
 import { presentNewUser } from '../users/event-json.js';
 import { presentBotEvent } from '../bots/json.js';
 import { messageJson } from '../messages/json.js';
+import { linkifiersOf } from '../messages/content.js';
 import type { ApiOptions } from '../options.js';
 import { checkedQueueId } from './queue-id.js';
 import { pollQueue } from './poll.js';
@@ -69,7 +71,7 @@ function presentPlain(
   if (archiving && !spec.capabilities.archived_channels) {
     if (event.value !== true) return [];
     const streamId = event.stream_id as number;
-    return [{ id: event.id, type: 'stream', op: 'delete', streams: [{ stream_id: streamId }], stream_ids: [streamId] }];
+    return [{ id: event.id, ...streamDeleteEvent(streamId) }];
   }
   if (event.type === 'delete_message' && !spec.capabilities.bulk_message_deletion) {
     const { message_ids: ids, ...rest } = shaped;
@@ -93,6 +95,7 @@ export async function present(caller: CallerContext, events: NumberedEvent[], sp
   const emptyTopicName = needsTopicName ? (await caller.settings()).empty_topic_display_name : null;
   const needsGlobal = !spec.capabilities.notification_settings_null && events.some((e) => e.type === 'subscription');
   const global = needsGlobal ? await caller.actors.ask(caller.me, { type: 'user.settings' }) : null;
+  const linkifiers = events.some(isMessageEvent) ? await linkifiersOf(caller) : undefined;
   return events.flatMap((event): Body[] => {
     if (!isMessageEvent(event)) return presentPlain(event, spec, emptyTopicName, global);
     const users = new Map<number, UserRef>(event.people.map((u) => [u.user_id, u]));
@@ -101,6 +104,7 @@ export async function present(caller: CallerContext, events: NumberedEvent[], sp
       client_gravatar: spec.client_gravatar,
       empty_topic_name: emptyTopicName,
       realm: caller.principal.realm,
+      ...(linkifiers ? { linkifiers } : {}),
     };
     const { flags, ...message } = messageJson(event.message, users, format);
     return [

@@ -1,4 +1,4 @@
-import { render, scan, type RenderUser } from '@chat/markdown';
+import { render, scan, type RenderLinkifier, type RenderUser } from '@chat/markdown';
 import { ChatError, type PreparedContent, type Resolved } from '@chat/protocol';
 import type { CallerContext } from '../context.js';
 import { activeByName, customEmoji } from '../realm/emoji-choice.js';
@@ -12,6 +12,20 @@ function mentionedGroupMembers(groups: Resolved['groups'], mentionedIds: number[
   const refused = mentioned.find((g) => g.can_mention === false);
   if (refused) throw new ChatError('BAD_REQUEST', `You are not allowed to mention user group '${refused.name}'.`);
   return [...new Set(mentioned.flatMap((g) => g.members ?? []))].sort((a, b) => a - b);
+}
+
+/** The edges' copies of realms' linkifiers, by realm and digest: the caller's authentication says which is current. */
+const linkifierCopies = new Map<string, { version: string; list: RenderLinkifier[] }>();
+
+/** The realm's linkifiers; asked of the realm only when they changed since this edge last asked. */
+export async function linkifiersOf(caller: CallerContext): Promise<RenderLinkifier[] | undefined> {
+  const version = caller.principal.linkifiers_version;
+  if (version === undefined) return undefined;
+  const copy = linkifierCopies.get(caller.principal.realm);
+  if (copy?.version === version) return copy.list;
+  const list = await caller.actors.ask(caller.realm, { type: 'realm.linkifiers' });
+  linkifierCopies.set(caller.principal.realm, { version, list });
+  return list;
 }
 
 /** Renders Markdown after resolving, in one round trip to the realm, everything it mentions. */
@@ -30,6 +44,7 @@ export async function prepareContent(caller: CallerContext, content: string): Pr
         });
   // Custom emoji are asked for only when the content may name one.
   const realmEmoji = /:[^\s:]+:/.test(content) ? activeByName(await customEmoji(caller)) : undefined;
+  const linkifiers = await linkifiersOf(caller);
   const usersByName = new Map<string, RenderUser[]>();
   for (const u of resolved.users) {
     const key = u.full_name.toLowerCase();
@@ -41,6 +56,7 @@ export async function prepareContent(caller: CallerContext, content: string): Pr
     groupsByName: new Map(resolved.groups.map((g) => [g.name.toLowerCase(), g])),
     channelsByName: new Map(resolved.channels.map((c) => [c.name.toLowerCase(), { id: c.channel_id, name: c.name }])),
     ...(realmEmoji ? { realmEmoji } : {}),
+    ...(linkifiers ? { linkifiers } : {}),
   });
   return {
     content,

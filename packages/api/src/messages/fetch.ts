@@ -12,6 +12,7 @@ import {
 } from '@chat/protocol';
 import { CallerContext } from '../context.js';
 import { LIMITS } from '../limits.js';
+import { linkifiersOf } from './content.js';
 import { messageJson, referencedUsers, type MessageFormat } from './json.js';
 import type { ApiOptions } from '../options.js';
 
@@ -39,9 +40,9 @@ async function formatOf(
 }
 
 export async function renderMessages(caller: CallerContext, messages: ViewedMessage[], format: MessageFormat) {
-  const users = await caller.users(referencedUsers(messages));
+  const [users, linkifiers] = await Promise.all([caller.users(referencedUsers(messages)), linkifiersOf(caller)]);
   return messages.map((m) => ({
-    ...messageJson(m, users, format),
+    ...messageJson(m, users, linkifiers ? { ...format, linkifiers } : format),
     ...(m.match_content !== undefined ? { match_content: m.match_content, match_subject: m.match_subject } : {}),
   }));
 }

@@ -1,3 +1,4 @@
+import { topicLinks, type RenderLinkifier } from '@chat/markdown';
 import type { UserRef, ViewedMessage } from '@chat/protocol';
 import { gravatarUrl } from '../users/json.js';
 
@@ -9,6 +10,8 @@ export interface MessageFormat {
   realm: string;
   /** The realm's `message_edit_history_visibility_policy` (default `all`): which edits `edit_history` shows. */
   edit_history?: string;
+  /** The realm's linkifiers, for `topic_links` (absent: none). */
+  linkifiers?: RenderLinkifier[];
 }
 
 /**
@@ -72,7 +75,7 @@ export function messageJson(m: ViewedMessage, users: Map<number, UserRef>, forma
     recipient_id: recipientId(m),
     submessages: [],
     timestamp: m.timestamp,
-    topic_links: [],
+    topic_links: m.channel_id !== null ? topicLinks(topic, format.linkifiers ?? []) : [],
     ...(history ? { edit_history: history } : {}),
     ...(m.last_edit_timestamp !== null ? { last_edit_timestamp: m.last_edit_timestamp } : {}),
     ...(m.last_moved_timestamp !== null ? { last_moved_timestamp: m.last_moved_timestamp } : {}),

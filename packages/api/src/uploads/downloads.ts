@@ -1,7 +1,15 @@
 import { createHmac, randomBytes, timingSafeEqual } from 'node:crypto';
 import type { IncomingMessage } from 'node:http';
 import { Readable } from 'node:stream';
-import { basicCredentials, scopedActors, type Authenticate, type AuthRequest } from '@chat/edge';
+import {
+  basicCredentials,
+  parseCookies,
+  scopedActors,
+  SESSION_COOKIE,
+  type Authenticate,
+  type AuthRequest,
+} from '@chat/edge';
+import { sessionAuthenticate } from '../sessions/sessions.js';
 import { ChatError, isChatError, userAddress, type Principal, conversationOfKey } from '@chat/protocol';
 import type { ActorClient, FileStore } from '@chat/runtime';
 import { CallerContext } from '../context.js';
@@ -32,6 +40,23 @@ export interface RawDeps {
   options: ApiOptions;
   actors: ActorClient;
   authenticate: Authenticate;
+}
+
+/** The caller of a page: a browser session, or basic auth as the API routes take it. */
+export async function pageCaller(ctx: RawContext, deps: RawDeps): Promise<Principal> {
+  const key = parseCookies(ctx.get('Cookie') || undefined).get(SESSION_COOKIE);
+  if (key !== undefined && ctx.get('Authorization') === '') {
+    const request = { host: ctx.host, ip: ctx.ip, userAgent: ctx.get('User-Agent') };
+    const actors = scopedActors(deps.actors, ctx.state.requestId);
+    const principal = await sessionAuthenticate(deps.options)(key, {
+      request,
+      requestId: ctx.state.requestId,
+      log: ctx.state.log,
+      actors,
+    });
+    if (principal) return principal;
+  }
+  return (await rawCaller(ctx, deps)).principal;
 }
 
 /** Basic auth as the edge routes do it; the caller's asks carry the request id. */
@@ -120,10 +145,13 @@ async function readsALink(caller: CallerContext, pathId: string, owner: number):
   return false;
 }
 
-async function serveFile(ctx: RawContext, files: FileStore, pathId: string): Promise<void> {
-  const stat = await files.stat(fileKey(pathId));
+const serveFile = (ctx: RawContext, files: FileStore, pathId: string) =>
+  serveStored(ctx, files, fileKey(pathId), pathId.slice(pathId.lastIndexOf('/') + 1));
+
+/** A stored file's bytes under `name`, with the headers every download gets. */
+export async function serveStored(ctx: RawContext, files: FileStore, key: string, name: string): Promise<void> {
+  const stat = await files.stat(key);
   if (!stat) throw notFound();
-  const name = pathId.slice(pathId.lastIndexOf('/') + 1);
   const inline = INLINE_TYPES.test(stat.contentType);
   ctx.status = 200;
   ctx.set('Content-Type', stat.contentType);
@@ -133,7 +161,7 @@ async function serveFile(ctx: RawContext, files: FileStore, pathId: string): Pro
   // Access can be withdrawn (a message deleted), so caches must ask again.
   ctx.set('Cache-Control', 'private, no-cache');
   if (ctx.method !== 'HEAD') {
-    const body = await files.get(fileKey(pathId));
+    const body = await files.get(key);
     if (!body) throw notFound();
     ctx.body = body instanceof Readable ? body : Readable.from(body);
   }

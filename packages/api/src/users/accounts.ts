@@ -165,7 +165,7 @@ export function accountRoutes(options: ApiOptions): Route[] {
         const wanted = params.user_ids && new Set(params.user_ids);
         const members = users
           .filter((user) => !wanted || wanted.has(user.user_id))
-          .map((user) => renderUser(user, params.client_gravatar ?? true));
+          .map((user) => renderUser(user, params.client_gravatar ?? true, params.include_custom_profile_fields));
         return { members };
       },
     }),
@@ -221,7 +221,7 @@ export function accountRoutes(options: ApiOptions): Route[] {
           type: 'realm.getUser',
           user_id: params.user_id,
         });
-        return { user: renderUser(user, params.client_gravatar ?? true) };
+        return { user: renderUser(user, params.client_gravatar ?? true, params.include_custom_profile_fields) };
       },
     }),
   ];

@@ -12,7 +12,7 @@ export function gravatarUrl(email: string, version: number): string {
  * gravatar URLs itself, so `avatar_url` is null for users without an upload
  * (which, until avatars can be uploaded, is everyone).
  */
-export function renderUser(user: UserProfile, clientGravatar: boolean) {
+export function renderUser(user: UserProfile, clientGravatar: boolean, withProfileData = true) {
   return {
     user_id: user.user_id,
     delivery_email: user.delivery_email,
@@ -30,6 +30,7 @@ export function renderUser(user: UserProfile, clientGravatar: boolean) {
     timezone: user.timezone,
     avatar_url: clientGravatar ? null : gravatarUrl(user.email, user.avatar_version),
     avatar_version: user.avatar_version,
-    profile_data: {},
+    // As the original: only when asked for, and never for bots, which cannot have custom profile fields.
+    ...(withProfileData && !user.is_bot ? { profile_data: user.profile_data ?? {} } : {}),
   };
 }

@@ -1,8 +1,9 @@
 import { Type } from '@sinclair/typebox';
 import { defineRoute, type Route } from '@chat/edge';
-import { isRole, ChatError, realmAddress, type Principal, type UserProfile } from '@chat/protocol';
+import { isAdministrator, isRole, ChatError, realmAddress, type Principal, type UserProfile } from '@chat/protocol';
 import type { ActorClient } from '@chat/runtime';
 import { renderUser } from './json.js';
+import { setProfileData } from '../realm/profile-fields.js';
 
 /** Addresses go to the `{email}` routes, everything else to the `{user_id}` ones. */
 const isAddress = (path: Record<string, string>) => (path.email ?? '').includes('@');
@@ -11,6 +12,9 @@ const ClientGravatar = Type.Optional(Type.Boolean({ default: true }));
 const UpdateParams = {
   full_name: Type.Optional(Type.String()),
   role: Type.Optional(Type.Integer()),
+  profile_data: Type.Optional(
+    Type.Array(Type.Object({ id: Type.Integer(), value: Type.Union([Type.String(), Type.Array(Type.Integer())]) })),
+  ),
 };
 
 async function userByEmail(actors: ActorClient, principal: Principal, email: string): Promise<UserProfile> {
@@ -21,9 +25,20 @@ async function updateUser(
   actors: ActorClient,
   principal: Principal,
   userId: number,
-  params: { full_name?: string | undefined; role?: number | undefined },
+  params: {
+    full_name?: string | undefined;
+    role?: number | undefined;
+    profile_data?: { id: number; value: unknown }[] | undefined;
+  },
 ): Promise<Record<string, never>> {
   if (params.role !== undefined && !isRole(params.role)) throw new ChatError('BAD_REQUEST', 'Invalid role');
+  if (params.profile_data !== undefined) {
+    // Only administrators change another's values (the realm checks again).
+    if (!isAdministrator(principal) && userId !== principal.user_id)
+      throw new ChatError('UNAUTHORIZED_PRINCIPAL', 'Must be an organization administrator');
+    await setProfileData(actors, principal, userId, params.profile_data);
+    if (params.full_name === undefined && params.role === undefined) return {};
+  }
   await actors.ask(realmAddress(principal.realm), {
     type: 'realm.updateUser',
     actor_id: principal.user_id,
@@ -56,7 +71,7 @@ export function userAdminRoutes(): Route[] {
       tags: ['users'],
       async handler({ params, principal, actors }) {
         const user = await userByEmail(actors, principal, params.email);
-        return { user: renderUser(user, params.client_gravatar ?? true) };
+        return { user: renderUser(user, params.client_gravatar ?? true, params.include_custom_profile_fields) };
       },
     }),
     defineRoute({

@@ -6,6 +6,7 @@ import {
   USER_SETTING_DEFAULTS,
   DECOY_PASSWORD_HASH,
   verifyPassword,
+  realmExportConsent,
   type UserSettings,
 } from '@chat/protocol';
 import { CallerContext } from '../context.js';
@@ -90,6 +91,15 @@ export async function changeSettings(caller: CallerContext, settings: Partial<Us
       type: 'realm.presenceEnabled',
       user_id: caller.principal.user_id,
       enabled: settings.presence_enabled === true,
+    });
+  }
+  if (changed.includes('allow_private_data_export')) {
+    const consented = settings.allow_private_data_export === true;
+    await caller.actors.ask(caller.realm, {
+      type: 'realm.broadcast',
+      events: [realmExportConsent(caller.principal.user_id, consented)],
+      to: 'administrators',
+      except: [],
     });
   }
   return changed;

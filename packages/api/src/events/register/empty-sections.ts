@@ -30,7 +30,6 @@ const EMPTY: Record<string, () => Record<string, unknown>> = {
   stop_words: () => ({ stop_words: [] }),
   video_calls: () => ({ has_zoom_token: false }),
   giphy: () => ({ giphy_api_key: '' }),
-  push_device: () => ({ push_devices: {} }),
   realm_billing: () => ({ realm_billing: { has_pending_sponsorship_request: false } }),
 };
 

@@ -2,7 +2,7 @@ import type { MutingSnapshot, PersonalSnapshot } from '@chat/protocol';
 import type { CallerContext } from '../../context.js';
 
 /** The register sections the caller's own UserActor keeps. */
-const SECTIONS = ['drafts', 'saved_snippets', 'navigation_views'];
+const SECTIONS = ['drafts', 'saved_snippets', 'navigation_views', 'push_device'];
 
 /** The wanted ones among them, read in one ask: `{drafts, saved_snippets, navigation_views}`. */
 export async function personalSections(

@@ -13,6 +13,8 @@ const BUILDS: Record<string, string[]> = {
   'realm.organization': ['realm', 'realm_user_settings_defaults'],
   'realm.defaultChannels': ['default_streams'],
   'realm.playgrounds': ['realm_playgrounds'],
+  'realm.linkifiers': ['realm_linkifiers'],
+  'realm.profileFields': ['custom_profile_fields'],
   'realm.listUsers': ['realm_user'],
   'realm.bots': ['realm_bot'],
   'realm.userGroups': ['user_group'],
@@ -22,7 +24,7 @@ const BUILDS: Record<string, string[]> = {
   // The time zone.
   'realm.getUser': ['user_settings'],
   'user.settings': ['user_settings'],
-  'user.personalSnapshot': ['drafts', 'saved_snippets', 'navigation_view'],
+  'user.personalSnapshot': ['drafts', 'saved_snippets', 'navigation_view', 'push_device'],
   'user.mutingSnapshot': ['muted_users', 'alert_words'],
   'user.scheduled': ['scheduled_messages', 'reminders'],
   // The subscriptions and their settings, topic policies, and read flags.

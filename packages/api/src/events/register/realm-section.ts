@@ -4,6 +4,22 @@ import type { ApiOptions } from '../../options.js';
 import { PRESENCE_TIMING } from '../../users/presence.js';
 import { gravatarUrl } from '../../users/json.js';
 
+/** The original's preset external accounts of custom profile fields. */
+export const EXTERNAL_ACCOUNTS: Record<string, { name: string; text: string; hint: string; url_pattern: string }> = {
+  github: {
+    name: 'GitHub',
+    text: 'GitHub',
+    hint: 'Enter your GitHub username',
+    url_pattern: 'https://github.com/%(username)s',
+  },
+  twitter: {
+    name: 'Twitter',
+    text: 'Twitter',
+    hint: 'Enter your Twitter username',
+    url_pattern: 'https://twitter.com/%(username)s',
+  },
+};
+
 /** The served `server_emoji_data_url` (see `emoji-data.ts` in @chat/server). */
 export const EMOJI_DATA_PATH = '/static/generated/emoji/emoji_api.json';
 
@@ -48,20 +64,7 @@ const FIXED = {
   realm_plan_type: 1,
   zulip_plan_is_not_limited: true,
   upgrade_text_for_wide_organization_logo: '',
-  realm_default_external_accounts: {
-    github: {
-      name: 'GitHub',
-      text: 'GitHub',
-      hint: 'Enter your GitHub username',
-      url_pattern: 'https://github.com/%(username)s',
-    },
-    twitter: {
-      name: 'Twitter',
-      text: 'Twitter',
-      hint: 'Enter your Twitter username',
-      url_pattern: 'https://twitter.com/%(username)s',
-    },
-  },
+  realm_default_external_accounts: EXTERNAL_ACCOUNTS,
   jitsi_server_url: 'https://meet.jit.si',
   server_jitsi_server_url: 'https://meet.jit.si',
   password_min_length: 6,

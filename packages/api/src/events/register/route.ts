@@ -85,6 +85,7 @@ export function registerRoutes(options: ApiOptions): Route[] {
           archived_channels: capabilities.archived_channels === true,
           notification_settings_null: capabilities.notification_settings_null === true,
           include_deactivated_groups: capabilities.include_deactivated_groups === true,
+          linkifier_url_template: capabilities.linkifier_url_template === true,
           people: {
             slim_presence: params.slim_presence ?? false,
             ...(params.presence_history_limit_days !== undefined

@@ -22,6 +22,7 @@ const SECTION_EVENTS: Array<[string, string]> = [
   ['drafts', 'drafts'],
   ['saved_snippets', 'saved_snippets'],
   ['navigation_views', 'navigation_view'],
+  ['push_devices', 'push_device'],
   ['realm_user_groups', 'user_group'],
   ['channel_folders', 'channel_folder'],
   ['user_settings', 'user_settings'],
@@ -54,6 +55,8 @@ export interface SnapshotRequest {
   notification_settings_null: boolean;
   /** The client capability: deactivated user groups are listed too. */
   include_deactivated_groups?: boolean;
+  /** The client capability: linkifiers (with URL templates) are listed. */
+  linkifier_url_template?: boolean;
   /** Presence format and history, and whether the client reads settings as an object. */
   people?: PeopleRequest;
 }
@@ -103,6 +106,10 @@ export class Snapshot {
       this.body,
       emptySections((section) => this.wants(section)),
     );
+    if (this.wants('custom_profile_fields')) {
+      this.body.custom_profile_fields = await caller.actors.ask(caller.realm, { type: 'realm.profileFields' });
+      this.types.add('custom_profile_fields');
+    }
     if (this.wants('realm_playgrounds')) {
       this.body.realm_playgrounds = await caller.actors.ask(caller.realm, { type: 'realm.playgrounds' });
       this.types.add('realm_playgrounds');
@@ -193,8 +200,13 @@ export class Snapshot {
         : await caller.actors.ask(caller.realm, { type: 'realm.defaultChannels' });
       this.types.add('default_streams');
     }
-    // No linkifiers can be configured yet, so clients with or without `linkifier_url_template` read none.
-    if (this.wants('realm_linkifiers')) this.body.realm_linkifiers = [];
+    // Clients without `linkifier_url_template` read none, as in the original.
+    if (this.wants('realm_linkifiers')) {
+      this.body.realm_linkifiers = this.req.linkifier_url_template
+        ? await caller.actors.ask(caller.realm, { type: 'realm.linkifiers' })
+        : [];
+      this.types.add('realm_linkifiers');
+    }
     Object.assign(this.body, await personalSections(caller, (section) => this.wants(section)));
     Object.assign(this.body, await mutingSections(caller, (section) => this.wants(section)));
     Object.assign(this.body, await scheduledSections(caller, (section) => this.wants(section)));

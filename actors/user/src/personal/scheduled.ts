@@ -1,16 +1,22 @@
 import {
   ChatError,
   isRetriable,
+  reminderRemoved,
+  remindersAdded,
+  scheduledAdded,
+  scheduledRemoved,
+  scheduledUpdated,
+  type ReminderJson,
+  type ScheduledMessageJson,
   userOfKey,
   type QueueEvent,
-  type ScheduledCommand,
   type StoredScheduled,
   type ScheduledProtocol,
-  type ScheduledReplies,
 } from '@chat/protocol';
 import type { ActorContext, Decision } from '@chat/runtime';
-import { toOwnQueues } from './queues.js';
-import type { UserEvent, UserHandlers, UserState } from './state.js';
+import { toOwnQueues } from '../queues.js';
+import type { UserEvent, UserHandlers, UserState } from '../state.js';
+import { emptyNumbered, keep, nextId, type Numbered } from './numbered.js';
 
 /**
  * Scheduled messages and reminders, sent by this actor's timer when due.
@@ -18,10 +24,7 @@ import type { UserEvent, UserHandlers, UserState } from './state.js';
  * listed in checkpoints and woken after a restart or a move to another
  * host, where `onActivate` arms the timer again from the state.
  */
-export interface ScheduledState {
-  byId: Record<string, StoredScheduled>;
-  lastId: number;
-}
+export type ScheduledState = Numbered<StoredScheduled>;
 
 export type ScheduledEvent =
   | { type: 'scheduledAdded'; item: StoredScheduled }
@@ -48,30 +51,33 @@ const waiting = (state: Readonly<UserState>) => items(state).filter((i) => !i.fa
 /** Whether the actor must stay in memory for its timer. */
 export const hasScheduled = (state: Readonly<UserState>) => waiting(state).length > 0;
 
-/** The reference's `ScheduledMessage` or `Reminder`. */
-export function scheduledJson(item: StoredScheduled, userId: number): Record<string, unknown> {
+const common = (item: StoredScheduled) => ({
+  content: item.request.content,
+  rendered_content: item.rendered_content,
+  scheduled_delivery_timestamp: item.scheduled_delivery_timestamp,
+  failed: item.failed,
+});
+
+/** The reference's `ScheduledMessage`. */
+function messageJson(item: StoredScheduled): ScheduledMessageJson {
   const { request } = item;
-  const common = {
-    content: request.content,
-    rendered_content: item.rendered_content,
-    scheduled_delivery_timestamp: item.scheduled_delivery_timestamp,
-    failed: item.failed,
-  };
-  if (item.kind === 'reminder') {
-    return {
-      reminder_id: item.id,
-      type: 'private',
-      to: [userId],
-      reminder_target_message_id: item.target_message_id,
-      ...common,
-    };
-  }
   return {
     scheduled_message_id: item.id,
     type: request.type,
     to: request.to,
     ...(request.type === 'stream' ? { topic: request.topic ?? '' } : {}),
-    ...common,
+    ...common(item),
+  };
+}
+
+/** The reference's `Reminder`. */
+function reminderJson(item: StoredScheduled, userId: number): ReminderJson {
+  return {
+    reminder_id: item.id,
+    type: 'private',
+    to: [userId],
+    reminder_target_message_id: item.target_message_id,
+    ...common(item),
   };
 }
 
@@ -80,33 +86,22 @@ export function listScheduled(state: Readonly<UserState>, kind: 'message' | 'rem
   return items(state)
     .filter((i) => i.kind === kind)
     .sort((a, b) => a.scheduled_delivery_timestamp - b.scheduled_delivery_timestamp || a.id - b.id)
-    .map((i) => scheduledJson(i, userId));
+    .map((i) => (kind === 'message' ? messageJson(i) : reminderJson(i, userId)));
 }
 
-const section = (kind: 'message' | 'reminder') => (kind === 'message' ? 'scheduled_messages' : 'reminders');
+const added = (item: StoredScheduled, userId: number): QueueEvent =>
+  item.kind === 'message' ? scheduledAdded([messageJson(item)]) : remindersAdded([reminderJson(item, userId)]);
 
-function added(item: StoredScheduled, userId: number): QueueEvent {
-  const type = section(item.kind);
-  return { type, op: 'add', [type]: [scheduledJson(item, userId)] };
-}
+const removed = (item: StoredScheduled): QueueEvent =>
+  item.kind === 'message' ? scheduledRemoved(item.id) : reminderRemoved(item.id);
 
-function removed(item: StoredScheduled): QueueEvent {
-  const idField = item.kind === 'message' ? 'scheduled_message_id' : 'reminder_id';
-  return { type: section(item.kind), op: 'remove', [idField]: item.id };
-}
-
-const updated = (item: StoredScheduled, userId: number): QueueEvent => ({
-  type: 'scheduled_messages',
-  op: 'update',
-  scheduled_message: scheduledJson(item, userId),
-});
+const updated = (item: StoredScheduled): QueueEvent => scheduledUpdated(messageJson(item));
 
 export function applyScheduledEvent(state: UserState, event: ScheduledEvent): void {
-  const scheduled = (state.scheduled ??= { byId: {}, lastId: 0 });
+  const scheduled = (state.scheduled ??= emptyNumbered());
   switch (event.type) {
     case 'scheduledAdded':
-      scheduled.byId[event.item.id] = event.item;
-      scheduled.lastId = Math.max(scheduled.lastId, event.item.id);
+      keep(scheduled, event.item);
       return;
     case 'scheduledRemoved':
       delete scheduled.byId[event.id];
@@ -127,52 +122,40 @@ export function arm(ctx: Ctx, also?: number): void {
   ctx.timers.set(TIMER, Math.min(delay, MAX_SLEEP_MS));
 }
 
-/** Each command's decision, with the reply its protocol table names. */
-function decideScheduled<K extends ScheduledCommand['type']>(
-  ctx: Ctx,
-  command: Extract<ScheduledCommand, { type: K }>,
-): Decision<UserEvent, ScheduledReplies[K]>;
-function decideScheduled(ctx: Ctx, command: ScheduledCommand): Decision<UserEvent> {
-  const state = ctx.state;
-  const me = userOfKey(ctx.address.key);
-  const own = (events: QueueEvent[]) => toOwnQueues(ctx.address.key, state, events);
-  const find = (kind: 'message' | 'reminder', id: number) => {
-    const item = state.scheduled?.byId[id];
-    if (!item || item.kind !== kind) {
-      const what = kind === 'message' ? 'Scheduled message' : 'Reminder';
-      throw new ChatError('RESOURCE_NOT_FOUND', `${what} does not exist`);
-    }
-    return item;
-  };
-  switch (command.type) {
-    case 'user.scheduled':
-      return { reply: listScheduled(state, command.kind, me) };
-    case 'user.scheduledItem':
-      return { reply: find(command.kind, command.id) };
-    case 'user.schedule': {
-      const item: StoredScheduled = { ...command.item, id: (state.scheduled?.lastId ?? 0) + 1, failed: false };
-      arm(ctx, item.scheduled_delivery_timestamp * 1000);
-      return { events: [{ type: 'scheduledAdded', item }], tells: own([added(item, me)]), reply: { id: item.id } };
-    }
-    case 'user.editScheduled': {
-      find(command.item.kind, command.id);
-      const item: StoredScheduled = { ...command.item, id: command.id, failed: false };
-      arm(ctx, item.scheduled_delivery_timestamp * 1000);
-      return { events: [{ type: 'scheduledAdded', item }], tells: own([updated(item, me)]), reply: null };
-    }
-    case 'user.unschedule': {
-      const item = find(command.kind, command.id);
-      return { events: [{ type: 'scheduledRemoved', id: item.id }], tells: own([removed(item)]), reply: null };
-    }
+function find(state: Readonly<UserState>, kind: 'message' | 'reminder', id: number): StoredScheduled {
+  const item = state.scheduled?.byId[id];
+  if (!item || item.kind !== kind) {
+    const what = kind === 'message' ? 'Scheduled message' : 'Reminder';
+    throw new ChatError('RESOURCE_NOT_FOUND', `${what} does not exist`);
   }
+  return item;
 }
 
+const ownQueues = (ctx: Ctx, event: QueueEvent) => toOwnQueues(ctx.address.key, ctx.state, [event]);
+const me = (ctx: Ctx) => userOfKey(ctx.address.key);
+
 export const scheduledHandlers: UserHandlers<ScheduledProtocol> = {
-  'user.schedule': decideScheduled,
-  'user.editScheduled': decideScheduled,
-  'user.unschedule': decideScheduled,
-  'user.scheduled': decideScheduled,
-  'user.scheduledItem': decideScheduled,
+  'user.scheduled': (ctx, { kind }) => ({ reply: listScheduled(ctx.state, kind, me(ctx)) }),
+  'user.scheduledItem': ({ state }, { kind, id }) => ({ reply: find(state, kind, id) }),
+  'user.schedule': (ctx, command) => {
+    const item: StoredScheduled = { ...command.item, id: nextId(ctx.state.scheduled), failed: false };
+    arm(ctx, item.scheduled_delivery_timestamp * 1000);
+    return {
+      events: [{ type: 'scheduledAdded', item }],
+      tells: ownQueues(ctx, added(item, me(ctx))),
+      reply: { id: item.id },
+    };
+  },
+  'user.editScheduled': (ctx, command) => {
+    find(ctx.state, command.item.kind, command.id);
+    const item: StoredScheduled = { ...command.item, id: command.id, failed: false };
+    arm(ctx, item.scheduled_delivery_timestamp * 1000);
+    return { events: [{ type: 'scheduledAdded', item }], tells: ownQueues(ctx, updated(item)), reply: null };
+  },
+  'user.unschedule': (ctx, { kind, id }) => {
+    const item = find(ctx.state, kind, id);
+    return { events: [{ type: 'scheduledRemoved', id: item.id }], tells: ownQueues(ctx, removed(item)), reply: null };
+  },
 };
 
 /**
@@ -183,7 +166,6 @@ export const scheduledHandlers: UserHandlers<ScheduledProtocol> = {
  */
 export async function sendDue(ctx: Ctx): Promise<Decision<UserEvent>> {
   const state = ctx.state;
-  const me = userOfKey(ctx.address.key);
   const events: UserEvent[] = [];
   const queueEvents: QueueEvent[] = [];
   const done = new Set<number>();
@@ -206,7 +188,7 @@ export async function sendDue(ctx: Ctx): Promise<Decision<UserEvent>> {
       if (!(error instanceof ChatError) || isRetriable(error)) continue;
       done.add(item.id);
       events.push({ type: 'scheduledFailed', id: item.id });
-      if (item.kind === 'message') queueEvents.push(updated({ ...item, failed: true }, me));
+      if (item.kind === 'message') queueEvents.push(updated({ ...item, failed: true }));
     }
   }
   const pending = waiting(state).filter((i) => !done.has(i.id));
