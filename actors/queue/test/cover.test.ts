@@ -1,5 +1,13 @@
 import test from 'ava';
-import type { QueueEvent, QueueSpec } from '@chat/protocol';
+import {
+  invitesChanged,
+  peerEvent,
+  typingDirect,
+  updateMessageEvent,
+  type QueueEvent,
+  type QueueSpec,
+  type UpdateMessageEvent,
+} from '@chat/protocol';
 import { BehaviorTestKit } from '@chat/runtime/testkit';
 import { queueBehavior, type QueueOptions } from '../src/index.js';
 
@@ -31,8 +39,18 @@ const push = (kit: Awaited<ReturnType<typeof queue>>, events: QueueEvent[], acto
     actor === undefined ? {} : { idempotencyKey: `o:${actor}@${position}:0>queue:zulip:q1#0` },
   );
 
-const peerAdd = (user: number): QueueEvent => ({ type: 'subscription', op: 'peer_add', user_ids: [user] });
-const typing: QueueEvent = { type: 'typing', op: 'start' };
+const peerAdd = (user: number): QueueEvent => peerEvent('peer_add', 10, [user]);
+const typing: QueueEvent = typingDirect('start', { user_id: 2, email: 'user2@zulip.test' }, []);
+const update = (fields: Partial<UpdateMessageEvent>): QueueEvent =>
+  updateMessageEvent({
+    user_id: 2,
+    edit_timestamp: 0,
+    message_id: 1,
+    message_ids: [1],
+    flags: [],
+    rendering_only: false,
+    ...fields,
+  });
 const ids = (kit: Awaited<ReturnType<typeof queue>>) => kit.state.events.map((e) => e.id);
 
 test('the cover drops the held events that come from changes the snapshot read, and answers them', async (t) => {
@@ -40,7 +58,7 @@ test('the cover drops the held events that come from changes the snapshot read, 
   await push(kit, [peerAdd(3)], CHANNEL, 5); // id 0: in the snapshot
   await push(kit, [peerAdd(4)], CHANNEL, 9); // id 1: after it
   await push(kit, [typing]); // id 2: no origin, never dropped
-  await push(kit, [{ type: 'realm_user', op: 'add' }], REALM, 3); // id 3: a section the snapshot did not build
+  await push(kit, [invitesChanged()], REALM, 3); // id 3: a section the snapshot did not build
   const cover = await kit.run({ type: 'queue.cover', user_id: 2, through: { subscription: { [CHANNEL]: 7 } } });
   t.deepEqual(
     (cover.reply as { events: Array<{ id: number }> }).events.map((e) => e.id),
@@ -63,8 +81,8 @@ test('after the cover, events still on their way from a change the snapshot read
 
 test('a move to another channel is never dropped: the two conversations were read at different moments', async (t) => {
   const kit = await queue();
-  const move: QueueEvent = { type: 'update_message', message_ids: [1], new_stream_id: 11, stream_id: 10 };
-  const edit: QueueEvent = { type: 'update_message', message_ids: [1], content: 'x' };
+  const move = update({ new_stream_id: 11, stream_id: 10 });
+  const edit = update({ content: 'x' });
   await push(kit, [move], CHANNEL, 5);
   await push(kit, [edit], CHANNEL, 5);
   await kit.run({ type: 'queue.cover', user_id: 2, through: { update_message: { [CHANNEL]: 9 } } });

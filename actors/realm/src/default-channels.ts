@@ -1,4 +1,11 @@
-import { ChatError, isAdministrator, isGuest, type DefaultChannelProtocol, notAdministrator } from '@chat/protocol';
+import {
+  ChatError,
+  isAdministrator,
+  isGuest,
+  type DefaultChannelProtocol,
+  notAdministrator,
+  defaultStreamsEvent,
+} from '@chat/protocol';
 import { toEveryone } from './broadcast.js';
 import type { RealmHandlers, RealmState } from './state.js';
 
@@ -41,7 +48,7 @@ export const defaultChannelHandlers: RealmHandlers<DefaultChannelProtocol> = {
       .filter(isGuest)
       .map((a) => a.id);
     // Guests are told there are no default channels (see the register), so they hear no change either.
-    const notice = { type: 'default_streams', default_streams: defaultChannelIds(after) };
+    const notice = defaultStreamsEvent(defaultChannelIds(after));
     return { events: [event], fanouts: [toEveryone(state, [notice], guests)], reply: null };
   },
 };

@@ -5,6 +5,7 @@ import {
   type EmojiProtocol,
   type GroupSetting,
   type RealmEmoji,
+  realmEmojiEvent,
 } from '@chat/protocol';
 import type { Decision } from '@chat/runtime';
 import { toEveryone } from './broadcast.js';
@@ -22,7 +23,7 @@ function save<R>(state: RealmState, emoji: RealmEmoji, reply: R): Decision<Realm
   const all = { ...state.emoji, [emoji.id]: emoji };
   return {
     events: [{ type: 'emojiSaved', emoji }],
-    fanouts: [toEveryone(state, [{ type: 'realm_emoji', op: 'update', realm_emoji: all }])],
+    fanouts: [toEveryone(state, [realmEmojiEvent(all)])],
     reply,
   };
 }

@@ -1,4 +1,13 @@
-import { ChatError, mayManageChannelFolders, type ChannelFolder, type FolderCommand } from '@chat/protocol';
+import {
+  ChatError,
+  mayManageChannelFolders,
+  type ChannelFolder,
+  type FolderCommand,
+  folderAdded,
+  folderUpdated,
+  foldersReordered,
+  type ChannelFolderEvent,
+} from '@chat/protocol';
 import { toEveryone } from './broadcast.js';
 import type { RealmState } from './state.js';
 import type { RealmHandlers } from './state.js';
@@ -43,15 +52,10 @@ function checkDescription(description: string): string {
   return description;
 }
 
-function save<R = null>(
-  state: RealmState,
-  folders: ChannelFolder[],
-  event: Record<string, unknown>,
-  reply: R = null as R,
-) {
+function save<R = null>(state: RealmState, folders: ChannelFolder[], event: ChannelFolderEvent, reply: R = null as R) {
   return {
     events: folders.map((folder) => ({ type: 'channelFolderSaved' as const, folder })),
-    fanouts: [toEveryone(state, [{ type: 'channel_folder', ...event }])],
+    fanouts: [toEveryone(state, [event])],
     reply,
   };
 }
@@ -59,7 +63,7 @@ function save<R = null>(
 function update(state: RealmState, cmd: Extract<FolderCommand, { type: 'realm.updateChannelFolder' }>) {
   requireAdmin(state, cmd.actor_id);
   const folder = { ...find(state, cmd.folder_id) };
-  const data: Record<string, unknown> = {};
+  const data: Partial<ChannelFolder> = {};
   if (cmd.name !== undefined && cmd.name !== folder.name) data.name = folder.name = checkName(state, cmd.name);
   if (cmd.description !== undefined && cmd.description !== folder.description) {
     data.description = folder.description = checkDescription(cmd.description);
@@ -71,7 +75,7 @@ function update(state: RealmState, cmd: Extract<FolderCommand, { type: 'realm.up
     data.is_archived = folder.is_archived = cmd.is_archived;
   }
   if (Object.keys(data).length === 0) return { reply: null };
-  return save(state, [folder], { op: 'update', channel_folder_id: folder.id, data });
+  return save(state, [folder], folderUpdated(folder.id, data));
 }
 
 export const folderHandlers: RealmHandlers<FolderProtocol> = {
@@ -96,7 +100,7 @@ export const folderHandlers: RealmHandlers<FolderProtocol> = {
       creator_id: command.actor_id,
       is_archived: false,
     };
-    return save(state, [folder], { op: 'add', channel_folder: folder }, { channel_folder_id: folder.id });
+    return save(state, [folder], folderAdded(folder), { channel_folder_id: folder.id });
   },
   'realm.updateChannelFolder': ({ state }, command) => {
     return update(state, command);
@@ -109,6 +113,6 @@ export const folderHandlers: RealmHandlers<FolderProtocol> = {
     const complete = new Set(order).size === order.length && order.length === folders.length;
     if (!complete) throw bad('Invalid order mapping.');
     const reordered = folders.map((f) => ({ ...f, order: order.indexOf(f.id) }));
-    return save(state, reordered, { op: 'reorder', order });
+    return save(state, reordered, foldersReordered(order));
   },
 };

@@ -6,6 +6,7 @@ import {
   type NewPerson,
   type QueueEvent,
   realmUserAdded,
+  invitesChanged as invitesChangedEvent,
 } from '@chat/protocol';
 import { toEveryone } from './broadcast.js';
 import { toProfile } from './profile.js';
@@ -50,5 +51,5 @@ export function invitesChanged(state: RealmState, inviterId: number) {
   const others = Object.values(state.accounts)
     .filter((a) => !mayManageAllInvites(a) && a.id !== inviterId)
     .map((a) => a.id);
-  return toEveryone(state, [{ type: 'invites_changed' }], others);
+  return toEveryone(state, [invitesChangedEvent()], others);
 }

@@ -1,4 +1,11 @@
-import { ChatError, isAdministrator, type Playground, type PlaygroundProtocol, notAdministrator } from '@chat/protocol';
+import {
+  ChatError,
+  isAdministrator,
+  type Playground,
+  type PlaygroundProtocol,
+  notAdministrator,
+  realmPlaygroundsEvent,
+} from '@chat/protocol';
 import { toEveryone } from './broadcast.js';
 import type { RealmHandlers, RealmState } from './state.js';
 
@@ -24,7 +31,7 @@ function requireAdmin(state: RealmState, actorId: number): void {
 function changed(state: RealmState, event: PlaygroundEvent) {
   const after: RealmState = { ...state, playgrounds: { ...state.playgrounds } };
   applyPlaygroundEvent(after, event);
-  return toEveryone(state, [{ type: 'realm_playgrounds', realm_playgrounds: listOf(after) }]);
+  return toEveryone(state, [realmPlaygroundsEvent(listOf(after))]);
 }
 
 export const playgroundHandlers: RealmHandlers<PlaygroundProtocol> = {

@@ -22,6 +22,7 @@ import {
   notOwner,
   realmUpdated,
   realmUpdatedDict,
+  userDefaultsUpdated,
 } from '@chat/protocol';
 import type { Decision } from '@chat/runtime';
 import { toEveryone } from './broadcast.js';
@@ -135,12 +136,7 @@ function updateUserDefaults(
   const current = state.userDefaults ?? {};
   const changed = Object.entries(cmd.values).filter(([name, value]) => current[name] !== value);
   if (changed.length === 0) return { reply: null };
-  const events = changed.map(([property, value]) => ({
-    type: 'realm_user_settings_defaults',
-    op: 'update',
-    property,
-    value,
-  }));
+  const events = changed.map(([property, value]) => userDefaultsUpdated(property, value));
   return {
     events: [{ type: 'userDefaultsChanged', values: Object.fromEntries(changed) }],
     fanouts: [toEveryone(state, events)],

@@ -55,7 +55,7 @@ function personalize(userId: number, state: UserState, event: QueueEvent, extra:
   }
   if (event.type !== 'update_message' || !event.personal) return event;
   const { personal, ...rest } = event;
-  return { ...rest, flags: editFlags(userId, state, event.message_id as number, personal as EditFlagFacts) };
+  return { ...rest, flags: editFlags(userId, state, event.message_id, personal) };
 }
 
 /** `realm:10` -> 10: the user a UserActor's key names. */

@@ -16,6 +16,11 @@ export interface ApiOptions {
   presenceEventUserLimit: number;
   /** How long one topic deletion may run before it answers `complete: false`. */
   topicDeleteBudgetMs: number;
+  /**
+   * Outgoing webhooks may call loopback and private addresses (development
+   * mode, or OUTGOING_WEBHOOKS_ALLOW_PRIVATE=true); otherwise such a call is refused.
+   */
+  allowPrivateWebhooks?: boolean;
   /** Where uploaded files are kept. */
   files: FileStore;
   /** The largest file an upload may hold (`max_file_upload_size_mib`). */

@@ -39,13 +39,8 @@ export interface MessageQueueEvent {
   topic_participants?: number[];
 }
 
-/** Any other event is already in the reference's shape, minus its `id`. */
-export interface PlainQueueEvent {
-  type: string;
-  [field: string]: unknown;
-}
-
-export type QueueEvent = MessageQueueEvent | ClientEvent | PlainQueueEvent;
+/** Every event a queue holds: built by the constructors in client-events/, so a hand-written literal does not compile. */
+export type QueueEvent = MessageQueueEvent | ClientEvent;
 
 export const isMessageEvent = (event: QueueEvent): event is MessageQueueEvent => event.type === 'message';
 

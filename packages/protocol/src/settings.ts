@@ -4,6 +4,7 @@
  * the user set; everything else reads as its default.
  */
 import type { QueueEvent } from './queue.js';
+import { displaySettingUpdated, notificationSettingUpdated, userSettingUpdated } from './client-events/personal.js';
 import type { ProtocolOf } from './contract.js';
 
 export type SettingValue = boolean | number | string;
@@ -121,15 +122,13 @@ export const LEGACY_NOTIFICATION_SETTINGS: readonly string[] = [
 
 /** The events one changed setting raises for its user's queues (the queue drops the legacy ones per client). */
 export function settingEvents(email: string, name: string, value: SettingValue, languageName?: string): QueueEvent[] {
-  const language = name === 'default_language' && languageName !== undefined ? { language_name: languageName } : {};
-  const events: QueueEvent[] = [{ type: 'user_settings', op: 'update', property: name, value, ...language }];
+  const language = name === 'default_language' ? languageName : undefined;
+  const events: QueueEvent[] = [userSettingUpdated(name, value, language)];
   // The time zone is not a display setting, but the original announces it as one.
   if (LEGACY_DISPLAY_SETTINGS.includes(name) || name === 'timezone') {
-    events.push({ type: 'update_display_settings', user: email, setting_name: name, setting: value, ...language });
+    events.push(displaySettingUpdated(email, name, value, language));
   }
-  if (LEGACY_NOTIFICATION_SETTINGS.includes(name)) {
-    events.push({ type: 'update_global_notifications', user: email, notification_name: name, setting: value });
-  }
+  if (LEGACY_NOTIFICATION_SETTINGS.includes(name)) events.push(notificationSettingUpdated(email, name, value));
   return events;
 }
 

@@ -54,6 +54,10 @@ export interface Config {
   /** A BigBlueButton server's API base URL and shared secret (BIG_BLUE_BUTTON_URL, BIG_BLUE_BUTTON_SECRET); both or calls are off. */
   bigBlueButtonUrl: string | undefined;
   bigBlueButtonSecret: string | undefined;
+  /** Outgoing webhooks may call private and loopback addresses (always so in development mode). */
+  allowPrivateWebhooks: boolean;
+  /** A cluster edge resumes an owed outgoing webhook call only once it is this old (it may be in another edge's hands). */
+  owedWebhookGraceMs: number;
   /** API rate limits (RATE_LIMITING, RATE_LIMIT_*; see rate-limit-config.ts); undefined: off. */
   rateLimits: RateLimitSettings | undefined;
   /** Admission control at the edge (ADMISSION_*; see readAdmission): what an overloaded edge refuses. */
@@ -122,6 +126,8 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env, overrides: Part
     temporaryUrlKey: env.TEMPORARY_URL_KEY || undefined,
     bigBlueButtonUrl: env.BIG_BLUE_BUTTON_URL || undefined,
     bigBlueButtonSecret: env.BIG_BLUE_BUTTON_SECRET || undefined,
+    allowPrivateWebhooks: mode === 'development' || env.OUTGOING_WEBHOOKS_ALLOW_PRIVATE === 'true',
+    owedWebhookGraceMs: Math.max(1000, integer(env, 'OWED_WEBHOOK_GRACE_MS', 60_000)),
     rateLimits: readRateLimitSettings(env),
     admission: readAdmission(env),
     ...overrides,

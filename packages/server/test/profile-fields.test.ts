@@ -166,6 +166,8 @@ test.serial('users set and clear their values; everyone hears; users show them',
     [birthday]: { value: '1600-01-01' },
     [mentor]: { value: JSON.stringify([IDS.othello]) },
   });
+  // Only when asked for, as in the original.
+  t.false('profile_data' in ((await ok(othello, 'GET', `/users/${IDS.hamlet}`)) as { user: Body }).user);
   const snapshot = await snapshotOf(othello, { fetch_event_types: JSON.stringify(['realm_user']) });
   const inRegister = (snapshot.realm_users as { user_id: number; profile_data: Body }[]).find(
     (u) => u.user_id === IDS.hamlet,
@@ -174,6 +176,11 @@ test.serial('users set and clear their values; everyone hears; users show them',
 
   t.deepEqual(await refusal(set([{ id: birthday, value: 'soon' }])), bad('Birthday is not a date'));
   t.deepEqual(await refusal(set([{ id: site, value: 'not a url' }])), bad('Site is not a URL'));
+  t.deepEqual(await refusal(set([{ id: mentor, value: [IDS.othello, 9999] }])), bad('Invalid user ID: 9999'));
+  t.deepEqual(
+    await refusal(set([{ id: bio, value: 'x'.repeat(501) }])),
+    bad('Bio is too long (limit: 500 characters)'),
+  );
   t.deepEqual(await refusal(set([{ id: 9999, value: 'x' }])), bad('Field id 9999 not found.'));
   t.deepEqual(
     await refusal(set([{ id: badge, value: 'gold' }])),

@@ -1,4 +1,11 @@
-import type { EditFlagFacts, EditPropagation, PreparedContent, QueueEvent, StoredMessage } from '@chat/protocol';
+import {
+  updateMessageEvent,
+  type EditFlagFacts,
+  type EditPropagation,
+  type PreparedContent,
+  type StoredMessage,
+  type UpdateMessageEvent,
+} from '@chat/protocol';
 import { topicParticipants } from '../send.js';
 import type { ChannelState } from '../state.js';
 
@@ -18,7 +25,7 @@ export interface EditFacts {
  * only the fields the reference gives that kind of edit. `flags` is filled in
  * per recipient from `personal`, which their UserActor strips.
  */
-export function editEvent(state: ChannelState, key: string, e: EditFacts): QueueEvent {
+export function editEvent(state: ChannelState, key: string, e: EditFacts): UpdateMessageEvent {
   const { target, prepared } = e;
   const facts = prepared ?? target;
   const moved = e.topic !== undefined && e.moved.length > 0;
@@ -33,8 +40,7 @@ export function editEvent(state: ChannelState, key: string, e: EditFacts): Queue
     topic_participants: facts.topic_wildcard ? [...topicParticipants(state, target.topic)] : [],
   };
   const channel = state.channel;
-  return {
-    type: 'update_message',
+  return updateMessageEvent({
     user_id: e.actor_id,
     edit_timestamp: e.at,
     message_id: target.id,
@@ -55,5 +61,5 @@ export function editEvent(state: ChannelState, key: string, e: EditFacts): Queue
       ? { orig_subject: target.topic, subject: e.topic, topic_links: [], propagate_mode: e.propagate_mode }
       : {}),
     personal,
-  };
+  });
 }

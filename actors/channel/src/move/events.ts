@@ -1,4 +1,10 @@
-import { streamUpdated, type EditFlagFacts, type QueueEvent, type StoredMessage } from '@chat/protocol';
+import {
+  streamUpdated,
+  updateMessageEvent,
+  type EditFlagFacts,
+  type QueueEvent,
+  type StoredMessage,
+} from '@chat/protocol';
 import { deleteEvent, fanout, receivers } from '../events.js';
 import { toUsers } from '../members.js';
 import type { MoveOut } from './checks.js';
@@ -58,8 +64,7 @@ function updateEvent(state: ChannelState, cmd: MoveOut, f: MoveFacts): QueueEven
     topic_wildcard: target.topic_wildcard,
     topic_participants: target.topic_wildcard ? [...topicParticipants(state, target.topic)] : [],
   };
-  return {
-    type: 'update_message',
+  return updateMessageEvent({
     user_id: cmd.actor.user_id,
     edit_timestamp: f.at,
     message_id: target.id,
@@ -73,7 +78,7 @@ function updateEvent(state: ChannelState, cmd: MoveOut, f: MoveFacts): QueueEven
     orig_subject: target.topic,
     ...(f.topic !== undefined ? { subject: f.topic, topic_links: [] } : {}),
     personal,
-  };
+  });
 }
 
 /**

@@ -51,7 +51,7 @@ export function groupToChange(
 /** A group's new value and what everyone hears of it; `reply` is the command's (nothing by default). */
 export function saved<R = null>(state: RealmState, group: StoredGroup, events: UserGroupEvent[], reply: R = null as R) {
   const mark = (e: UserGroupEvent) => group.deactivated && !(e.op === 'update' && 'deactivated' in e.data);
-  const told = events.map((e) => (mark(e) ? { ...e, group_deactivated: true } : e));
+  const told = events.map((e): UserGroupEvent => (mark(e) ? { ...e, group_deactivated: true } : e));
   return {
     events: [{ type: 'userGroupSaved' as const, group }],
     fanouts: told.length > 0 ? [toEveryone(state, told)] : [],

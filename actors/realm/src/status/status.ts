@@ -1,4 +1,4 @@
-import { ChatError, type QueueEvent, type ReactionType, type StatusCommand, type UserStatusJson } from '@chat/protocol';
+import { ChatError, userStatusEvent, type ReactionType, type StatusCommand, type UserStatusJson } from '@chat/protocol';
 import { toEveryone } from '../broadcast.js';
 import type { RealmEvent, RealmState } from '../state.js';
 import type { RealmHandlers } from '../state.js';
@@ -74,21 +74,21 @@ export const statusHandlers: RealmHandlers<Pick<StatusProtocol, OwnCommand['type
     const userId = command.user_id;
     if (!state.accounts[userId]) throw noUser();
     const status = { ...(state.statuses?.[userId] ?? EMPTY) };
-    const event: QueueEvent = { type: 'user_status', user_id: userId };
+    const changed: Parameters<typeof userStatusEvent>[1] = {};
     const events: RealmEvent[] = [];
     if (command.away !== undefined) {
-      event.away = command.away;
+      changed.away = command.away;
       if (isInvisible(state, userId) !== command.away) {
         events.push({ type: 'presenceEnabledSet', userId, enabled: !command.away });
       }
     }
-    if (command.status_text !== undefined) status.status_text = event.status_text = command.status_text;
+    if (command.status_text !== undefined) status.status_text = changed.status_text = command.status_text;
     if (command.emoji) {
       Object.assign(status, command.emoji);
-      Object.assign(event, command.emoji);
+      Object.assign(changed, command.emoji);
     }
     events.push({ type: 'statusSet', userId, status });
-    return { events, fanouts: [toEveryone(state, [event])], reply: null };
+    return { events, fanouts: [toEveryone(state, [userStatusEvent(userId, changed)])], reply: null };
   },
 };
 

@@ -1,6 +1,13 @@
 import {
   ChatError,
   isRetriable,
+  reminderRemoved,
+  remindersAdded,
+  scheduledAdded,
+  scheduledRemoved,
+  scheduledUpdated,
+  type ReminderJson,
+  type ScheduledMessageJson,
   userOfKey,
   type QueueEvent,
   type StoredScheduled,
@@ -44,30 +51,33 @@ const waiting = (state: Readonly<UserState>) => items(state).filter((i) => !i.fa
 /** Whether the actor must stay in memory for its timer. */
 export const hasScheduled = (state: Readonly<UserState>) => waiting(state).length > 0;
 
-/** The reference's `ScheduledMessage` or `Reminder`. */
-export function scheduledJson(item: StoredScheduled, userId: number): Record<string, unknown> {
+const common = (item: StoredScheduled) => ({
+  content: item.request.content,
+  rendered_content: item.rendered_content,
+  scheduled_delivery_timestamp: item.scheduled_delivery_timestamp,
+  failed: item.failed,
+});
+
+/** The reference's `ScheduledMessage`. */
+function messageJson(item: StoredScheduled): ScheduledMessageJson {
   const { request } = item;
-  const common = {
-    content: request.content,
-    rendered_content: item.rendered_content,
-    scheduled_delivery_timestamp: item.scheduled_delivery_timestamp,
-    failed: item.failed,
-  };
-  if (item.kind === 'reminder') {
-    return {
-      reminder_id: item.id,
-      type: 'private',
-      to: [userId],
-      reminder_target_message_id: item.target_message_id,
-      ...common,
-    };
-  }
   return {
     scheduled_message_id: item.id,
     type: request.type,
     to: request.to,
     ...(request.type === 'stream' ? { topic: request.topic ?? '' } : {}),
-    ...common,
+    ...common(item),
+  };
+}
+
+/** The reference's `Reminder`. */
+function reminderJson(item: StoredScheduled, userId: number): ReminderJson {
+  return {
+    reminder_id: item.id,
+    type: 'private',
+    to: [userId],
+    reminder_target_message_id: item.target_message_id,
+    ...common(item),
   };
 }
 
@@ -76,26 +86,16 @@ export function listScheduled(state: Readonly<UserState>, kind: 'message' | 'rem
   return items(state)
     .filter((i) => i.kind === kind)
     .sort((a, b) => a.scheduled_delivery_timestamp - b.scheduled_delivery_timestamp || a.id - b.id)
-    .map((i) => scheduledJson(i, userId));
+    .map((i) => (kind === 'message' ? messageJson(i) : reminderJson(i, userId)));
 }
 
-const section = (kind: 'message' | 'reminder') => (kind === 'message' ? 'scheduled_messages' : 'reminders');
+const added = (item: StoredScheduled, userId: number): QueueEvent =>
+  item.kind === 'message' ? scheduledAdded([messageJson(item)]) : remindersAdded([reminderJson(item, userId)]);
 
-function added(item: StoredScheduled, userId: number): QueueEvent {
-  const type = section(item.kind);
-  return { type, op: 'add', [type]: [scheduledJson(item, userId)] };
-}
+const removed = (item: StoredScheduled): QueueEvent =>
+  item.kind === 'message' ? scheduledRemoved(item.id) : reminderRemoved(item.id);
 
-function removed(item: StoredScheduled): QueueEvent {
-  const idField = item.kind === 'message' ? 'scheduled_message_id' : 'reminder_id';
-  return { type: section(item.kind), op: 'remove', [idField]: item.id };
-}
-
-const updated = (item: StoredScheduled, userId: number): QueueEvent => ({
-  type: 'scheduled_messages',
-  op: 'update',
-  scheduled_message: scheduledJson(item, userId),
-});
+const updated = (item: StoredScheduled): QueueEvent => scheduledUpdated(messageJson(item));
 
 export function applyScheduledEvent(state: UserState, event: ScheduledEvent): void {
   const scheduled = (state.scheduled ??= emptyNumbered());
@@ -150,7 +150,7 @@ export const scheduledHandlers: UserHandlers<ScheduledProtocol> = {
     find(ctx.state, command.item.kind, command.id);
     const item: StoredScheduled = { ...command.item, id: command.id, failed: false };
     arm(ctx, item.scheduled_delivery_timestamp * 1000);
-    return { events: [{ type: 'scheduledAdded', item }], tells: ownQueues(ctx, updated(item, me(ctx))), reply: null };
+    return { events: [{ type: 'scheduledAdded', item }], tells: ownQueues(ctx, updated(item)), reply: null };
   },
   'user.unschedule': (ctx, { kind, id }) => {
     const item = find(ctx.state, kind, id);
@@ -166,7 +166,6 @@ export const scheduledHandlers: UserHandlers<ScheduledProtocol> = {
  */
 export async function sendDue(ctx: Ctx): Promise<Decision<UserEvent>> {
   const state = ctx.state;
-  const me = userOfKey(ctx.address.key);
   const events: UserEvent[] = [];
   const queueEvents: QueueEvent[] = [];
   const done = new Set<number>();
@@ -189,7 +188,7 @@ export async function sendDue(ctx: Ctx): Promise<Decision<UserEvent>> {
       if (!(error instanceof ChatError) || isRetriable(error)) continue;
       done.add(item.id);
       events.push({ type: 'scheduledFailed', id: item.id });
-      if (item.kind === 'message') queueEvents.push(updated({ ...item, failed: true }, me));
+      if (item.kind === 'message') queueEvents.push(updated({ ...item, failed: true }));
     }
   }
   const pending = waiting(state).filter((i) => !done.has(i.id));

@@ -6,6 +6,7 @@ import { CallerContext } from '../context.js';
 import { getMessages, renderMessages } from '../messages/fetch.js';
 import type { ApiOptions } from '../options.js';
 import { sendMessage } from '../messages/send.js';
+import { checkPublicUrl, PrivateAddress } from './egress.js';
 
 type Logger = AuthRequest['log'];
 
@@ -124,11 +125,11 @@ const seenRealms = new Set<string>();
 const LONGEST_CALL_MS = 4 * TIMEOUT_MS + 7 * RETRY_DELAY_MS;
 
 /**
- * Resumes owed calls: at once those recorded before `startedAt` (embedded,
- * nothing else makes calls), then every `everyMs` those left over a minute
- * (a call takes at most LONGEST_CALL_MS, so a younger one may be in another
- * edge's hands), in the default realm and the realms seen here. Returns
- * the function that stops it.
+ * Resumes owed calls: at once those recorded before `firstBefore` (embedded,
+ * nothing else makes calls), then every `everyMs` those left over `graceMs`
+ * (a call takes at most LONGEST_CALL_MS plus its reply, so a younger one may
+ * be in another edge's hands), in the default realm and the realms seen
+ * here. Returns the function that stops it.
  */
 export function sweepOwedWebhooks(
   actors: ActorClient,
@@ -137,6 +138,7 @@ export function sweepOwedWebhooks(
   options: ApiOptions,
   log: Logger,
   everyMs = 30_000,
+  graceMs = Math.max(60_000, LONGEST_CALL_MS + 10_000),
 ): () => void {
   const sweep = (realm: string, before: number) =>
     resumeOwedWebhooks(actors, realm, before, options, log).catch((err: unknown) =>
@@ -144,7 +146,7 @@ export function sweepOwedWebhooks(
     );
   void sweep(defaultRealm, firstBefore);
   const timer = setInterval(() => {
-    const before = Date.now() - Math.max(60_000, LONGEST_CALL_MS + 10_000);
+    const before = Date.now() - graceMs;
     for (const realm of new Set([defaultRealm, ...seenRealms])) void sweep(realm, before);
   }, everyMs);
   timer.unref();
@@ -158,7 +160,7 @@ async function deliver(bot: CallerContext, delivery: Delivery, options: ApiOptio
   const reply = (content: string) => replyInConversation(bot, delivery, content, options);
   for (let attempt = 0; ; attempt++) {
     try {
-      const answer = await post(delivery);
+      const answer = await post(delivery, options.allowPrivateWebhooks === true);
       if (answer.status < 200 || answer.status > 299) {
         await reply(`Failure! Third party responded with ${answer.status}`);
         await notifyOwner(bot, delivery, options, `\nThe webhook got a response with status code *${answer.status}*.`);
@@ -190,7 +192,10 @@ async function deliver(bot: CallerContext, delivery: Delivery, options: ApiOptio
   }
 }
 
-async function post({ service, team, trigger, message }: Delivery): Promise<{ status: number; text: string }> {
+async function post(
+  { service, team, trigger, message }: Delivery,
+  allowPrivate: boolean,
+): Promise<{ status: number; text: string }> {
   const headers = { 'user-agent': 'ZulipOutgoingWebhook/11.0' };
   let init: RequestInit;
   if (service.interface === SLACK_INTERFACE) {
@@ -222,8 +227,10 @@ async function post({ service, team, trigger, message }: Delivery): Promise<{ st
   }
   let response: Response;
   try {
+    if (!allowPrivate) await checkPublicUrl(service.base_url);
     response = await fetch(service.base_url, { ...init, redirect: 'manual', signal: AbortSignal.timeout(TIMEOUT_MS) });
   } catch (err) {
+    if (err instanceof PrivateAddress) throw err;
     const timedOut = err instanceof Error && err.name === 'TimeoutError';
     throw new Unreachable(
       timedOut

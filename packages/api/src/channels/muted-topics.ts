@@ -1,6 +1,6 @@
 import { Type } from '@sinclair/typebox';
 import { defineRoute, type Route } from '@chat/edge';
-import { ChatError, VISIBILITY, type ChannelInfo, type UserTopic } from '@chat/protocol';
+import { ChatError, VISIBILITY, type ChannelInfo, type UserTopic, mutedTopicsEvent } from '@chat/protocol';
 import { CallerContext } from '../context.js';
 import { normalizeTopic } from '../limits.js';
 
@@ -31,7 +31,7 @@ export async function setTopicPolicy(caller: CallerContext, channelId: number, t
   });
   const fresh = new CallerContext(caller.actors, caller.principal);
   const list = await mutedTopics(fresh, (await fresh.state()).user_topics);
-  await caller.actors.ask(caller.me, { type: 'user.deliver', events: [{ type: 'muted_topics', muted_topics: list }] });
+  await caller.actors.ask(caller.me, { type: 'user.deliver', events: [mutedTopicsEvent(list)] });
 }
 
 /** The channel named by id or by name (exactly one of them), as the caller may see it. */

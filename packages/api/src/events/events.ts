@@ -14,6 +14,7 @@ import {
   type SubscriptionSettings,
   type UserSettings,
   type UserRef,
+  streamDeleteEvent,
 } from '@chat/protocol';
 import { channelJson, subscriptionJson } from '../channels/json.js';
 import { globalValue, isNotificationProperty, withGlobalDefaults } from '../channels/notification-defaults.js';
@@ -70,7 +71,7 @@ function presentPlain(
   if (archiving && !spec.capabilities.archived_channels) {
     if (event.value !== true) return [];
     const streamId = event.stream_id as number;
-    return [{ id: event.id, type: 'stream', op: 'delete', streams: [{ stream_id: streamId }], stream_ids: [streamId] }];
+    return [{ id: event.id, ...streamDeleteEvent(streamId) }];
   }
   if (event.type === 'delete_message' && !spec.capabilities.bulk_message_deletion) {
     const { message_ids: ids, ...rest } = shaped;

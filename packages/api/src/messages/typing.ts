@@ -1,6 +1,14 @@
 import { Type } from '@sinclair/typebox';
 import { defineRoute, type Route } from '@chat/edge';
-import { ChatError, type QueueEvent, userKeys } from '@chat/protocol';
+import {
+  ChatError,
+  type QueueEvent,
+  type TypingEditRecipient,
+  typingDirect,
+  typingEditMessage,
+  typingInChannel,
+  userKeys,
+} from '@chat/protocol';
 import { CallerContext } from '../context.js';
 import { getMessages, type Located } from './fetch.js';
 import { normalizeTopic } from '../limits.js';
@@ -39,7 +47,7 @@ async function notification(caller: CallerContext, params: TypingParams): Promis
     if (unknown !== undefined) throw bad(`Invalid user ID ${unknown}`);
     // The typist is among the recipients, as the reference guarantees.
     const recipients = ids.map((id) => ({ user_id: id, email: users.get(id)!.email }));
-    const event = { type: 'typing', op: params.op, message_type: 'direct', sender, recipients };
+    const event = typingDirect(params.op, sender, recipients);
     // The typist's own other clients hear it too, as in the original.
     const audience = ids.filter((id) => users.get(id)!.is_active);
     return [audience, event];
@@ -51,7 +59,7 @@ async function notification(caller: CallerContext, params: TypingParams): Promis
   }
   const info = await caller.channelInfo(params.stream_id);
   const topic = normalizeTopic(params.topic, await caller.settings());
-  const event = { type: 'typing', op: params.op, message_type: 'stream', sender, stream_id: info.stream_id, topic };
+  const event = typingInChannel(params.op, sender, info.stream_id, topic);
   if (info.subscribers.length > MAX_CHANNEL_SIZE_FOR_TYPING) return [[], event];
   return [info.subscribers, event];
 }
@@ -60,21 +68,20 @@ async function notification(caller: CallerContext, params: TypingParams): Promis
 async function editNotification(caller: CallerContext, messageId: number, op: 'start' | 'stop') {
   const [{ message }] = (await getMessages(caller, [messageId])) as [Located];
   const settings = await caller.actors.ask(caller.me, { type: 'user.settings' });
-  const base = { type: 'typing_edit_message', op, sender_id: caller.principal.user_id, message_id: messageId };
+  const event = (recipient: TypingEditRecipient) =>
+    typingEditMessage(op, caller.principal.user_id, messageId, recipient);
   if (message.channel_id === null) {
     if (!settings.send_private_typing_notifications) {
       throw bad('User has disabled typing notifications for direct messages');
     }
-    const recipient = { type: 'direct', user_ids: message.dm_user_ids };
-    return { audience: message.dm_user_ids, event: { ...base, recipient } };
+    return { audience: message.dm_user_ids, event: event({ type: 'direct', user_ids: message.dm_user_ids }) };
   }
   if (!settings.send_stream_typing_notifications) {
     throw bad('User has disabled typing notifications for channel messages');
   }
   const info = await caller.channelInfo(message.channel_id);
-  const recipient = { type: 'channel', channel_id: message.channel_id, topic: message.topic };
   const audience = info.subscribers.length > MAX_CHANNEL_SIZE_FOR_TYPING ? [] : info.subscribers;
-  return { audience, event: { ...base, recipient } };
+  return { audience, event: event({ type: 'channel', channel_id: message.channel_id, topic: message.topic }) };
 }
 
 export function typingRoutes(_options: ApiOptions): Route[] {

@@ -107,7 +107,7 @@ export async function setProfileData(
     const field = fields.find((f) => f.id === id);
     if (!field) throw bad(`Field id ${id} not found.`);
     if (value === '' || (Array.isArray(value) && value.length === 0)) return { id, value: null };
-    return { id, value: profileValue(field, value, (ids) => ids.every((u) => active.has(u))) };
+    return { id, value: profileValue(field, value, (u) => active.has(u)) };
   });
   await actors.ask(realm, { type: 'realm.setProfileData', actor_id: principal.user_id, user_id: userId, data: values });
 }

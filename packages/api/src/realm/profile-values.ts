@@ -22,12 +22,12 @@ function isUrl(value: string): boolean {
 /**
  * One user's value of one field, checked by the field's type as the
  * original checks it, in its words; the Markdown types are rendered too.
- * `activeUsers` answers whether ids name active users (the user type).
+ * `isActiveUser` answers whether an id names an active user (the user type).
  */
 export function profileValue(
   field: ProfileField,
   value: unknown,
-  activeUsers: (ids: number[]) => boolean,
+  isActiveUser: (id: number) => boolean,
 ): ProfileValue {
   switch (field.type) {
     case T.SHORT_TEXT:
@@ -54,7 +54,8 @@ export function profileValue(
     case T.USER: {
       const ids = typeof value === 'string' ? (JSON.parse(value) as unknown) : value;
       if (!Array.isArray(ids) || !ids.every((id) => Number.isInteger(id))) throw bad(`${field.name} is not a list`);
-      if (!activeUsers(ids as number[])) throw bad('Invalid user ID');
+      const unknown = (ids as number[]).find((id) => !isActiveUser(id));
+      if (unknown !== undefined) throw bad(`Invalid user ID: ${unknown}`);
       return { value: JSON.stringify(ids) };
     }
     default:

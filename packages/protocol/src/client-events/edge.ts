@@ -37,3 +37,17 @@ export type BotAddEvent = { type: 'realm_bot'; op: 'add'; bot: BotJson };
 export const botAddEvent = (bot: BotJson): BotAddEvent => ({ type: 'realm_bot', op: 'add', bot });
 export const isBotAdd = (event: QueueEvent): event is BotAddEvent =>
   event.type === 'realm_bot' && event.op === 'add' && 'bot' in event;
+
+/** `stream` op `delete`: the edge makes it for clients that do not know archived channels. */
+export type StreamDeleteEvent = {
+  type: 'stream';
+  op: 'delete';
+  streams: Array<{ stream_id: number }>;
+  stream_ids: number[];
+};
+export const streamDeleteEvent = (stream_id: number): StreamDeleteEvent => ({
+  type: 'stream',
+  op: 'delete',
+  streams: [{ stream_id }],
+  stream_ids: [stream_id],
+});

@@ -1,6 +1,7 @@
 /** Client events about one user's own data, in the reference's shapes (`GET /events`). */
 import type { MutedUser } from '../muting.js';
 import type { Draft, E2eePushStatus, NavigationView, SavedSnippet } from '../personal.js';
+import type { SettingValue } from '../settings.js';
 
 export type DraftsEvent =
   | { type: 'drafts'; op: 'add'; drafts: Draft[] }
@@ -108,7 +109,126 @@ export const pushDeviceChanged = (
   ...(status === 'failed' && { error_code }),
 });
 
+/** The reference's `ScheduledMessage`. */
+export type ScheduledMessageJson = {
+  scheduled_message_id: number;
+  type: 'stream' | 'private';
+  to: number | number[];
+  topic?: string;
+  content: string;
+  rendered_content: string;
+  scheduled_delivery_timestamp: number;
+  failed: boolean;
+};
+/** The reference's `Reminder`. */
+export type ReminderJson = {
+  reminder_id: number;
+  type: 'private';
+  to: number[];
+  reminder_target_message_id?: number;
+  content: string;
+  rendered_content: string;
+  scheduled_delivery_timestamp: number;
+  failed: boolean;
+};
+
+export type ScheduledMessagesEvent =
+  | { type: 'scheduled_messages'; op: 'add'; scheduled_messages: ScheduledMessageJson[] }
+  | { type: 'scheduled_messages'; op: 'update'; scheduled_message: ScheduledMessageJson }
+  | { type: 'scheduled_messages'; op: 'remove'; scheduled_message_id: number };
+export const scheduledAdded = (scheduled_messages: ScheduledMessageJson[]): ScheduledMessagesEvent => ({
+  type: 'scheduled_messages',
+  op: 'add',
+  scheduled_messages,
+});
+export const scheduledUpdated = (scheduled_message: ScheduledMessageJson): ScheduledMessagesEvent => ({
+  type: 'scheduled_messages',
+  op: 'update',
+  scheduled_message,
+});
+export const scheduledRemoved = (scheduled_message_id: number): ScheduledMessagesEvent => ({
+  type: 'scheduled_messages',
+  op: 'remove',
+  scheduled_message_id,
+});
+
+export type RemindersEvent =
+  | { type: 'reminders'; op: 'add'; reminders: ReminderJson[] }
+  | { type: 'reminders'; op: 'remove'; reminder_id: number };
+export const remindersAdded = (reminders: ReminderJson[]): RemindersEvent => ({
+  type: 'reminders',
+  op: 'add',
+  reminders,
+});
+export const reminderRemoved = (reminder_id: number): RemindersEvent => ({
+  type: 'reminders',
+  op: 'remove',
+  reminder_id,
+});
+
+/** The legacy list of muted topics: [channel name, topic, timestamp]. */
+export type MutedTopicsEvent = { type: 'muted_topics'; muted_topics: Array<[string, string, number]> };
+export const mutedTopicsEvent = (muted_topics: Array<[string, string, number]>): MutedTopicsEvent => ({
+  type: 'muted_topics',
+  muted_topics,
+});
+
+/** One setting changed, and its legacy copies (the queue drops them for clients with `user_settings_object`). */
+export type UserSettingsEvent = {
+  type: 'user_settings';
+  op: 'update';
+  property: string;
+  value: SettingValue;
+  language_name?: string;
+};
+export type UpdateDisplaySettingsEvent = {
+  type: 'update_display_settings';
+  user: string;
+  setting_name: string;
+  setting: SettingValue;
+  language_name?: string;
+};
+export type UpdateGlobalNotificationsEvent = {
+  type: 'update_global_notifications';
+  user: string;
+  notification_name: string;
+  setting: SettingValue;
+};
+export type SettingsEvent = UserSettingsEvent | UpdateDisplaySettingsEvent | UpdateGlobalNotificationsEvent;
+export const userSettingUpdated = (
+  property: string,
+  value: SettingValue,
+  language_name?: string,
+): UserSettingsEvent => ({
+  type: 'user_settings',
+  op: 'update',
+  property,
+  value,
+  ...(language_name !== undefined && { language_name }),
+});
+export const displaySettingUpdated = (
+  user: string,
+  setting_name: string,
+  setting: SettingValue,
+  language_name?: string,
+): UpdateDisplaySettingsEvent => ({
+  type: 'update_display_settings',
+  user,
+  setting_name,
+  setting,
+  ...(language_name !== undefined && { language_name }),
+});
+export const notificationSettingUpdated = (
+  user: string,
+  notification_name: string,
+  setting: SettingValue,
+): UpdateGlobalNotificationsEvent => ({ type: 'update_global_notifications', user, notification_name, setting });
+
 export type PersonalEvent =
+  | ScheduledMessagesEvent
+  | RemindersEvent
+  | MutedTopicsEvent
+  | SettingsEvent
   | PushDeviceEvent
   | DraftsEvent
   | SavedSnippetsEvent
