@@ -72,7 +72,7 @@ function collect<R = null>(
 function append(ctx: Ctx, options: QueueOptions, events: QueueEvent[], origin?: Origin): QueueDecision<null> {
   const state = ctx.state;
   if (events.length === 0) return {};
-  const numbered = events.map((event, i) => ({ ...event, id: state.nextId + i }) as NumberedEvent);
+  const numbered = events.map((event, i): NumberedEvent => ({ ...event, id: state.nextId + i }));
   if (state.events.length + numbered.length > options.maxEvents) return collect(ctx, 'full');
   // Until the snapshot's cover comes, each event keeps its origin, so the cover can tell what it holds.
   const pushed: QueueEventRecord =

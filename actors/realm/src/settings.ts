@@ -161,14 +161,14 @@ export function applyUserDefaultsChanged(state: RealmState, event: UserDefaultsC
 }
 
 export function applySettingsChanged(state: RealmState, event: SettingsChangedEvent): void {
-  const settings: Record<string, unknown> = { ...state.settings };
+  const settings: RealmSettings = { ...state.settings };
   const options: Record<string, Setting> = { ...state.options };
   for (const [name, value] of Object.entries(event.values)) {
     if (name === 'name') state.name = value as string;
     else if (name === 'description') state.description = value as string;
-    else if (name in settings) settings[name] = value;
+    else if (name in settings) Object.assign(settings, { [name]: value });
     else options[name] = value;
   }
-  state.settings = settings as unknown as RealmSettings;
+  state.settings = settings;
   state.options = options;
 }

@@ -24,7 +24,7 @@ async function login(kit: Kit, userId: number, limit: number) {
   });
   if (result.error) throw result.error;
   const delivered = result.fanouts.reduce(
-    (sum, f) => sum + f.keys.length * (f.body as unknown as { events: unknown[] }).events.length,
+    (sum, f) => sum + f.keys.length * ('events' in f.body ? f.body.events.length : 0),
     0,
   );
   return { written: result.events.length, delivered };

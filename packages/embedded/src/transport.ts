@@ -1,4 +1,5 @@
 import {
+  Carried,
   NoResponders,
   TransportTimeout,
   type Subscription,
@@ -26,9 +27,10 @@ const isWildcard = (tokens: string[]) => tokens.some((t) => t === '*' || t === '
 
 /**
  * A copy that is a plain Uint8Array. `Buffer#slice` returns a view (not a
- * copy), so a Buffer passed in would otherwise still be shared.
+ * copy), so a Buffer passed in would otherwise still be shared. A `Carried`
+ * value goes as it is: its sender and receiver agree not to change it.
  */
-const copy = (data: Uint8Array): Uint8Array => new Uint8Array(data);
+const copy = (data: Uint8Array): Uint8Array => (data instanceof Carried ? data : new Uint8Array(data));
 
 interface Sub {
   readonly pattern: string;
@@ -54,12 +56,15 @@ export interface InProcessTransportOptions {
 
 /**
  * The embedded transport: a map of subjects to handlers in this process. It
- * behaves like the wire on purpose: every delivery gets its own copy of the
- * bytes, and handlers run in a later microtask, never inside the caller's
- * `publish`/`request`, so code that works here does not depend on shared
- * memory or synchronous re-entrancy that a real network would not give it.
+ * behaves like the wire where that is cheap: every delivery of bytes gets its
+ * own copy, and handlers run in a later microtask, never inside the caller's
+ * `publish`/`request`, so code that works here does not depend on synchronous
+ * re-entrancy that a real network would not give it. The runtime's asks and
+ * replies travel as values (`Carried`), not JSON: the envelope is handed
+ * over, not copied, and neither side changes it after sending.
  */
 export class InProcessTransport implements Transport {
+  readonly carriesValues = true;
   private readonly exact = new Map<string, Set<Sub>>();
   private readonly wildcards = new Set<Sub>();
   private readonly pending = new Set<PendingRequest>();

@@ -34,6 +34,7 @@ import {
   scheduledAdded,
   scheduledRemoved,
   scheduledUpdated,
+  settingEvents,
   streamDeleteEvent,
   typingDirect,
   typingEditMessage,
@@ -212,8 +213,16 @@ for (const [kind, events] of Object.entries(samples)) {
   });
 }
 
-test('constructors the edge does not reshape: peer_add and the edge-made stream delete', (t) => {
-  for (const event of [peerEvent('peer_add', 5, [9]), streamDeleteEvent(5)]) {
+test('peer_add, the edge-made stream delete, and the events one changed setting raises (with their legacy copies)', (t) => {
+  const settings = [
+    ...settingEvents(me.email, 'left_side_userlist', true),
+    ...settingEvents(me.email, 'enable_sounds', false),
+  ];
+  t.deepEqual(
+    settings.map((e) => e.type),
+    ['user_settings', 'update_display_settings', 'user_settings', 'update_global_notifications'],
+  );
+  for (const event of [peerEvent('peer_add', 5, [9]), streamDeleteEvent(5), ...settings]) {
     const { ok, errors } = checkEvent({ id: 0, ...event });
     t.true(ok, `${JSON.stringify(event)}\n  ${errors.join('\n  ')}`);
   }

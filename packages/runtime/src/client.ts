@@ -1,7 +1,5 @@
 import {
   ChatError,
-  decode,
-  encode,
   ENVELOPE_VERSION,
   type ActorAddress,
   type ActorType,
@@ -12,7 +10,7 @@ import {
   type ReplyEnvelope,
   type ReplyOf,
 } from '@chat/protocol';
-import { NoResponders, TransportTimeout, type Transport } from './ports/index.js';
+import { fromWire, NoResponders, toWire, TransportTimeout, type Transport } from './ports/index.js';
 import { hostSubject, shardOf, shardSubject } from './shards.js';
 
 export interface AskOptions {
@@ -161,13 +159,13 @@ export class TransportActorClient implements ActorClient {
   ): Promise<CommandReply<T, K>> {
     const timeoutMs = opts.timeoutMs ?? this.options.defaultTimeoutMs;
     const envelope = this.envelope('ask', to, body as Command, timeoutMs, opts);
-    const data = encode(envelope);
+    const data = toWire(this.transport, envelope);
     for (let attempt = 0; ; attempt++) {
       const left = envelope.deadline - Date.now();
       let reply: ReplyEnvelope | undefined;
       try {
         if (left <= 0) throw new TransportTimeout();
-        reply = decode<ReplyEnvelope>(await this.transport.request(this.subject(to), data, left));
+        reply = fromWire<ReplyEnvelope>(await this.transport.request(this.subject(to), data, left));
       } catch (err) {
         if (err instanceof TransportTimeout) {
           throw new ChatError('REQUEST_TIMEOUT', `No answer within ${timeoutMs} ms`);
@@ -205,7 +203,10 @@ export class TransportActorClient implements ActorClient {
     opts: TellOptions = {},
   ) {
     const timeoutMs = opts.timeoutMs ?? this.options.defaultTimeoutMs;
-    this.transport.publish(this.subject(to), encode(this.envelope('tell', to, body as Command, timeoutMs, opts)));
+    this.transport.publish(
+      this.subject(to),
+      toWire(this.transport, this.envelope('tell', to, body as Command, timeoutMs, opts)),
+    );
   }
 
   fanout<T extends ActorType, K extends CommandType<T>>(
@@ -218,7 +219,7 @@ export class TransportActorClient implements ActorClient {
     for (const [subject, group] of this.bySubject(type, keys)) {
       const envelope = this.envelope('fanout', { type, key: '' }, body as Command, timeoutMs, opts);
       envelope.keys = group;
-      this.transport.publish(subject, encode(envelope));
+      this.transport.publish(subject, toWire(this.transport, envelope));
     }
   }
 
@@ -233,7 +234,9 @@ export class TransportActorClient implements ActorClient {
       const envelope = this.envelope('fanout', { type, key: '' }, body as Command, timeoutMs, opts);
       envelope.keys = group;
       try {
-        const reply = decode<ReplyEnvelope>(await this.transport.request(subject, encode(envelope), timeoutMs));
+        const reply = fromWire<ReplyEnvelope>(
+          await this.transport.request(subject, toWire(this.transport, envelope), timeoutMs),
+        );
         return reply.ok ? (reply.body as FanoutReply).failed : group;
       } catch (err) {
         if (err instanceof TransportTimeout || err instanceof NoResponders) return group;

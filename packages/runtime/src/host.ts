@@ -1,4 +1,4 @@
-import { ChatError, decode, encode, ENVELOPE_VERSION, formatAddress } from '@chat/protocol';
+import { ChatError, ENVELOPE_VERSION, formatAddress } from '@chat/protocol';
 import type { ActorAddress, AskEnvelope, ReplyEnvelope } from '@chat/protocol';
 import type { AnyBehavior } from './behavior.js';
 import { ActorCell, type CellHost } from './cell.js';
@@ -6,6 +6,8 @@ import { NOT_OWNER, type ActorClient } from './client.js';
 import { silentLogger, type Logger } from './logger.js';
 import {
   FencedError,
+  fromWire,
+  toWire,
   type Fence,
   type Journal,
   type StateStore,
@@ -319,10 +321,10 @@ export class ActorHost implements CellHost {
 
   /** `viaHost`: it came to this host's fan-out subject, from a sender that believed this host owns the keys. */
   private deliver(data: Uint8Array, respond?: (data: Uint8Array) => void, viaHost = false): void {
-    const reply = respond ? (r: ReplyEnvelope) => respond(encode(r)) : undefined;
+    const reply = respond ? (r: ReplyEnvelope) => respond(toWire(this.options.transport, r)) : undefined;
     let envelope: AskEnvelope;
     try {
-      envelope = decode<AskEnvelope>(data);
+      envelope = fromWire<AskEnvelope>(data);
       if (envelope.v !== ENVELOPE_VERSION) throw new Error(`envelope version ${envelope.v}`);
     } catch (err) {
       this.log.warn({ err }, 'undecodable message dropped');
@@ -379,7 +381,10 @@ export class ActorHost implements CellHost {
       respond?.(errorReply(mailboxFull(to)));
     }
     for (const [shard, keys] of elsewhere) {
-      this.options.transport.publish(shardSubject(envelope.to.type, shard), encode({ ...envelope, keys }));
+      this.options.transport.publish(
+        shardSubject(envelope.to.type, shard),
+        toWire(this.options.transport, { ...envelope, keys }),
+      );
     }
     if (reply) void Promise.all(answers).then(() => reply({ v: ENVELOPE_VERSION, ok: true, body: { failed } }));
   }

@@ -56,6 +56,8 @@ export interface Config {
   bigBlueButtonSecret: string | undefined;
   /** Outgoing webhooks may call private and loopback addresses (always so in development mode). */
   allowPrivateWebhooks: boolean;
+  /** A cluster edge resumes an owed outgoing webhook call only once it is this old (it may be in another edge's hands). */
+  owedWebhookGraceMs: number;
   /** API rate limits (RATE_LIMITING, RATE_LIMIT_*; see rate-limit-config.ts); undefined: off. */
   rateLimits: RateLimitSettings | undefined;
   /** Admission control at the edge (ADMISSION_*; see readAdmission): what an overloaded edge refuses. */
@@ -125,6 +127,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env, overrides: Part
     bigBlueButtonUrl: env.BIG_BLUE_BUTTON_URL || undefined,
     bigBlueButtonSecret: env.BIG_BLUE_BUTTON_SECRET || undefined,
     allowPrivateWebhooks: mode === 'development' || env.OUTGOING_WEBHOOKS_ALLOW_PRIVATE === 'true',
+    owedWebhookGraceMs: Math.max(1000, integer(env, 'OWED_WEBHOOK_GRACE_MS', 60_000)),
     rateLimits: readRateLimitSettings(env),
     admission: readAdmission(env),
     ...overrides,

@@ -143,13 +143,16 @@ export async function startServer(config: Config, backend?: Backend): Promise<Ru
   server.on('request', app.callback());
   // Calls to outgoing webhook bots that a stopped process left owed. Embedded, nothing else is
   // making calls, so every owed one is due at once; a cluster edge leaves the last minute's to
-  // the edges that may still be making them.
+  // the edges that may still be making them (OWED_WEBHOOK_GRACE_MS, a minute).
+  const grace = config.owedWebhookGraceMs;
   const stopSweep = sweepOwedWebhooks(
     node.actors,
     config.defaultRealm,
-    Date.now() - (backend ? 60_000 : 0),
+    Date.now() - (backend ? grace : 0),
     options,
     log,
+    Math.min(30_000, grace / 2),
+    grace,
   );
   log.info({ port, mode: config.mode, dataDir: config.dataDir }, 'server listening');
   return {

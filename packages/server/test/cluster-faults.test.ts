@@ -1,6 +1,6 @@
 import test from 'ava';
 import { shardOf } from '@chat/runtime';
-import { channelAddress, queueAddress } from '@chat/protocol';
+import { channelAddress, queueAddress, realmAddress } from '@chat/protocol';
 import type { ChatClient } from '@chat/testkit';
 import { channelId } from './context.js';
 import { startProcessCluster, sleep, LEASE_MS, type ProcessCluster } from './cluster-support.js';
@@ -118,12 +118,20 @@ test.serial('failover: a host killed with SIGKILL loses no acknowledged send, an
   const iago = await cluster.login('iago@zulip.com');
   const hamlet = await cluster.login('hamlet@zulip.com');
   const { shardCount } = cluster.config;
-  const registered = await hamlet.post<{ queue_id: string }>('/register', {
-    event_types: ['message'],
-    all_public_streams: true,
-  });
-  const queueId = registered.body.queue_id;
-  // The victim is the host of the poller's queue, so the queue must move.
+  // The victim is the host of the poller's queue, so the queue must move, and of the realm (which
+  // hands out message ids), so the id sequence must go on from another host: queues land on random
+  // shards, so register until one lands there.
+  const realmShard = shardOf(realmAddress('zulip'), shardCount);
+  const realmHost = await cluster.ownerOf(realmShard);
+  let queueId = '';
+  for (let i = 0; i < 30; i++) {
+    const registered = await hamlet.post<{ queue_id: string }>('/register', {
+      event_types: ['message'],
+      all_public_streams: true,
+    });
+    queueId = registered.body.queue_id;
+    if ((await cluster.ownerOf(shardOf(queueAddress('zulip', queueId), shardCount))) === realmHost) break;
+  }
   const victimId = await cluster.ownerOf(shardOf(queueAddress('zulip', queueId), shardCount));
   const victim = cluster.hosts.find((h) => h.id === victimId)!;
   const victimChannels: string[] = [];
@@ -194,6 +202,14 @@ test.serial('failover: a host killed with SIGKILL loses no acknowledged send, an
   t.true(poll.ids.has(lastId), 'the poller gets events sent after the failover on the same queue id');
   t.deepEqual(notDelivered, [], 'every acknowledged send reaches the queue, even those in flight at the kill');
   t.deepEqual(poll.repeated, [], 'no event comes twice');
+  // Dense ids across the realm's move: unique, in the order sends were acknowledged, and small.
+  t.is(victimId, realmHost, 'the realm was on the killed host');
+  t.not(await cluster.ownerOf(realmShard), realmHost, 'the realm moved');
+  const ids = send.acked.map((s) => s.id);
+  t.is(new Set(ids).size, ids.length, 'no id given twice');
+  const outOfOrder = send.acked.filter((a) => send.acked.some((b) => a.at < b.started && a.id >= b.id));
+  t.deepEqual(outOfOrder, [], 'a send acknowledged before another started has the smaller id');
+  t.true(Math.max(...ids) < 10 ** 10, `ids stay small (largest ${Math.max(...ids)})`);
 });
 
 test.serial('fencing: a host paused past its lease writes nothing after it resumes', async (t) => {

@@ -63,7 +63,10 @@ test('concurrent writes share fsyncs, and all of them survive kill -9', async (t
   );
   const fsyncs = (await journalFsyncs(url)) - before;
   t.log(`${writes} concurrent acknowledged writes took ${fsyncs} journal fsyncs`);
-  t.true(replies.every((r) => r.status === 200));
+  t.true(
+    replies.every((r) => r.status === 200),
+    JSON.stringify(replies.filter((r) => r.status !== 200).map((r) => [r.status, r.body])),
+  );
   // Shared, not one each: under load the channel decides while earlier appends are in flight.
   t.true(fsyncs < writes * 0.75, `${fsyncs} fsyncs for ${writes} writes`);
 

@@ -166,6 +166,8 @@ test.serial('users set and clear their values; everyone hears; users show them',
     [birthday]: { value: '1600-01-01' },
     [mentor]: { value: JSON.stringify([IDS.othello]) },
   });
+  // Only when asked for, as in the original.
+  t.false('profile_data' in ((await ok(othello, 'GET', `/users/${IDS.hamlet}`)) as { user: Body }).user);
   const snapshot = await snapshotOf(othello, { fetch_event_types: JSON.stringify(['realm_user']) });
   const inRegister = (snapshot.realm_users as { user_id: number; profile_data: Body }[]).find(
     (u) => u.user_id === IDS.hamlet,

@@ -125,11 +125,11 @@ const seenRealms = new Set<string>();
 const LONGEST_CALL_MS = 4 * TIMEOUT_MS + 7 * RETRY_DELAY_MS;
 
 /**
- * Resumes owed calls: at once those recorded before `startedAt` (embedded,
- * nothing else makes calls), then every `everyMs` those left over a minute
- * (a call takes at most LONGEST_CALL_MS, so a younger one may be in another
- * edge's hands), in the default realm and the realms seen here. Returns
- * the function that stops it.
+ * Resumes owed calls: at once those recorded before `firstBefore` (embedded,
+ * nothing else makes calls), then every `everyMs` those left over `graceMs`
+ * (a call takes at most LONGEST_CALL_MS plus its reply, so a younger one may
+ * be in another edge's hands), in the default realm and the realms seen
+ * here. Returns the function that stops it.
  */
 export function sweepOwedWebhooks(
   actors: ActorClient,
@@ -138,6 +138,7 @@ export function sweepOwedWebhooks(
   options: ApiOptions,
   log: Logger,
   everyMs = 30_000,
+  graceMs = Math.max(60_000, LONGEST_CALL_MS + 10_000),
 ): () => void {
   const sweep = (realm: string, before: number) =>
     resumeOwedWebhooks(actors, realm, before, options, log).catch((err: unknown) =>
@@ -145,7 +146,7 @@ export function sweepOwedWebhooks(
     );
   void sweep(defaultRealm, firstBefore);
   const timer = setInterval(() => {
-    const before = Date.now() - Math.max(60_000, LONGEST_CALL_MS + 10_000);
+    const before = Date.now() - graceMs;
     for (const realm of new Set([defaultRealm, ...seenRealms])) void sweep(realm, before);
   }, everyMs);
   timer.unref();

@@ -128,7 +128,7 @@ export function typingRoutes(_options: ApiOptions): Route[] {
         const caller = new CallerContext(actors, principal);
         const { audience, event } = await editNotification(caller, params.message_id, params.op);
         const keys = userKeys(principal.realm, audience);
-        if (keys.length > 0) actors.fanout('user', keys, { type: 'user.deliver', events: [event as QueueEvent] });
+        if (keys.length > 0) actors.fanout('user', keys, { type: 'user.deliver', events: [event] });
         return {};
       },
     }),

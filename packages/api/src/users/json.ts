@@ -30,6 +30,7 @@ export function renderUser(user: UserProfile, clientGravatar: boolean, withProfi
     timezone: user.timezone,
     avatar_url: clientGravatar ? null : gravatarUrl(user.email, user.avatar_version),
     avatar_version: user.avatar_version,
-    profile_data: withProfileData ? (user.profile_data ?? {}) : {},
+    // As the original: only when asked for, and never for bots, which cannot have custom profile fields.
+    ...(withProfileData && !user.is_bot ? { profile_data: user.profile_data ?? {} } : {}),
   };
 }

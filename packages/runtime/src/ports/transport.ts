@@ -1,3 +1,5 @@
+import { decode, encode } from '@chat/protocol';
+
 /**
  * Subject-addressed messaging with request/reply, shaped after NATS so that
  * the cluster adapter is a thin wrapper and the embedded one is a map of
@@ -31,6 +33,8 @@ export interface Transport {
    */
   subscribe(subject: string, handler: TransportHandler, opts?: { queue?: string }): Subscription;
   close(): Promise<void>;
+  /** True when it hands `Carried` messages over unchanged (in this process only). */
+  readonly carriesValues?: boolean;
 }
 
 export class TransportTimeout extends Error {
@@ -40,3 +44,24 @@ export class TransportTimeout extends Error {
 export class NoResponders extends Error {
   override readonly name = 'NoResponders';
 }
+
+/**
+ * A message that carries its value instead of bytes: an empty `Uint8Array`
+ * with the value beside it. A transport in this process (`carriesValues`)
+ * hands it over as it is, so an ask and its reply are not turned to JSON and
+ * back (that was a fifth of the embedded server's CPU); a transport to other
+ * processes never sees one (`toWire` encodes for it). The value is shared
+ * with the receiver, not copied: neither side may change it after sending.
+ */
+export class Carried extends Uint8Array {
+  constructor(readonly value: unknown) {
+    super(0);
+  }
+}
+
+/** What to send: the value itself when the transport carries values, else its JSON bytes. */
+export const toWire = (transport: Transport, value: unknown): Uint8Array =>
+  transport.carriesValues ? new Carried(value) : encode(value);
+
+/** The value of a received message, whichever way it came. */
+export const fromWire = <T>(data: Uint8Array): T => (data instanceof Carried ? (data.value as T) : decode<T>(data));
