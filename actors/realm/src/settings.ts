@@ -22,12 +22,14 @@ import {
   notOwner,
   realmUpdated,
   realmUpdatedDict,
+  userAddress,
   userDefaultsUpdated,
+  type UserSettings,
 } from '@chat/protocol';
-import type { Decision } from '@chat/runtime';
+import type { Decision, Tell } from '@chat/runtime';
 import { toEveryone } from './broadcast.js';
 import { checkGroupSetting } from './groups/settings.js';
-import type { RealmEvent, RealmHandlers, RealmState } from './state.js';
+import type { Account, RealmEvent, RealmHandlers, RealmState } from './state.js';
 
 type Setting = RealmValue | GroupSetting;
 
@@ -142,6 +144,21 @@ function updateUserDefaults(
     fanouts: [toEveryone(state, events)],
     reply: null,
   };
+}
+
+/**
+ * New accounts start with the organization's defaults of users' settings
+ * (`PATCH /realm/user_settings_defaults`), as the original copies them into
+ * every user it creates: one tell to each new user's actor, durable with the
+ * decision that creates the accounts. Nothing when no default was changed.
+ */
+export function startingSettings(state: RealmState, accounts: Account[]): Tell[] {
+  const settings = (state.userDefaults ?? {}) as Partial<UserSettings>;
+  if (Object.keys(settings).length === 0) return [];
+  return accounts.map((account) => ({
+    to: userAddress(state.stringId, account.id),
+    body: { type: 'user.updateSettings', settings, email: account.email },
+  }));
 }
 
 export const settingsHandlers: RealmHandlers<RealmSettingsProtocol> = {
