@@ -18,7 +18,7 @@ import { emailChangeHandlers } from './accounts/email-change.js';
 import { userAdded } from './people.js';
 import { folderHandlers } from './folders.js';
 import { emojiHandlers } from './emoji.js';
-import { settingsHandlers as organizationHandlers } from './settings.js';
+import { settingsHandlers as organizationHandlers, startingSettings } from './settings.js';
 import { userAdminHandlers } from './accounts/manage.js';
 import { defaultChannelHandlers } from './default-channels.js';
 import { playgroundHandlers } from './playgrounds.js';
@@ -174,7 +174,12 @@ const handlers: RealmHandlers<RealmProtocol> = {
     const account = newAccount(state, command.user, state.nextUserId, ctx.now);
     const spent = spentInvites(state, account.email);
     const events: RealmEvent[] = [{ type: 'accountCreated', account }, ...spent];
-    return { events, reply: toCreated(account), fanouts: [userAdded(state, account)] };
+    return {
+      events,
+      reply: toCreated(account),
+      fanouts: [userAdded(state, account)],
+      tells: startingSettings(state, [account]),
+    };
   },
   'realm.createUsers': (ctx, command) => {
     const state = ctx.state;

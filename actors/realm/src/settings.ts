@@ -22,12 +22,14 @@ import {
   notOwner,
   realmUpdated,
   realmUpdatedDict,
+  userAddress,
   userDefaultsUpdated,
+  type UserSettings,
 } from '@chat/protocol';
-import type { Decision } from '@chat/runtime';
+import type { Decision, Tell } from '@chat/runtime';
 import { toEveryone } from './broadcast.js';
 import { checkGroupSetting } from './groups/settings.js';
-import type { RealmEvent, RealmHandlers, RealmState } from './state.js';
+import type { Account, RealmEvent, RealmHandlers, RealmState } from './state.js';
 
 type Setting = RealmValue | GroupSetting;
 
@@ -144,6 +146,21 @@ function updateUserDefaults(
   };
 }
 
+/**
+ * New accounts start with the organization's defaults of users' settings
+ * (`PATCH /realm/user_settings_defaults`), as the original copies them into
+ * every user it creates: one tell to each new user's actor, durable with the
+ * decision that creates the accounts. Nothing when no default was changed.
+ */
+export function startingSettings(state: RealmState, accounts: Account[]): Tell[] {
+  const settings = (state.userDefaults ?? {}) as Partial<UserSettings>;
+  if (Object.keys(settings).length === 0) return [];
+  return accounts.map((account) => ({
+    to: userAddress(state.stringId, account.id),
+    body: { type: 'user.updateSettings', settings, email: account.email },
+  }));
+}
+
 export const settingsHandlers: RealmHandlers<RealmSettingsProtocol> = {
   'realm.updateUserDefaults': ({ state }, command) => updateUserDefaults(state, command),
   'realm.organization': ({ state }) => ({ reply: organization(state) }),
@@ -161,14 +178,14 @@ export function applyUserDefaultsChanged(state: RealmState, event: UserDefaultsC
 }
 
 export function applySettingsChanged(state: RealmState, event: SettingsChangedEvent): void {
-  const settings: Record<string, unknown> = { ...state.settings };
+  const settings: RealmSettings = { ...state.settings };
   const options: Record<string, Setting> = { ...state.options };
   for (const [name, value] of Object.entries(event.values)) {
     if (name === 'name') state.name = value as string;
     else if (name === 'description') state.description = value as string;
-    else if (name in settings) settings[name] = value;
+    else if (name in settings) Object.assign(settings, { [name]: value });
     else options[name] = value;
   }
-  state.settings = settings as unknown as RealmSettings;
+  state.settings = settings;
   state.options = options;
 }

@@ -145,7 +145,12 @@ export const DEFAULT_SETTINGS: RealmSettings = {
   can_invite_users_group: SYSTEM_GROUPS['role:members'],
   can_create_bots_group: SYSTEM_GROUPS['role:members'],
   can_create_write_only_bots_group: SYSTEM_GROUPS['role:members'],
+  direct_message_permission_group: SYSTEM_GROUPS['role:everyone'],
+  direct_message_initiator_group: SYSTEM_GROUPS['role:everyone'],
 };
+
+/** Settings once kept among the options (stored, not read by rules), now read by messaging rules. */
+const PROMOTED_OPTIONS = ['direct_message_permission_group', 'direct_message_initiator_group'] as const;
 
 export const NOTIFICATION_BOT = {
   email: 'notification-bot@zulip.com',
@@ -330,6 +335,12 @@ export function applyEvent(state: RealmState, event: RealmEvent): void {
 export function migrate(state: RealmState): void {
   state.channels ??= {};
   state.settings = { ...DEFAULT_SETTINGS, ...state.settings };
+  for (const name of PROMOTED_OPTIONS) {
+    const kept = state.options?.[name];
+    if (kept === undefined) continue;
+    state.settings = { ...state.settings, [name]: kept };
+    delete state.options![name];
+  }
   state.notificationBotId ??= null;
   for (const [name, id] of Object.entries(state.channelsByName)) {
     state.channels[id] ??= {

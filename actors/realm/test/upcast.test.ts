@@ -33,3 +33,17 @@ test('a record of a version the realm cannot read is refused, not misread', (t) 
   t.is(realmBehavior.eventVersion, 1);
   t.throws(() => new BehaviorTestKit(realmBehavior, { key: 'zulip' }).given(V1, 2), { message: /no upcast/ });
 });
+
+test('direct-message group settings a snapshot kept among the options are read by the messaging rules', async (t) => {
+  const kit = new BehaviorTestKit(realmBehavior, { key: 'zulip' }).given(V1, 1);
+  // A snapshot written before these settings were among the ones sent with commands.
+  const settings = kit.state.settings as unknown as Record<string, unknown>;
+  delete settings.direct_message_permission_group;
+  delete settings.direct_message_initiator_group;
+  kit.state.options = { direct_message_permission_group: 8, digest_weekday: 3 };
+  kit.activate();
+  const reply = (await kit.run({ type: 'realm.settings' })).reply as Record<string, unknown>;
+  t.is(reply.direct_message_permission_group, 8);
+  t.is(reply.direct_message_initiator_group, 2, 'the default when never changed');
+  t.deepEqual(kit.state.options, { digest_weekday: 3 });
+});

@@ -135,6 +135,10 @@ export interface RealmSettings {
   can_create_bots_group: GroupSetting;
   /** Who may create incoming webhook bots, besides `can_create_bots_group`. */
   can_create_write_only_bots_group: GroupSetting;
+  /** A direct message needs one of these among its sender and recipients. */
+  direct_message_permission_group: GroupSetting;
+  /** Who may start a direct-message conversation (anyone may answer one). */
+  direct_message_initiator_group: GroupSetting;
 }
 
 /** A channel as the realm's directory knows it: enough to list and find channels without asking each one. */

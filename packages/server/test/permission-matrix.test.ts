@@ -5,6 +5,7 @@ import { Fixtures } from './matrix-fixtures.js';
 import {
   CALLER_ROLES,
   isDivergence,
+  OK,
   type Caller,
   type Cell,
   type Operation,
@@ -14,6 +15,7 @@ import {
 import { OPERATIONS, RAW_ROUTES, SPEC_OPERATIONS } from './permission-cases.js';
 import { TestServer } from './support.js';
 import { UNCALLED_BIG_BLUE_BUTTON } from './calls-routes.js';
+import { Browser } from './browser.js';
 
 /**
  * The permission matrix: every operation the server serves, called by each
@@ -22,6 +24,14 @@ import { UNCALLED_BIG_BLUE_BUTTON } from './calls-routes.js';
  * of another realm), each answer compared with what the spec and the
  * reference say (permission-cases-*.ts cite the rule of each cell). Rows run
  * one after another, since their callers share the realm.
+ *
+ * The /json forms are sampled rather than doubled: in each row, one caller
+ * who can hold a session (guest, member, moderator, administrator, owner,
+ * taken in turn from row to row, so each kind gets about a fifth of the
+ * rows) sends its request under /json with a session cookie and the CSRF
+ * token instead of the API key, and must get the same cell; before that, a
+ * write of that caller without the token must be refused (403 CSRF_FAILED).
+ * Uploads and raw routes keep the /api/v1 form.
  */
 const test = anyTest as TestFn<{ server: TestServer; fx: Fixtures }>;
 
@@ -36,6 +46,39 @@ test.after.always(async (t) => {
 const nameOf = (op: Operation) => `${op.method} ${op.template}`;
 const describe = (o: Outcome) => (o.status === 200 ? '200 success' : `${o.status} ${o.code ?? '(any code)'}`);
 const quote = (o: Outcome) => (o.msg === undefined ? describe(o) : `${describe(o)} "${o.msg}"`);
+
+const SESSION_ROLES = ['guest', 'member', 'moderator', 'administrator', 'owner'] as const;
+/** How many cells went through /json, and how many writes were also tried without the token. */
+const jsonSampled = { cells: 0, unguardedWrites: 0 };
+
+/** The caller of row `index` whose cell goes through /json, if the row has one. */
+function sessionRole(index: number, request: Request) {
+  if (request.files || request.path.startsWith('//')) return undefined;
+  return SESSION_ROLES[index % SESSION_ROLES.length];
+}
+
+/** A fresh session of `caller` (a development login), as a browser holds it. */
+async function sessionOf(server: TestServer, caller: Caller): Promise<Browser> {
+  const browser = new Browser(server.client);
+  const login = await browser.send('POST', '/api/v1/dev_fetch_api_key', { username: caller.email! });
+  if (login.status !== 200 || !browser.cookies.has('sessionid')) throw new Error(`no session for ${caller.email}`);
+  return browser;
+}
+
+/** The request under /json, encoded as the API client encodes it, with the CSRF token unless `csrf` is false. */
+async function sendJson(browser: Browser, op: Operation, request: Request, csrf: boolean): Promise<Reply> {
+  const form = new URLSearchParams();
+  for (const [name, value] of Object.entries(request.params ?? {})) {
+    if (value !== undefined) form.set(name, typeof value === 'string' ? value : JSON.stringify(value));
+  }
+  const inQuery = op.method === 'GET' || op.method === 'DELETE';
+  const query = inQuery && [...form].length > 0 ? `?${form}` : '';
+  const token = browser.cookies.get('csrftoken');
+  const headers: Record<string, string> = csrf && token ? { 'X-CSRFToken': token } : {};
+  const body = inQuery ? undefined : Object.fromEntries(form);
+  const reply = await browser.send(op.method, `/json${request.path}${query}`, body, headers);
+  return { status: reply.status, headers: reply.headers, body: JSON.parse(reply.text) as Reply['body'] };
+}
 
 function send(caller: Caller, op: Operation, request: Request) {
   const params = request.params ?? {};
@@ -85,16 +128,34 @@ function problems(op: Operation, path: string, cell: Cell, reply: Reply): string
   return found;
 }
 
-for (const op of OPERATIONS) {
+for (const [index, op] of OPERATIONS.entries()) {
   test.serial(nameOf(op), async (t) => {
-    const { fx } = t.context;
+    const { fx, server } = t.context;
     await op.prepare?.(fx);
     const wrong: string[] = [];
     for (const role of CALLER_ROLES) {
       const cell = op.expect[role];
       const request = await op.request(fx, fx.callers[role]);
-      const reply = await send(fx.callers[role], op, request);
-      wrong.push(...problems(op, request.path, cell, reply).map((problem) => `${role}: ${problem}`));
+      let reply: Reply;
+      if (sessionRole(index, request) === role) {
+        const browser = await sessionOf(server, fx.callers[role]);
+        jsonSampled.cells++;
+        // Operations anyone may call (logins) take no session, so no token either.
+        if (op.method !== 'GET' && !isDeepStrictEqual(op.expect.anonymous, OK)) {
+          jsonSampled.unguardedWrites++;
+          const unguarded = await sendJson(browser, op, request, false);
+          if (unguarded.status !== 403 || unguarded.body.code !== 'CSRF_FAILED') {
+            wrong.push(
+              `${role} /json without the CSRF token: got ${unguarded.status} ${JSON.stringify(unguarded.body)}`,
+            );
+          }
+        }
+        reply = await sendJson(browser, op, request, true);
+        wrong.push(...problems(op, request.path, cell, reply).map((problem) => `${role} /json: ${problem}`));
+      } else {
+        reply = await send(fx.callers[role], op, request);
+        wrong.push(...problems(op, request.path, cell, reply).map((problem) => `${role}: ${problem}`));
+      }
       await op.after?.(fx, fx.callers[role], reply);
       if (isDivergence(cell)) {
         t.log(
@@ -137,6 +198,9 @@ test.serial('the matrix in numbers', (t) => {
   t.log(`${OPERATIONS.length} operations × ${CALLER_ROLES.length} callers = ${cells} cells`);
   for (const [outcome, n] of [...counts].sort((a, b) => b[1] - a[1])) t.log(`  ${outcome}: ${n}`);
   t.log(`  of which known divergences (the server answers otherwise): ${divergences}`);
+  t.log(
+    `  sent under /json with a session: ${jsonSampled.cells} (writes also refused without the token: ${jsonSampled.unguardedWrites})`,
+  );
   const unset = OPERATIONS.flatMap((op) =>
     CALLER_ROLES.filter((role) => !op.expect[role]).map((r) => `${nameOf(op)} ${r}`),
   );

@@ -1,6 +1,7 @@
 import { SYSTEM_GROUPS } from '@chat/protocol';
 import type { ChatClient } from '@chat/testkit';
 import { channelId, withServer } from './context.js';
+import { newPerson } from './people.js';
 import { next, register, snapshotOf, type Body, type Event } from './queues.js';
 
 /**
@@ -236,5 +237,11 @@ test.serial('administrators choose the settings new users start with; everyone h
   t.like(await next(queue, defaults('color_scheme')), { value: 2 });
   const snapshot = await snapshotOf(hamlet, { fetch_event_types: ['realm_user_settings_defaults'] });
   t.like(snapshot.realm_user_settings_defaults, { twenty_four_hour_time: true, color_scheme: 2 });
+  // A user made now starts with them, and keeps them after the defaults change again.
+  const newcomer = await newPerson(t.context, 'Newcomer');
+  const settingsOf = async () =>
+    (await snapshotOf(newcomer.client, { fetch_event_types: ['user_settings'] })).user_settings as Body;
+  t.like(await settingsOf(), { twenty_four_hour_time: true, color_scheme: 2 });
   await iago.patch(path, { twenty_four_hour_time: false, color_scheme: 1 });
+  t.like(await settingsOf(), { twenty_four_hour_time: true, color_scheme: 2 });
 });

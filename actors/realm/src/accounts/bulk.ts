@@ -6,6 +6,7 @@ import { spentInvites } from '../invites/invites.js';
 import { toEveryone } from '../broadcast.js';
 import { personOf } from '../people.js';
 import type { Account, RealmEvent, RealmState } from '../state.js';
+import { startingSettings } from '../settings.js';
 
 /**
  * `realm.createUsers`: what `realm.createUser` does for each account (the
@@ -33,5 +34,10 @@ export function createUsers(state: RealmState, users: NewUser[], now: number): D
   ]);
   const added: QueueEvent[] = accounts.map((account) => realmUserAdded(personOf(account)));
   // To the accounts that existed before the batch, as for one account: the new ones have no queue yet.
-  return { events, reply: accounts.map(toCreated), fanouts: [toEveryone(state, added)] };
+  return {
+    events,
+    reply: accounts.map(toCreated),
+    fanouts: [toEveryone(state, added)],
+    tells: startingSettings(state, accounts),
+  };
 }

@@ -24,6 +24,7 @@ import { toEveryone, toUsers } from '../broadcast.js';
 import { userAdded } from '../people.js';
 import { toPrincipal } from '../profile.js';
 import type { Account, RealmEvent, RealmHandlers, RealmState } from '../state.js';
+import { startingSettings } from '../settings.js';
 import { accountByEmail, newAccount } from '../behavior.js';
 import { administers, botAudience, botJson, isRealmBot, NO_CONFIG, type BotConfig, type BotEvent } from './model.js';
 
@@ -123,6 +124,7 @@ function create(ctx: Ctx, command: Of<'realm.createBot'>): Decision<RealmEvent, 
   return {
     events: [{ type: 'accountCreated', account }],
     fanouts: [userAdded(state, account), botEvents(state, account, [botAddEvent(json)])],
+    tells: startingSettings(state, [account]),
     reply: json,
   };
 }

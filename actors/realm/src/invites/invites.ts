@@ -18,6 +18,7 @@ import { isExpired, type Invite, type InviteEvent, type InviteLink } from './sta
 import { joinInviteGroups } from './groups.js';
 import { invitesChanged, userAdded } from '../people.js';
 import type { RealmEvent, RealmState } from '../state.js';
+import { startingSettings } from '../settings.js';
 import type { RealmHandlers } from '../state.js';
 import type { InviteProtocol } from '@chat/protocol';
 
@@ -110,6 +111,7 @@ function accept(
   return {
     events: [{ type: 'accountCreated', account }, ...spentInvites(state, invite.email), ...groups.events],
     reply,
+    tells: startingSettings(state, [account]),
     // The new account first, so that clients know the user the group changes name.
     fanouts: [userAdded(state, account), ...groups.fanouts, invitesChanged(state, invite.invitedBy)],
   };

@@ -10,6 +10,7 @@ import {
   type UserRef,
 } from '@chat/protocol';
 import { prepareContent } from './content.js';
+import { checkDirectMessage } from './direct-permission.js';
 import { CallerContext } from '../context.js';
 import { checkContent, normalizeTopic } from '../limits.js';
 import { claimUploads } from '../uploads/uploads.js';
@@ -99,6 +100,7 @@ export async function prepareSend(
     const others = (await participantsOf(caller, req.to)).filter((u) => u.user_id !== sender.user_id);
     people.push(...others);
     address = conversationAddress(sender.realm, [sender.user_id, ...others.map((u) => u.user_id)]);
+    await checkDirectMessage(caller, sender, others, settings, address.key);
   } else {
     channelId = await channelIdOf(caller, req.to);
     if (req.topic === undefined) throw new ChatError('BAD_REQUEST', 'Missing topic');

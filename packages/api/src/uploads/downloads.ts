@@ -200,8 +200,8 @@ class TemporaryUrls {
  * Downloads, answered with the file's bytes rather than an envelope:
  *
  * - `GET /user_uploads/{realm_id}/{path}` with basic auth serves the file;
- * - `GET /api/v1/user_uploads/{realm_id}/{path}` answers, as the original
- *   does, a temporary URL that works without credentials for a minute
+ * - `GET /api/v1/user_uploads/{realm_id}/{path}` (and its /json form, for
+ *   a session) answers, as the original does, a temporary URL that works without credentials for a minute
  *   (what mobile clients hand to a browser or a media player);
  * - `GET /user_uploads/temporary/{token}/{name}` serves that URL.
  */
@@ -210,9 +210,10 @@ export function uploadDownloads(deps: RawDeps): RawMiddleware {
   return async (ctx, next) => {
     if (ctx.method !== 'GET' && ctx.method !== 'HEAD') return next();
     const [first, ...segments] = ctx.path.split('/').slice(1);
-    const api = first === 'api' && segments[0] === 'v1' && segments[1] === 'user_uploads';
+    const json = first === 'json' && segments[0] === 'user_uploads';
+    const api = json || (first === 'api' && segments[0] === 'v1' && segments[1] === 'user_uploads');
     if (first !== 'user_uploads' && !api) return next();
-    const rest = api ? segments.slice(2) : segments;
+    const rest = json ? segments.slice(1) : api ? segments.slice(2) : segments;
     // `/api/v1/user_uploads` itself is the upload route's, with its own 405.
     if (rest.length === 0) return next();
     if (!api && rest[0] === 'temporary') {
@@ -223,8 +224,11 @@ export function uploadDownloads(deps: RawDeps): RawMiddleware {
       if (!named || named.realm !== realm) throw notFound();
       return serveFile(ctx, deps.options.files, named.pathId);
     }
-    ctx.state.route = `${api ? '/api/v1' : ''}/user_uploads/{realm_id_str}/{filename}`;
-    const caller = await rawCaller(ctx, deps);
+    ctx.state.route = `${json ? '/json' : api ? '/api/v1' : ''}/user_uploads/{realm_id_str}/{filename}`;
+    // Under /json, as the web app asks it, a session cookie will do (a GET needs no CSRF token).
+    const caller = json
+      ? new CallerContext(scopedActors(deps.actors, ctx.state.requestId), await pageCaller(ctx, deps))
+      : await rawCaller(ctx, deps);
     const pathId = pathIdOf(rest);
     if (pathId === undefined) throw notFound();
     const access = await uploadAccess(caller, pathId);
