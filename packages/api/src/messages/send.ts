@@ -207,7 +207,8 @@ export function sendRoutes(options: ApiOptions): Route[] {
           message_id: answer.id,
           sender: principal,
           mentioned_user_ids: sent.command.prepared.mentioned_user_ids,
-          dm_user_ids: sent.direct ? sent.command.people.map((p) => p.user_id) : null,
+          // Only bots can have outgoing webhooks: a direct message with none asks the realm nothing.
+          dm_user_ids: sent.direct ? sent.command.people.filter((p) => p.is_bot).map((p) => p.user_id) : null,
         };
         triggerOutgoingWebhooks(caller, trigger, options, log).catch((err: unknown) =>
           log.warn({ err }, 'outgoing webhooks not called'),
