@@ -1,19 +1,19 @@
+import { RawJson } from '@chat/edge';
 import { formatAddress, type UserProfile } from '@chat/protocol';
 import type { CallerContext } from '../../context.js';
 import { renderUser } from '../../users/json.js';
 
-type Rendered = ReturnType<typeof renderUser>;
 interface Cached {
   version: string;
   users: UserProfile[];
-  rendered: Map<boolean, { active: Rendered[]; nonActive: Rendered[] }>;
+  rendered: Map<boolean, { active: RawJson; nonActive: RawJson }>;
 }
 
 /**
  * The last user list of each realm this edge read, by the realm's version
  * of it: a register asks the realm with that version and, when nothing
  * changed, gets no list back, so ten thousand users are neither copied
- * across the transport nor rendered again. The realm is still asked, so the
+ * across the transport nor rendered and written as JSON again. The realm is still asked, so the
  * read's journal position is noted as before.
  */
 const byRealm = new Map<string, Cached>();
@@ -32,9 +32,11 @@ export async function realmUsers(caller: CallerContext, clientGravatar: boolean)
   }
   let rendered = cached.rendered.get(clientGravatar);
   if (!rendered) {
+    const render = (users: UserProfile[]) =>
+      new RawJson(JSON.stringify(users.map((u) => renderUser(u, clientGravatar))));
     rendered = {
-      active: cached.users.filter((u) => u.is_active).map((u) => renderUser(u, clientGravatar)),
-      nonActive: cached.users.filter((u) => !u.is_active).map((u) => renderUser(u, clientGravatar)),
+      active: render(cached.users.filter((u) => u.is_active)),
+      nonActive: render(cached.users.filter((u) => !u.is_active)),
     };
     cached.rendered.set(clientGravatar, rendered);
   }
