@@ -33,6 +33,7 @@ import { decideCanCreateUsers } from './accounts/create-users-permission.js';
 import { decideMessageId, resumeMessageIds } from './message-ids.js';
 import { statusHandlers } from './status/commands.js';
 import { botHandlers } from './bots/bots.js';
+import { listUsers } from './user-list.js';
 import { sessionHandlers } from './accounts/sessions.js';
 import {
   applyEvent,
@@ -220,7 +221,11 @@ const handlers: RealmHandlers<RealmProtocol> = {
     return { reply: toProfile(account) };
   },
   'realm.listUsers': ({ state }) => {
-    return { reply: Object.values(state.accounts).map(toProfile) };
+    return { reply: listUsers(state).users };
+  },
+  'realm.usersVersioned': ({ state }, command) => {
+    const { version, users } = listUsers(state);
+    return { reply: command.unless === version ? { version } : { version, users } };
   },
   'realm.broadcast': ({ state }, command) => {
     return broadcast(state, command);

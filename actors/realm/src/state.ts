@@ -2,6 +2,7 @@ import { ROLES, SYSTEM_GROUPS, type BotType, type ChannelEntry, type RealmSettin
 import type { ChannelFolder, OwedWebhook, RealmEmoji } from '@chat/protocol';
 import type { Handlers } from '@chat/runtime';
 import type { StoredGroup } from './groups/model.js';
+import { forgetUserList } from './user-list.js';
 import { applyInviteEvent, type EmailChange, type Invite, type InviteEvent, type InviteLink } from './invites/state.js';
 import { applyActivity, type ActivityEvent } from './accounts/deactivation.js';
 import { applyPeopleEvent, isPeopleEvent, type PeopleEvent, type PeopleState } from './status/commands.js';
@@ -220,6 +221,7 @@ export function initialState(stringId: string): RealmState {
 }
 
 export function applyEvent(state: RealmState, event: RealmEvent): void {
+  forgetUserList(state);
   const endsSessions =
     (event.type === 'accountActiveSet' && !event.active) ||
     (event.type === 'accountUpdated' && event.passwordHash !== undefined);

@@ -8,6 +8,7 @@ import type { Admission } from './admission.js';
 import type { RateLimiter } from './rate-limit.js';
 import type { RequestInfo, Route } from './route.js';
 import type { EdgeState } from './state.js';
+import { jsonBody } from './raw-json.js';
 
 export interface PipelineDeps {
   actors: ActorClient;
@@ -81,12 +82,15 @@ export function routeMiddleware(route: Route, deps: PipelineDeps, prefix: '/api/
         ...(deps.rateLimiter && { limits: deps.rateLimiter.forRequest(ctx.state) }),
       });
       ctx.status = 200;
-      ctx.body = {
+      const body = jsonBody({
         result: 'success',
         msg: '',
         ...result,
         ...(ignored.length > 0 ? { ignored_parameters_unsupported: ignored } : {}),
-      };
+      });
+      // Koa sends an object as JSON; text already JSON keeps the same type.
+      if (typeof body === 'string') ctx.type = 'json';
+      ctx.body = body;
     } finally {
       await removeFiles(paths);
     }

@@ -230,6 +230,12 @@ export type RealmCommand =
   | { type: 'realm.devApiKey'; username: string }
   | { type: 'realm.getUser'; user_id: number }
   | { type: 'realm.listUsers' }
+  /**
+   * Every account, as `realm.listUsers`, with the version of the list; with
+   * `unless` equal to the current version the list is left out (the asker
+   * already holds it).
+   */
+  | { type: 'realm.usersVersioned'; unless?: string }
   | { type: 'realm.resetApiKey'; email: string }
   /** The operator grants or revokes an account's `can_create_users` (`change-user-role`); replies CanCreateUsersGrant. */
   | { type: 'realm.setCanCreateUsers'; email: string; granted: boolean }
@@ -305,6 +311,7 @@ export type RealmReplies = GroupReplies &
     'realm.devApiKey': ApiKeyGrant;
     'realm.getUser': UserProfile;
     'realm.listUsers': UserProfile[];
+    'realm.usersVersioned': { version: string; users?: UserProfile[] };
     'realm.resetApiKey': { api_key: string };
     'realm.setCanCreateUsers': CanCreateUsersGrant;
     'realm.setActive': null;

@@ -16,6 +16,7 @@ const BUILDS: Record<string, string[]> = {
   'realm.linkifiers': ['realm_linkifiers'],
   'realm.profileFields': ['custom_profile_fields'],
   'realm.listUsers': ['realm_user'],
+  'realm.usersVersioned': ['realm_user'],
   'realm.bots': ['realm_bot'],
   'realm.userGroups': ['user_group'],
   'realm.channelFolders': ['channel_folder'],

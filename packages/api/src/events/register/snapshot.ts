@@ -5,7 +5,7 @@ import { withGlobalDefaults } from '../../channels/notification-defaults.js';
 import { unreadMessages } from '../../messages/fetch.js';
 import type { ApiOptions } from '../../options.js';
 import { FEATURE_LEVEL, ZULIP_VERSION } from '../../options.js';
-import { renderUser } from '../../users/json.js';
+import { realmUsers } from './realm-users.js';
 import { presentBot } from '../../bots/json.js';
 import { UnreadIndex } from './unread.js';
 import { mutingSections, personalSections, scheduledSections } from './personal.js';
@@ -155,11 +155,9 @@ export class Snapshot {
       this.types.add('subscription').add('stream');
     }
     if (this.wants('realm_user')) {
-      const users = await caller.actors.ask(caller.realm, { type: 'realm.listUsers' });
-      this.body.realm_users = users.filter((u) => u.is_active).map((u) => renderUser(u, this.req.client_gravatar));
-      this.body.realm_non_active_users = users
-        .filter((u) => !u.is_active)
-        .map((u) => renderUser(u, this.req.client_gravatar));
+      const { users, active, nonActive } = await realmUsers(caller, this.req.client_gravatar);
+      this.body.realm_users = active;
+      this.body.realm_non_active_users = nonActive;
       const me = users.find((u) => u.user_id === this.me)!;
       Object.assign(this.body, ownAccountSection(caller.principal, me, settings));
       this.types.add('realm_user');
