@@ -17,4 +17,4 @@ ENV DATA_DIR=/var/lib/chat \
 USER node
 
 EXPOSE 9991
-CMD ["node", "packages/server/dist/src/main.js", "start"]
+CMD ["node", "--max-semi-space-size=64", "packages/server/dist/src/main.js", "start"]

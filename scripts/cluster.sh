@@ -21,7 +21,7 @@ start() {
   local name="$1" pidfile="$dir/$1.pid"
   shift
   if alive "$pidfile"; then say "$name already running (pid $(cat "$pidfile"))"; return; fi
-  env "$@" setsid node "$main" start >"$dir/$name.log" 2>&1 </dev/null &
+  env "$@" setsid node --max-semi-space-size=64 "$main" start >"$dir/$name.log" 2>&1 </dev/null &
   echo $! >"$pidfile"
   say "$name started (pid $!, log $dir/$name.log)"
 }
