@@ -1,5 +1,5 @@
 import test from 'ava';
-import { NoResponders, TransportTimeout, type TransportMessage } from '@chat/runtime';
+import { Carried, fromWire, NoResponders, toWire, TransportTimeout, type TransportMessage } from '@chat/runtime';
 import { InProcessTransport } from '../src/index.js';
 import { bytes, deferred, text } from './helpers.js';
 
@@ -150,5 +150,26 @@ test('a throwing handler is reported and does not stop the others', async (t) =>
   transport.publish('s', bytes(''));
   await other.promise;
   t.deepEqual(errors, ['s']);
+  await transport.close();
+});
+
+test('a carried message reaches each receiver as its own copy as of the send, as JSON would give it', async (t) => {
+  const transport = new InProcessTransport();
+  const first = deferred<unknown>();
+  const second = deferred<unknown>();
+  transport.subscribe('s', (msg) => {
+    const value = fromWire<{ list: number[] }>(msg.data);
+    value.list.push(99); // a receiver changing its copy must not reach the other one
+    first.resolve(value);
+  });
+  transport.subscribe('s', (msg) => second.resolve(fromWire(msg.data)));
+  const sent = { list: [1, 2], gone: undefined };
+  const data = toWire(transport, sent);
+  t.true(data instanceof Carried, 'in this process the JSON text travels, not bytes');
+  transport.publish('s', data);
+  sent.list.push(3); // a change after the send does not travel
+  t.deepEqual(await first.promise, { list: [1, 2, 99] });
+  t.deepEqual(await second.promise, { list: [1, 2] });
+  t.false('gone' in ((await second.promise) as object));
   await transport.close();
 });
