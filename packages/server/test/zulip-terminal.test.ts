@@ -76,13 +76,15 @@ async function startClient(t: { context: Context }): Promise<void> {
  * zulip-terminal 0.7.0's own startup race (zulip/zulip-terminal#391): its
  * presence thread may ask for a redraw between building the view and
  * starting the main loop; that thread dies with an AssertionError on
- * `_update_pipe` and the client goes on. Two threads' tracebacks may
- * interleave on stderr, so they are recognised by counting: every
+ * `_update_pipe` and the client goes on (its presence thread and its
+ * user-list thread alike). Two threads' tracebacks may interleave on
+ * stderr, even within a line, so they are recognised by counting: every
  * traceback is a thread's and ends in that assertion. Nothing else passes.
  */
 function onlyStartupRace(stderr: string): boolean {
   const count = (pattern: RegExp) => (stderr.match(pattern) ?? []).length;
-  const threads = count(/^Exception in thread /gm);
+  // Counted anywhere on a line: two threads' headers can land on one line ("Exception in thread Exception in thread …").
+  const threads = count(/Exception in thread /g);
   const errorLines = stderr.split('\n').filter((line) => /^\w*(Error|Exception)(:|$)/.test(line));
   return (
     count(/^Traceback/gm) === threads &&
