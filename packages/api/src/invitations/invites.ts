@@ -9,6 +9,17 @@ import type { ApiOptions } from '../options.js';
 
 /** The original's limit on `welcome_message_custom_text`. */
 export const MAX_WELCOME_TEXT = 8000;
+
+/** An invitation's own welcome text (null: the organization's), refused past the original's limit. */
+export function welcomeText(text: string | null | undefined): string | null {
+  if (text != null && [...text].length > MAX_WELCOME_TEXT) {
+    throw new ChatError(
+      'BAD_REQUEST',
+      `welcome_message_custom_text is too long (limit: ${MAX_WELCOME_TEXT} characters)`,
+    );
+  }
+  return text ?? null;
+}
 export const DEFAULT_VALIDITY_MINUTES = 14_400;
 
 const realmName = async (caller: CallerContext) => (await caller.actors.ask(caller.realm, { type: 'realm.info' })).name;
@@ -62,13 +73,7 @@ export function inviteRoutes(options: ApiOptions): Route[] {
         const mailer = mailerOf(options);
         const role = params.invite_as ?? ROLES.member;
         if (!isRole(role)) throw new ChatError('BAD_REQUEST', 'Invalid invite_as');
-        const welcome = params.welcome_message_custom_text ?? null;
-        if (welcome !== null && [...welcome].length > MAX_WELCOME_TEXT) {
-          throw new ChatError(
-            'BAD_REQUEST',
-            `welcome_message_custom_text is too long (limit: ${MAX_WELCOME_TEXT} characters)`,
-          );
-        }
+        const welcome = welcomeText(params.welcome_message_custom_text);
         const emails = parseInvitees(params.invitee_emails);
         const keys = emails.map((email) => ({ email, ...newKey() }));
         const minutes = params.invite_expires_in_minutes;

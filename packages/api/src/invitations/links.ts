@@ -5,7 +5,7 @@ import { joinLink, newKey } from './confirmations.js';
 import { CallerContext } from '../context.js';
 import { requireMember } from '../groups/reads.js';
 import { checkChannels } from './checks.js';
-import { DEFAULT_VALIDITY_MINUTES, MAX_WELCOME_TEXT } from './invites.js';
+import { DEFAULT_VALIDITY_MINUTES, welcomeText } from './invites.js';
 import type { ApiOptions } from '../options.js';
 
 /**
@@ -43,13 +43,7 @@ export function inviteLinkRoutes(options: ApiOptions): Route[] {
         const caller = new CallerContext(actors, principal);
         const role = params.invite_as ?? ROLES.member;
         if (!isRole(role)) throw new ChatError('BAD_REQUEST', 'Invalid invite_as');
-        const welcome = params.welcome_message_custom_text ?? null;
-        if (welcome !== null && [...welcome].length > MAX_WELCOME_TEXT) {
-          throw new ChatError(
-            'BAD_REQUEST',
-            `welcome_message_custom_text is too long (limit: ${MAX_WELCOME_TEXT} characters)`,
-          );
-        }
+        const welcome = welcomeText(params.welcome_message_custom_text);
         const streamIds = params.stream_ids ?? [];
         const minutes = params.invite_expires_in_minutes;
         const { key, hash } = newKey();
