@@ -1,5 +1,7 @@
-import { lookup } from 'node:dns/promises';
-import { BlockList, isIP } from 'node:net';
+import { lookup as dnsLookup, type LookupAddress } from 'node:dns';
+import { request as httpRequest } from 'node:http';
+import { request as httpsRequest } from 'node:https';
+import { BlockList, isIP, type LookupFunction } from 'node:net';
 
 /**
  * Addresses an outgoing webhook may not reach unless the server allows it:
@@ -37,17 +39,84 @@ export function isPrivateAddress(address: string): boolean {
 }
 
 /** Thrown when a webhook URL's host is, or resolves to, a private address. */
-export class PrivateAddress extends Error {}
+export class PrivateAddress extends Error {
+  constructor(host: string) {
+    super(`The outgoing webhook URL's host ${host} is a private address.`);
+  }
+}
+
+/** How a name is resolved: `dns.lookup`'s form (tests give their own). */
+export type Resolver = (
+  hostname: string,
+  options: { all?: boolean; family?: number | string },
+  callback: (err: NodeJS.ErrnoException | null, address: string | LookupAddress[], family?: number) => void,
+) => void;
 
 /**
- * Refuses a URL whose host names or resolves to a private address. The
- * address is resolved again by the call itself, so a name whose answer
- * changes in between (DNS rebinding) can still get through: see
- * docs/security.md.
+ * A `lookup` for the connection that refuses private answers: the address
+ * checked is the address connected to, with no second resolution in
+ * between for a name to change its answer in (DNS rebinding).
  */
-export async function checkPublicUrl(url: string): Promise<void> {
-  const host = new URL(url).hostname.replace(/^\[|\]$/g, '');
-  const addresses = isIP(host) ? [host] : (await lookup(host, { all: true })).map((a) => a.address);
-  if (addresses.some(isPrivateAddress))
-    throw new PrivateAddress(`The outgoing webhook URL's host ${host} is a private address.`);
+function publicOnly(resolve: Resolver): LookupFunction {
+  return (hostname, options, callback) =>
+    resolve(hostname, options, (err, address, family) => {
+      const all = Array.isArray(address) ? address.map((a) => a.address) : [address];
+      if (!err && all.some(isPrivateAddress)) err = new PrivateAddress(hostname);
+      (callback as (e: Error | null, a: string | LookupAddress[], f?: number) => void)(err, address, family);
+    });
+}
+
+/** Thrown when an answer is larger than the call allows. */
+export class AnswerTooLarge extends Error {}
+
+export interface Call {
+  method: 'POST';
+  headers: Record<string, string>;
+  body: string;
+  /** Private addresses are reached too (development, or OUTGOING_WEBHOOKS_ALLOW_PRIVATE). */
+  allowPrivate: boolean;
+  timeoutMs: number;
+  /** A larger answer is a failure, refused without reading the rest. */
+  maxAnswerBytes: number;
+  /** `dns.lookup` unless a test says otherwise. */
+  resolver?: Resolver;
+}
+
+/**
+ * One HTTP call to a webhook URL, redirects not followed. Unless private
+ * addresses are allowed, a host that names one, or resolves to one at the
+ * moment of connecting, is refused with `PrivateAddress`.
+ */
+export function callUrl(url: string, call: Call): Promise<{ status: number; text: string }> {
+  const target = new URL(url);
+  const host = target.hostname.replace(/^\[|\]$/g, '');
+  if (!call.allowPrivate && isIP(host) !== 0 && isPrivateAddress(host)) return Promise.reject(new PrivateAddress(host));
+  const request = target.protocol === 'https:' ? httpsRequest : httpRequest;
+  const resolver = call.resolver ?? (dnsLookup as Resolver);
+  return new Promise((resolve, reject) => {
+    const req = request(
+      target,
+      {
+        method: call.method,
+        headers: { ...call.headers, 'content-length': String(Buffer.byteLength(call.body)) },
+        signal: AbortSignal.timeout(call.timeoutMs),
+        lookup: call.allowPrivate ? (resolver as LookupFunction) : publicOnly(resolver),
+      },
+      (res) => {
+        const chunks: Buffer[] = [];
+        let size = 0;
+        res.on('data', (chunk: Buffer) => {
+          size += chunk.byteLength;
+          if (size > call.maxAnswerBytes) {
+            res.destroy();
+            reject(new AnswerTooLarge(`the answer is larger than ${call.maxAnswerBytes} bytes`));
+          } else chunks.push(chunk);
+        });
+        res.on('error', reject);
+        res.on('end', () => resolve({ status: res.statusCode ?? 0, text: Buffer.concat(chunks).toString('utf8') }));
+      },
+    );
+    req.on('error', reject);
+    req.end(call.body);
+  });
 }

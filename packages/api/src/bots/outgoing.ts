@@ -6,7 +6,7 @@ import { CallerContext } from '../context.js';
 import { getMessages, renderMessages } from '../messages/fetch.js';
 import type { ApiOptions } from '../options.js';
 import { sendMessage } from '../messages/send.js';
-import { checkPublicUrl, PrivateAddress } from './egress.js';
+import { AnswerTooLarge, callUrl, PrivateAddress } from './egress.js';
 
 type Logger = AuthRequest['log'];
 
@@ -196,10 +196,11 @@ async function post(
   { service, team, trigger, message }: Delivery,
   allowPrivate: boolean,
 ): Promise<{ status: number; text: string }> {
-  const headers = { 'user-agent': 'ZulipOutgoingWebhook/11.0' };
-  let init: RequestInit;
+  const headers: Record<string, string> = { 'user-agent': 'ZulipOutgoingWebhook/11.0' };
+  let body: string;
   if (service.interface === SLACK_INTERFACE) {
-    const form = new URLSearchParams({
+    headers['content-type'] = 'application/x-www-form-urlencoded';
+    body = new URLSearchParams({
       token: service.token,
       team_id: `T${team.id}`,
       team_domain: team.domain,
@@ -212,48 +213,36 @@ async function post(
       text: message.content,
       trigger_word: trigger,
       service_id: String(service.user_id),
-    });
-    init = { method: 'POST', headers, body: form };
+    }).toString();
   } else {
-    const body = {
+    headers['content-type'] = 'application/json';
+    body = JSON.stringify({
       data: message.content,
       message,
       bot_email: service.email,
       bot_full_name: service.full_name,
       token: service.token,
       trigger,
-    };
-    init = { method: 'POST', headers: { ...headers, 'content-type': 'application/json' }, body: JSON.stringify(body) };
+    });
   }
-  let response: Response;
   try {
-    if (!allowPrivate) await checkPublicUrl(service.base_url);
-    response = await fetch(service.base_url, { ...init, redirect: 'manual', signal: AbortSignal.timeout(TIMEOUT_MS) });
+    return await callUrl(service.base_url, {
+      method: 'POST',
+      headers,
+      body,
+      allowPrivate,
+      timeoutMs: TIMEOUT_MS,
+      maxAnswerBytes: MAX_ANSWER_BYTES,
+    });
   } catch (err) {
-    if (err instanceof PrivateAddress) throw err;
-    const timedOut = err instanceof Error && err.name === 'TimeoutError';
+    if (err instanceof PrivateAddress || err instanceof AnswerTooLarge) throw err;
+    const timedOut = err instanceof Error && (err.name === 'TimeoutError' || err.name === 'AbortError');
     throw new Unreachable(
       timedOut
         ? `Request timed out after ${TIMEOUT_MS / 1000} seconds.`
         : 'A connection error occurred. Is my bot server down?',
     );
   }
-  return { status: response.status, text: await readCapped(response) };
-}
-
-/** The answer's text, refused past MAX_ANSWER_BYTES without reading the rest. */
-async function readCapped(response: Response): Promise<string> {
-  const chunks: Uint8Array[] = [];
-  let size = 0;
-  for await (const chunk of response.body ?? []) {
-    size += (chunk as Uint8Array).byteLength;
-    if (size > MAX_ANSWER_BYTES) {
-      await response.body?.cancel();
-      throw new Error(`the answer is larger than ${MAX_ANSWER_BYTES} bytes`);
-    }
-    chunks.push(chunk as Uint8Array);
-  }
-  return Buffer.concat(chunks).toString('utf8');
 }
 
 /** The message an answer asks for, or null: `response_not_required`, no content, or blank content. */
