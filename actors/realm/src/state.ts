@@ -221,7 +221,7 @@ export function initialState(stringId: string): RealmState {
 }
 
 export function applyEvent(state: RealmState, event: RealmEvent): void {
-  forgetUserList(state);
+  forgetUserList(state, event);
   const endsSessions =
     (event.type === 'accountActiveSet' && !event.active) ||
     (event.type === 'accountUpdated' && event.passwordHash !== undefined);
