@@ -1,5 +1,9 @@
-import { rm } from 'node:fs/promises';
+import { execFile } from 'node:child_process';
+import { existsSync } from 'node:fs';
+import { readFile, rm } from 'node:fs/promises';
 import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { promisify } from 'node:util';
 import anyTest, { type TestFn } from 'ava';
 import { ChatClient, ServerProcess, waitFor } from '@chat/testkit';
 import { MAIN, tempDir } from './support.js';
@@ -158,15 +162,22 @@ test('message ids stay small and increasing across a restart and kill -9, a cras
   }
 });
 
-test('a data folder made before dense message ids is refused with what to do', async (t) => {
+/**
+ * A real folder of the server before dense ids (a5e8699^): three messages (two channel, one direct)
+ * sent by iago, then stopped with SIGTERM. 7.9 KB: the journal, the store and the empty upload folders.
+ */
+const OLD_FOLDER = fileURLToPath(new URL('../../test/fixtures/data-before-dense-ids.tar.gz', import.meta.url));
+
+test('a data folder made before dense message ids is refused with what to do, and left as it was', async (t) => {
   const { server, dir } = t.context;
-  await server.start();
-  await server.kill('SIGTERM');
-  // What a folder of an older version looks like: a journal and no format file.
-  await rm(join(dir, 'format'));
+  await promisify(execFile)('tar', ['-xzf', OLD_FOLDER, '-C', dir]);
+  const journal = join(dir, 'journal', '00000000000000000001.log');
+  const before = await readFile(journal);
   const refused = await server.start().then(
     () => 'started',
     (err: Error) => err.message,
   );
   t.regex(refused, /made by an older version of this server.*Move it away or delete it/s);
+  t.deepEqual(await readFile(journal), before, 'the journal is untouched');
+  t.false(existsSync(join(dir, 'format')), 'no format file is written into the old folder');
 });
