@@ -33,6 +33,7 @@ import { decideCanCreateUsers } from './accounts/create-users-permission.js';
 import { decideMessageId, resumeMessageIds } from './message-ids.js';
 import { statusHandlers } from './status/commands.js';
 import { botHandlers } from './bots/bots.js';
+import { owingRows } from './bots/model.js';
 import { listUsers } from './user-list.js';
 import { sessionHandlers } from './accounts/sessions.js';
 import {
@@ -262,6 +263,7 @@ export const realmBehavior: ActorBehavior<RealmState, RealmEvent> = {
     if (command.type !== 'realm.create' && !ctx.state.exists) throw noRealm();
   }),
   apply: applyEvent,
+  rows: owingRows,
   onActivate: (ctx) => {
     migrate(ctx.state as RealmState);
     resumeMessageIds(ctx.state as RealmState);

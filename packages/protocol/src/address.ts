@@ -60,6 +60,14 @@ export const formatAddress = (a: ActorAddress) => `${a.type}/${a.key}`;
  * (`actors/realm/src/message-ids.ts`): buckets of 2^16 ids (65,536 messages)
  * keep partitions bounded.
  */
+/**
+ * The realms that owe calls to outgoing webhook bots: a store row per realm,
+ * written by its RealmActor while any call is owed, so the sweep that
+ * resumes calls after a restart finds realms nobody has used since.
+ */
+export const OWING_REALMS = { table: 'owed_webhook_realms', partition: 'realms' } as const;
+export const owingRealmKey = (realm: string) => ({ ...OWING_REALMS, sort: realm });
+
 export const messageLocationKey = (realm: string, messageId: number) => ({
   table: 'message_location',
   partition: `${realm}/${Math.floor(messageId / 2 ** 16)}`,

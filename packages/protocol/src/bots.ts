@@ -103,7 +103,12 @@ export type BotCommand =
    * Claims the owed calls recorded (or last claimed) before `before` (epoch ms):
    * they are stamped now, so no other edge claims them while the claimant calls.
    */
-  | { type: 'realm.claimOwedWebhooks'; before: number };
+  | { type: 'realm.claimOwedWebhooks'; before: number }
+  /**
+   * Every realm that owes calls, read from the store's index (`OWING_REALMS`,
+   * shared by all realms, so any realm actor can answer). Replies their string ids.
+   */
+  | { type: 'realm.owingRealms' };
 
 export type BotReplies = {
   'realm.createBot': BotJson;
@@ -115,6 +120,7 @@ export type BotReplies = {
   'realm.oweWebhooks': null;
   'realm.webhookDone': null;
   'realm.claimOwedWebhooks': OwedWebhook[];
+  'realm.owingRealms': string[];
 };
 
 /** The original's cap on one bot's storage: keys and values, in characters. */

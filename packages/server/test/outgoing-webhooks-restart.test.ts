@@ -2,6 +2,7 @@ import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import test from 'ava';
 import type { ChatClient } from '@chat/testkit';
+import { otherRealm } from './matrix-fixtures.js';
 import { TestServer, tempDir } from './support.js';
 
 /**
@@ -79,4 +80,40 @@ test('a call owed when the server stops is made after the restart, once', async 
   t.deepEqual(answers, ['after the restart']);
   t.is(bodies.length, 1);
   t.like(JSON.parse(bodies[0]!), { data: 'owed', trigger: 'direct_message' });
+});
+
+test('a call owed in a realm nobody uses after the restart is made too', async (t) => {
+  const dataDir = await tempDir('outgoing-restart-other');
+  const bodies: string[] = [];
+  const probe = await listen(0, []);
+  const port = (probe.address() as AddressInfo).port;
+  await new Promise((resolve) => probe.close(resolve));
+  const first = await TestServer.start({ dataDir, ...config });
+  try {
+    const { owner } = await otherRealm(first);
+    const made = await owner.client.post<{ user_id: number }>('/bots', {
+      full_name: 'Other Hook',
+      short_name: 'otherhook',
+      bot_type: 3,
+      payload_url: JSON.stringify(`http://127.0.0.1:${port}/hook`),
+    });
+    t.is(made.status, 200, JSON.stringify(made.body));
+    const to = JSON.stringify([made.body.user_id]);
+    const sent = await owner.client.post('/messages', { type: 'direct', to, content: 'owed elsewhere' });
+    t.is(sent.status, 200);
+    await sleep(500);
+  } finally {
+    await first.server.close();
+  }
+  await sleep(8_000);
+  const endpoint = await listen(port, bodies);
+  t.teardown(() => endpoint.close());
+  // Nobody touches the other realm after the restart: only the sweep can find its owed call.
+  const second = await TestServer.start({ dataDir, ...config });
+  t.teardown(() => second.stop());
+  const until = Date.now() + 20_000;
+  while (Date.now() < until && bodies.length === 0) await sleep(300);
+  await sleep(1_000);
+  t.is(bodies.length, 1);
+  t.like(JSON.parse(bodies[0]!), { data: 'owed elsewhere', trigger: 'direct_message' });
 });

@@ -1,4 +1,5 @@
 import {
+  OWING_REALMS,
   botAddEvent,
   type BotProtocol,
   type BotReplies,
@@ -299,5 +300,10 @@ export const botHandlers: RealmHandlers<BotProtocol> = {
     if (due.length === 0) return { reply: [] };
     const claimed = due.map((o) => ({ ...o, since: now }));
     return { events: [{ type: 'webhooksOwed', owed: claimed }], reply: claimed };
+  },
+  'realm.owingRealms': async ({ store }) => {
+    const realms: string[] = [];
+    for await (const row of store.scan(OWING_REALMS.table, OWING_REALMS.partition)) realms.push(row.sort);
+    return { reply: realms };
   },
 };

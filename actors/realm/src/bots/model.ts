@@ -1,4 +1,5 @@
-import { isAdministrator, type BotJson, type BotService, type OwedWebhook } from '@chat/protocol';
+import { isAdministrator, owingRealmKey, type BotJson, type BotService, type OwedWebhook } from '@chat/protocol';
+import type { StoreWrite } from '@chat/runtime';
 import type { Account, RealmState } from '../state.js';
 
 /** What an account that is a bot keeps besides the account itself. */
@@ -35,6 +36,15 @@ export function applyWebhookEvent(state: RealmState, event: WebhookEvent): void 
   const owed = (state.owedWebhooks ??= {});
   if (event.type === 'webhookDone') delete owed[owedKey(event.messageId, event.botId)];
   else for (const o of event.owed) owed[owedKey(o.message_id, o.bot_id)] = o;
+}
+
+/** The realm's row in the index of realms owing calls: there while any call is owed. */
+export function owingRows(state: RealmState, event: { type: string }): StoreWrite[] {
+  if (event.type !== 'webhooksOwed' && event.type !== 'webhookDone') return [];
+  const key = owingRealmKey(state.stringId);
+  return Object.keys(state.owedWebhooks ?? {}).length > 0
+    ? [{ ...key, op: 'put', value: new Uint8Array() }]
+    : [{ ...key, op: 'del' }];
 }
 
 export function applyBotEvent(state: RealmState, event: BotEvent): void {

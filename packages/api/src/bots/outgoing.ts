@@ -56,7 +56,6 @@ export async function triggerOutgoingWebhooks(
   const trigger = sent.dm_user_ids !== null ? 'direct_message' : 'mention';
   const candidates = (sent.dm_user_ids ?? sent.mentioned_user_ids).filter((id) => id !== sent.sender.user_id);
   if (candidates.length === 0) return;
-  seenRealms.add(sent.sender.realm);
   const realm = realmAddress(sent.sender.realm);
   const services = await caller.actors.ask(realm, { type: 'realm.outgoingServices', user_ids: candidates });
   if (services.length === 0) return;
@@ -118,9 +117,6 @@ async function call(
   }
 }
 
-/** Realms whose messages triggered a call in this process: the sweep looks there (and in the default realm). */
-const seenRealms = new Set<string>();
-
 /** How long a call may take at most: four 10 s tries and 7 s of waits. */
 const LONGEST_CALL_MS = 4 * TIMEOUT_MS + 7 * RETRY_DELAY_MS;
 
@@ -128,8 +124,10 @@ const LONGEST_CALL_MS = 4 * TIMEOUT_MS + 7 * RETRY_DELAY_MS;
  * Resumes owed calls: at once those recorded before `firstBefore` (embedded,
  * nothing else makes calls), then every `everyMs` those left over `graceMs`
  * (a call takes at most LONGEST_CALL_MS plus its reply, so a younger one may
- * be in another edge's hands), in the default realm and the realms seen
- * here. Returns the function that stops it.
+ * be in another edge's hands), in the default realm and every realm the
+ * store's index names as owing (asked of the default realm's actor; the
+ * index is shared). Returns
+ * the function that stops it.
  */
 export function sweepOwedWebhooks(
   actors: ActorClient,
@@ -140,15 +138,17 @@ export function sweepOwedWebhooks(
   everyMs = 30_000,
   graceMs = Math.max(60_000, LONGEST_CALL_MS + 10_000),
 ): () => void {
-  const sweep = (realm: string, before: number) =>
-    resumeOwedWebhooks(actors, realm, before, options, log).catch((err: unknown) =>
-      log.warn({ err, realm }, 'owed outgoing webhook calls not resumed'),
-    );
-  void sweep(defaultRealm, firstBefore);
-  const timer = setInterval(() => {
-    const before = Date.now() - graceMs;
-    for (const realm of new Set([defaultRealm, ...seenRealms])) void sweep(realm, before);
-  }, everyMs);
+  const sweep = async (before: number) => {
+    const owing = await actors.ask(realmAddress(defaultRealm), { type: 'realm.owingRealms' });
+    // The default realm always: calls owed before the index existed are found there too.
+    for (const realm of new Set([defaultRealm, ...owing]))
+      await resumeOwedWebhooks(actors, realm, before, options, log).catch((err: unknown) =>
+        log.warn({ err, realm }, 'owed outgoing webhook calls not resumed'),
+      );
+  };
+  const failed = (err: unknown) => log.warn({ err }, 'realms owing outgoing webhook calls not read');
+  void sweep(firstBefore).catch(failed);
+  const timer = setInterval(() => void sweep(Date.now() - graceMs).catch(failed), everyMs);
   timer.unref();
   return () => clearInterval(timer);
 }
