@@ -1,6 +1,6 @@
 import test from 'ava';
 import { shardOf } from '@chat/runtime';
-import { channelAddress, queueAddress, realmAddress } from '@chat/protocol';
+import { channelAddress, queueAddress, realmAddress, userAddress } from '@chat/protocol';
 import type { ChatClient } from '@chat/testkit';
 import { channelId } from './context.js';
 import { startProcessCluster, sleep, LEASE_MS, type ProcessCluster } from './cluster-support.js';
@@ -104,6 +104,30 @@ function poller(client: ChatClient, queueId: string) {
   };
 }
 
+/**
+ * A user whose UserActor (which keeps and sends their scheduled messages) lives on `hostId`: a
+ * member of the development realm if one does, else a new account, made until one lands there.
+ */
+async function userOnHost(admin: ChatClient, hostId: string): Promise<ChatClient> {
+  const { shardCount } = cluster.config;
+  const onHost = async (id: number) =>
+    (await cluster.ownerOf(shardOf(userAddress('zulip', id), shardCount))) === hostId;
+  const users = await admin.get<{ members: Array<{ user_id: number; email: string; is_bot: boolean }> }>('/users');
+  for (const user of users.body.members.filter((u) => !u.is_bot)) {
+    if (await onHost(user.user_id)) return cluster.login(user.email);
+  }
+  for (let i = 0; i < 30; i++) {
+    const email = `scheduler-${i}@zulip.com`;
+    const made = await admin.post<{ user_id: number }>('/users', {
+      email,
+      password: 'pw',
+      full_name: `Scheduler ${i}`,
+    });
+    if (await onHost(made.body.user_id)) return cluster.login(email);
+  }
+  throw new Error(`no user lands on ${hostId}`);
+}
+
 let cluster: ProcessCluster;
 
 test.before(async () => {
@@ -141,6 +165,24 @@ test.serial('failover: a host killed with SIGKILL loses no acknowledged send, an
   }
   const subscribed = await hamlet.get<{ subscriptions: Array<{ name: string }> }>('/users/me/subscriptions');
   const hamletSees = new Set(subscribed.body.subscriptions.map((sub) => sub.name));
+  // Scheduled messages of a user whose actor is on the victim: one due about 4 s after the kill
+  // (before the shard has moved: sent late, on recovery), one about 11 s after (by the timer the
+  // new host arms).
+  const scheduler = await userOnHost(iago, victimId!);
+  const scheduled = [7, 14].map((s) => ({
+    content: `failover-scheduled-${s}`,
+    due: Math.floor(Date.now() / 1000) + s,
+  }));
+  for (const { content, due } of scheduled) {
+    const reply = await scheduler.post('/scheduled_messages', {
+      type: 'stream',
+      to: JSON.stringify(await channelId(iago, 'Verona')),
+      topic: 'faults',
+      content,
+      scheduled_delivery_timestamp: due,
+    });
+    t.is(reply.status, 200, JSON.stringify(reply.body));
+  }
   const poll = poller(hamlet, queueId);
   const send = sender(iago, 'failover');
   await sleep(3000);
@@ -210,6 +252,25 @@ test.serial('failover: a host killed with SIGKILL loses no acknowledged send, an
   const outOfOrder = send.acked.filter((a) => send.acked.some((b) => a.at < b.started && a.id >= b.id));
   t.deepEqual(outOfOrder, [], 'a send acknowledged before another started has the smaller id');
   t.true(Math.max(...ids) < 10 ** 10, `ids stay small (largest ${Math.max(...ids)})`);
+  // The scheduled messages were sent by the actor's new host, each once, and none is left waiting.
+  let sentScheduled = scheduled.map(({ content }) => stored.get(content) ?? []);
+  for (let i = 0; i < 40 && sentScheduled.some((ids) => ids.length === 0); i++) {
+    await sleep(500);
+    const again = await readBack(iago);
+    sentScheduled = scheduled.map(({ content }) => again.get(content) ?? []);
+  }
+  const waiting = await scheduler.get<{ scheduled_messages: unknown[] }>('/scheduled_messages');
+  t.log(
+    `scheduled by ${scheduler.credentials!.email} (actor on ${victimId}), due ${scheduled
+      .map((s) => `${s.due * 1000 - killedAt} ms`)
+      .join(' and ')} after the kill: stored ids ${JSON.stringify(sentScheduled)}`,
+  );
+  t.deepEqual(
+    sentScheduled.map((ids) => ids.length),
+    [1, 1],
+    'each scheduled message is sent once after the failover',
+  );
+  t.deepEqual(waiting.body.scheduled_messages, [], 'none is left waiting');
 });
 
 test.serial('fencing: a host paused past its lease writes nothing after it resumes', async (t) => {
