@@ -48,7 +48,11 @@ async function main(argv: string[]): Promise<void> {
       const reply = await iago.post('/messages', { type: 'stream', to: 'Verona', topic: 'id ask', content: 'x' });
       if (reply.status !== 200) throw new Error(`send refused: ${JSON.stringify(reply.body)}`);
     };
-    const idAsk = await measure(asks, ask);
+    // A fresh realm's first id is 1 and each reservation covers 100 ids (ID_BLOCK), so the asks that
+    // journal a reservation before answering are those of ids 1, 101, 201, …
+    const reserving = new Latency();
+    const fromMemory = new Latency();
+    const idAsk = await measure(asks, ask, (id, ms) => (id % 100 === 1 ? reserving : fromMemory).recordMs(ms));
     const sent = await measure(sends, send);
     const result = {
       scenario: 'id-ask',
@@ -56,6 +60,8 @@ async function main(argv: string[]): Promise<void> {
       at: new Date().toISOString(),
       load_average: loadavg().map((n) => Math.round(n * 100) / 100),
       id_ask: { ...pick(idAsk.latency.summary()), cpu_us: idAsk.cpuUs, count: asks },
+      id_ask_reserving: { ...pick(reserving.summary()), count: reserving.count },
+      id_ask_from_memory: { ...pick(fromMemory.summary()), count: fromMemory.count },
       send: { ...pick(sent.latency.summary()), cpu_us: sent.cpuUs, count: sends },
       share_of_send: {
         p50: ratio(idAsk.latency.summary().p50, sent.latency.summary().p50),
@@ -91,14 +97,20 @@ async function login(url: string): Promise<ChatClient> {
 }
 
 /** `n` runs one at a time after a tenth as many to warm up: latency, and this process's CPU per run (µs). */
-async function measure(n: number, run: () => Promise<unknown>): Promise<{ latency: Latency; cpuUs: number }> {
+async function measure<T>(
+  n: number,
+  run: () => Promise<T>,
+  each?: (answer: T, ms: number) => void,
+): Promise<{ latency: Latency; cpuUs: number }> {
   for (let i = 0; i < Math.ceil(n / 10); i++) await run();
   const latency = new Latency();
   const cpu = process.cpuUsage();
   for (let i = 0; i < n; i++) {
     const start = performance.now();
-    await run();
-    latency.recordMs(performance.now() - start);
+    const answer = await run();
+    const ms = performance.now() - start;
+    latency.recordMs(ms);
+    each?.(answer, ms);
   }
   const used = process.cpuUsage(cpu);
   return { latency, cpuUs: Math.round((used.user + used.system) / n) };
