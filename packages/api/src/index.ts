@@ -41,6 +41,7 @@ import { statusRoutes } from './users/status.js';
 import { presenceRoutes } from './users/presence.js';
 import { typingRoutes } from './messages/typing.js';
 import { botRoutes } from './bots/bots.js';
+import { avatarRoutes } from './uploads/avatars.js';
 import { withIncomingWebhookLimit } from './bots/incoming-webhooks.js';
 import { botStorageRoutes } from './bots/storage.js';
 import type { ApiOptions } from './options.js';
@@ -94,12 +95,14 @@ export function apiRoutes(options: ApiOptions): Route[] {
     ...presenceRoutes(options),
     ...typingRoutes(options),
     ...botRoutes(options),
+    ...avatarRoutes(options),
     ...botStorageRoutes(),
   ]);
 }
 export { createChannel, type NewChannelSpec } from './channels/create.js';
 export { emojiData } from './events/register/emoji-data.js';
 export { emojiImages } from './realm/emoji.js';
+export { avatarImages } from './uploads/avatars.js';
 export { uploadDownloads, type RawContext, type RawDeps, type RawMiddleware } from './uploads/downloads.js';
 export { tusUploads, type TusUploads } from './uploads/tus.js';
 export type { Mail, Mailer } from './ports/mailer.js';
