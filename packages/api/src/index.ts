@@ -10,6 +10,7 @@ import { messageEditRoutes } from './messages/edit.js';
 import { flagRoutes } from './messages/flags.js';
 import { readReceiptRoutes } from './messages/read-receipts.js';
 import { reportRoutes } from './messages/report.js';
+import { submessageRoutes } from './messages/submessage.js';
 import { mutingRoutes } from './personal/muting.js';
 import { scheduledRoutes } from './personal/scheduled.js';
 import { channelLookupRoutes } from './channels/lookups.js';
@@ -64,6 +65,7 @@ export function apiRoutes(options: ApiOptions): Route[] {
     ...flagRoutes(),
     ...readReceiptRoutes(),
     ...reportRoutes(options),
+    ...submessageRoutes(),
     ...mutingRoutes(),
     ...scheduledRoutes(options),
     ...channelLookupRoutes(),
