@@ -111,6 +111,12 @@ test.serial('an organization that disabled avatar changes refuses them to all bu
 test("a bot's avatar: made with one, changed by its owner, refused to others, announced to its owner", async (t) => {
   const { hamlet, othello } = t.context;
   const short = `avatar${Date.now()}`;
+  // A file that is no image makes no bot.
+  const text = { name: 'a.png', type: 'image/png', data: Buffer.from('no image') };
+  const bad = hamlet.upload('/bots', [text], { full_name: 'No Avatar Bot', short_name: `no${short}` });
+  await refused(t, bad, 'Could not decode image; did you upload an image file?');
+  const before = await bodyOf<{ bots: Array<{ username: string }> }>(hamlet.get('/bots'));
+  t.false(before.bots.some((b) => b.username.startsWith(`no${short}-bot@`)));
   const made = await bodyOf<{ user_id: number; avatar_url: string }>(
     hamlet.upload('/bots', [AVATAR_PNG], { full_name: 'Avatar Bot', short_name: short }),
   );

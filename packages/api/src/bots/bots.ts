@@ -4,7 +4,7 @@ import { ChatError, type BotChanges, type ChannelEntry } from '@chat/protocol';
 import { CallerContext } from '../context.js';
 import type { ApiOptions } from '../options.js';
 import { presentBot } from './json.js';
-import { setAvatar } from '../uploads/avatars.js';
+import { checkAvatar, setAvatar } from '../uploads/avatars.js';
 
 const bad = (msg: string) => new ChatError('BAD_REQUEST', msg);
 const BotId = Type.Integer({ description: "The bot's user ID." });
@@ -85,6 +85,8 @@ export function botRoutes(options: ApiOptions): Route[] {
       tags: ['users'],
       async handler({ params, principal, actors, files }) {
         oneFileAtMost(files);
+        // The image is checked before the bot is made, so a bad one makes no bot.
+        const image = files[0] && (await checkAvatar(files[0]));
         const caller = new CallerContext(actors, principal);
         const sending = params.default_sending_stream;
         const events = params.default_events_register_stream;
@@ -104,9 +106,8 @@ export function botRoutes(options: ApiOptions): Route[] {
           },
         });
         // As the original: the bot is made first, then its avatar stored (a `realm_bot` update follows the add).
-        const [file] = files;
-        const avatar_url = file
-          ? await setAvatar(options, actors, principal, bot.user_id, file)
+        const avatar_url = image
+          ? await setAvatar(options, actors, principal, bot.user_id, image)
           : presentBot(bot).avatar_url;
         return {
           user_id: bot.user_id,
@@ -171,6 +172,7 @@ export function botRoutes(options: ApiOptions): Route[] {
       tags: ['users'],
       async handler({ params, principal, actors, files }) {
         oneFileAtMost(files);
+        const image = files[0] && (await checkAvatar(files[0]));
         const caller = new CallerContext(actors, principal);
         const channel = async (name: string | undefined) =>
           name === undefined ? undefined : name === '' ? null : await channelId(caller, name);
@@ -193,11 +195,10 @@ export function botRoutes(options: ApiOptions): Route[] {
           bot_id: params.bot_id,
           changes: JSON.parse(JSON.stringify(changes)) as BotChanges,
         });
-        const [file] = files;
         return {
           full_name: bot.full_name,
-          avatar_url: file
-            ? await setAvatar(options, actors, principal, bot.user_id, file)
+          avatar_url: image
+            ? await setAvatar(options, actors, principal, bot.user_id, image)
             : presentBot(bot).avatar_url,
           service_interface: params.service_interface ?? 1,
           service_payload_url: changes.service_payload_url ?? null,

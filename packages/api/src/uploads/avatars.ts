@@ -34,8 +34,26 @@ async function readAll(file: UploadedFile): Promise<Buffer> {
   return Buffer.concat(parts);
 }
 
+/** An image that passed the original's checks, read and ready to store. */
+export interface AvatarImage {
+  bytes: Buffer;
+  extension: string;
+  type: string;
+}
+
+/** The original's checks of an avatar upload: its size, then that it is an image. */
+export async function checkAvatar(file: UploadedFile): Promise<AvatarImage> {
+  if (file.size > MAX_AVATAR_MIB * 1024 * 1024) {
+    throw bad(`Uploaded file is larger than the allowed limit of ${MAX_AVATAR_MIB} MiB`);
+  }
+  const bytes = await readAll(file);
+  const kind = SIGNATURES.find((s) => s.matches(bytes));
+  if (!kind) throw bad('Could not decode image; did you upload an image file?');
+  return { bytes, extension: kind.extension, type: kind.type };
+}
+
 /**
- * Stores `file` as the avatar of `userId` (the caller, or a bot the caller
+ * Stores `image` as the avatar of `userId` (the caller, or a bot the caller
  * administers), as the original's `upload_avatar_image` and
  * `do_change_avatar_fields`; `null` goes back to the gravatar. The image is
  * kept as uploaded (the original resizes it to 100 and 500 pixels; this
@@ -47,20 +65,14 @@ export async function setAvatar(
   actors: ActorClient,
   principal: Principal,
   userId: number,
-  file: UploadedFile | null,
+  image: AvatarImage | null,
 ): Promise<string> {
   const realm = realmAddress(principal.realm);
   let path: string | null = null;
-  if (file !== null) {
-    if (file.size > MAX_AVATAR_MIB * 1024 * 1024) {
-      throw bad(`Uploaded file is larger than the allowed limit of ${MAX_AVATAR_MIB} MiB`);
-    }
-    const bytes = await readAll(file);
-    const kind = SIGNATURES.find((s) => s.matches(bytes));
-    if (!kind) throw bad('Could not decode image; did you upload an image file?');
+  if (image !== null) {
     const info = await actors.ask(realm, { type: 'realm.info' });
-    path = avatarPath(info.id, `${randomBytes(12).toString('base64url')}.${kind.extension}`);
-    await options.files.put(avatarFileKey(path), Readable.from([bytes]), kind.type);
+    path = avatarPath(info.id, `${randomBytes(12).toString('base64url')}.${image.extension}`);
+    await options.files.put(avatarFileKey(path), Readable.from([image.bytes]), image.type);
   }
   let changed;
   try {
@@ -87,7 +99,9 @@ export function avatarRoutes(options: ApiOptions): Route[] {
       response: Type.Object({ avatar_url: Type.String() }),
       async handler({ principal, actors, files }) {
         if (files.length !== 1) throw bad('You must upload exactly one avatar.');
-        return { avatar_url: await setAvatar(options, actors, principal, principal.user_id, files[0]!) };
+        return {
+          avatar_url: await setAvatar(options, actors, principal, principal.user_id, await checkAvatar(files[0]!)),
+        };
       },
     }),
     defineRoute({
