@@ -17,6 +17,7 @@ import { decideMoveEnd, decideMoveOut, decideMovesTimer, resumeMoves } from './m
 import { toUsers } from './members.js';
 import { decideSend } from './send.js';
 import { applyEvent, initialState, upcast, type ChannelEvent, type ChannelState } from './state.js';
+import { decideSubmessage } from './submessage.js';
 import { decideSubscribe, decideUnsubscribe } from './subscribe.js';
 import { decideUpdate } from './update.js';
 
@@ -49,6 +50,7 @@ const handlers: Handlers<ChannelState, ChannelEvent, ChannelProtocol> = {
   'topic.delete': decideTopicDelete,
   'reaction.add': decideReaction,
   'reaction.remove': decideReaction,
+  'submessage.add': decideSubmessage,
   'topic.list': decideTopics,
   'message.moveOut': decideMoveOut,
   'message.moveIn': decideMoveIn,

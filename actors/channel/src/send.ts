@@ -14,6 +14,7 @@ import { can, hasContentAccess } from './access.js';
 import { fanout, messageForEvent } from './events.js';
 import { toUsers } from './members.js';
 import { toPublicListeners } from './public-relay.js';
+import { widgetSubmessages } from './submessage.js';
 import { lastMessageId, type ChannelEvent, type ChannelState, type ChannelDecision } from './state.js';
 
 type Send = Extract<ChannelCommand, { type: 'message.send' }>;
@@ -120,6 +121,8 @@ export async function decideSend(ctx: ActorContext<ChannelState>, cmd: Send): Pr
     last_edit_timestamp: null,
     last_moved_timestamp: null,
   };
+  const submessages = widgetSubmessages(message);
+  if (submessages.length > 0) message.submessages = submessages;
   events.push({ type: 'messageSent', message });
   const members = state.kind === 'none' ? participantsOfKey(ctx.address.key)! : state.members;
   const newTopic =

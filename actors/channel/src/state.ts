@@ -6,6 +6,7 @@ import type {
   MessageEdit,
   Reaction,
   StoredMessage,
+  Submessage,
 } from '@chat/protocol';
 import type { Decision } from '@chat/runtime';
 import { applyMoveEvent, type MoveEvent, type PendingMove } from './move/state.js';
@@ -50,6 +51,7 @@ export type ChannelEvent =
   | { type: 'messagesImported'; messages: StoredMessage[] }
   | { type: 'reactionAdded'; id: number; reaction: Reaction }
   | { type: 'reactionRemoved'; id: number; reaction: Reaction }
+  | { type: 'submessageAdded'; submessage: Submessage }
   | MoveEvent;
 
 export function initialState(): ChannelState {
@@ -140,6 +142,11 @@ export function applyEvent(state: ChannelState, event: ChannelEvent): void {
       message.reactions = message.reactions.filter(
         (x) => !(x.user_id === r.user_id && x.emoji_code === r.emoji_code && x.reaction_type === r.reaction_type),
       );
+      return;
+    }
+    case 'submessageAdded': {
+      const message = findMessage(state, event.submessage.message_id);
+      if (message) message.submessages = [...(message.submessages ?? []), event.submessage];
       return;
     }
     case 'moveStarted':

@@ -13,8 +13,8 @@ import { toProfile } from './profile.js';
 import type { Account, RealmState } from './state.js';
 
 /**
- * A user as `realm_user` events show them (the reference's User). The
- * avatar is left to the client (null, as with `client_gravatar`); the edge
+ * A user as `realm_user` events show them (the reference's User). A
+ * gravatar is left to the client (null, as with `client_gravatar`); the edge
  * fills it in for queues that asked for URLs.
  */
 export function personOf(account: Account): NewPerson {
@@ -34,7 +34,7 @@ export function personOf(account: Account): NewPerson {
     bot_owner_id: profile.bot_owner_id,
     role: profile.role,
     timezone: profile.timezone,
-    avatar_url: null,
+    avatar_url: profile.avatar_url ?? null,
     avatar_version: profile.avatar_version,
     profile_data: {},
   };

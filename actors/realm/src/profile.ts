@@ -1,4 +1,4 @@
-import type { Principal, UserProfile } from '@chat/protocol';
+import { uploadedAvatarUrl, type Principal, type UserProfile } from '@chat/protocol';
 import { groupsContaining } from './groups/model.js';
 import type { Account, RealmState } from './state.js';
 
@@ -16,6 +16,7 @@ export function toProfile(account: Account): UserProfile {
     bot_owner_id: account.botOwnerId,
     timezone: account.timezone,
     avatar_version: account.avatarVersion,
+    ...(account.avatarFile ? { avatar_url: uploadedAvatarUrl(account.avatarFile, account.avatarVersion) } : {}),
     ...(account.profileData && Object.keys(account.profileData).length ? { profile_data: account.profileData } : {}),
   };
 }

@@ -45,6 +45,8 @@ export interface Account {
   botOwnerId: number | null;
   timezone: string;
   avatarVersion: number;
+  /** The uploaded avatar's file name (avatars.ts); absent: the gravatar. */
+  avatarFile?: string;
   /** Custom profile field values by field id. */
   profileData?: Record<string, ProfileValue>;
   /** The `can_create_users` permission (accounts/create-users-permission.ts); absent means not held. */
@@ -173,6 +175,7 @@ export type RealmEvent =
     }
   | { type: 'accountCreated'; account: Account }
   | { type: 'apiKeyChanged'; userId: number; apiKey: string }
+  | { type: 'avatarChanged'; userId: number; file: string | null }
   | { type: 'channelRegistered'; channelId: number; name: string; entry?: ChannelEntry }
   | { type: 'channelRenamed'; channelId: number; name: string }
   | { type: 'channelChanged'; entry: Omit<ChannelEntry, 'is_default'> }
@@ -285,6 +288,13 @@ export function applyEvent(state: RealmState, event: RealmEvent): void {
     case 'apiKeyChanged':
       state.accounts[event.userId]!.apiKey = event.apiKey;
       return;
+    case 'avatarChanged': {
+      const account = state.accounts[event.userId]!;
+      account.avatarVersion += 1;
+      if (event.file === null) delete account.avatarFile;
+      else account.avatarFile = event.file;
+      return;
+    }
     case 'channelRegistered':
       state.channelsByName[event.name.toLowerCase()] = event.channelId;
       state.channels ??= {};

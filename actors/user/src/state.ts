@@ -31,6 +31,13 @@ export interface UserState {
   conversations: Record<string, ConversationRef>;
   /** Read message ids per conversation key. */
   read: Record<string, IdRanges>;
+  /**
+   * Channel message ids the user never received: those sent before they
+   * subscribed, which `read` counts as read so they are not unread. A read
+   * receipt needs the message received (the original's UserMessage row);
+   * flagging one by hand receives it (the original's historical row).
+   */
+  notReceived?: Record<string, IdRanges>;
   starred: number[];
   /** Own messages that are unread (sent with read_by_sender false, or marked unread). */
   unreadOwn: number[];
@@ -124,6 +131,12 @@ export function applyEvent(state: UserState, event: UserEvent): void {
       // What was sent before joining does not count as unread.
       if (event.lastMessageId > 0) {
         state.read[event.channelKey] = addRange(state.read[event.channelKey] ?? [], 0, event.lastMessageId);
+        state.notReceived ??= {};
+        state.notReceived[event.channelKey] = addRange(
+          state.notReceived[event.channelKey] ?? [],
+          0,
+          event.lastMessageId,
+        );
       }
       return;
     case 'unsubscribed':
@@ -141,6 +154,8 @@ export function applyEvent(state: UserState, event: UserEvent): void {
     }
     case 'flagsChanged':
       for (const target of event.targets) {
+        const unseen = state.notReceived?.[target.key];
+        if (event.op === 'add' && unseen) state.notReceived![target.key] = removeId(unseen, target.id);
         if (event.flag === 'read') setRead(state, target, event.op === 'add');
         else state.starred = event.op === 'add' ? withId(state.starred, target.id) : without(state.starred, target.id);
       }

@@ -1,8 +1,7 @@
-import { Fleet } from '../fleet.js';
 import { Traffic, type StepRecord } from '../traffic.js';
-import { PresenceLoop } from '../presence.js';
 import { pickShort } from '../stats.js';
-import { broken, Meter, rates, stepJson, withBaseline, withTarget, type Outcome, type RunContext } from './common.js';
+import { chatRealm } from './chat-realm.js';
+import { broken, Meter, rates, stepJson, withBaseline, type Outcome, type RunContext } from './common.js';
 
 /**
  * Many users chatting: every user has a live queue; the send rate steps
@@ -12,29 +11,8 @@ import { broken, Meter, rates, stepJson, withBaseline, withTarget, type Outcome,
  */
 export async function chat(ctx: RunContext): Promise<Outcome> {
   const { options, progress, notes } = ctx;
-  const shape = {
-    scenario: 'chat' as const,
-    users: options.users[0]!,
-    channels: options.channels,
-    channelSize: options.channelSize,
-  };
-  return withTarget(ctx, shape, async (target) => {
+  return chatRealm(ctx, async ({ target, fleet, senders, traffic, presence }) => {
     const { manifest } = target;
-    const fleet = new Fleet(target.http, manifest, options.eventTypes);
-    const queued = manifest.users.slice(0, Math.min(options.queues, manifest.users.length));
-    progress.start('registering queues', queued.length);
-    await fleet.add(queued, 8, progress);
-    progress.stop();
-    const senders = fleet.liveUsers;
-    if (senders.length < 2) throw new Error(`only ${senders.length} queues could be registered`);
-    const traffic = new Traffic(target.http, manifest, senders, options, options.seed, fleet);
-    const presence = new PresenceLoop(fleet, options.presenceSeconds);
-    await presence.comeOnline();
-    if (presence.skipped) notes.push(`presence skipped: ${presence.skipped}`);
-    // Everyone coming online is an event to everyone: let that burst drain before anything is measured.
-    if (!(await fleet.settle(2000, 300_000))) notes.push('the queues were still busy 5 minutes after setup');
-    presence.start();
-
     return withBaseline(ctx, manifest, async (baseline) => {
       const baseTraffic = new Traffic(baseline.http, manifest, senders, options, options.seed);
       const serverMeter = new Meter(() => target.sample());
@@ -142,7 +120,7 @@ export async function chat(ctx: RunContext): Promise<Outcome> {
           },
         },
         chart: {
-          title: `chat: latency against offered load (${shape.users} users, ${fleet.clients.length} queues)`,
+          title: `chat: latency against offered load (${manifest.users.length} users, ${fleet.clients.length} queues)`,
           subtitle: best ? `best sustained step: ${best.offeredRate} msgs/s` : 'no sustained step',
           xLabel: 'offered load (messages/s)',
           yLabel: 'latency (ms, log scale)',

@@ -1,15 +1,14 @@
 import { loadavg } from 'node:os';
 import { performance } from 'node:perf_hooks';
 import { burnCores } from '../busy.js';
-import { Fleet } from '../fleet.js';
 import { isRefusal, type Answer, type Http } from '../http.js';
 import { openLoop } from '../load.js';
-import { PresenceLoop } from '../presence.js';
 import type { Manifest } from '../setup.js';
 import { Latency, pick, pickShort } from '../stats.js';
-import { Refusals, Traffic, type KindStats, type StepRecord } from '../traffic.js';
+import { Refusals, type KindStats, type StepRecord } from '../traffic.js';
 import { Random, sleep } from '../util.js';
-import { broken, Meter, rates, stepJson, withTarget, type Outcome, type RunContext } from './common.js';
+import { chatRealm } from './chat-realm.js';
+import { broken, Meter, rates, stepJson, type Outcome, type RunContext } from './common.js';
 
 /** The issue's goals (issue 21, line 6) that the figures are checked against. */
 const GOALS = { peakRssBytes: 1.5 * 1024 ** 3, refusalP99Ms: 100, recoverySeconds: 10 };
@@ -26,28 +25,8 @@ const GOALS = { peakRssBytes: 1.5 * 1024 ** 3, refusalP99Ms: 100, recoverySecond
  */
 export async function overload(ctx: RunContext): Promise<Outcome> {
   const { options, progress, notes } = ctx;
-  // The chat scenario's realm (and its cache entry).
-  const shape = {
-    scenario: 'chat' as const,
-    users: options.users[0]!,
-    channels: options.channels,
-    channelSize: options.channelSize,
-  };
-  return withTarget(ctx, shape, async (target) => {
+  return chatRealm(ctx, async ({ target, fleet, senders, traffic, presence }) => {
     const { manifest } = target;
-    const fleet = new Fleet(target.http, manifest, options.eventTypes);
-    const queued = manifest.users.slice(0, Math.min(options.queues, manifest.users.length));
-    progress.start('registering queues', queued.length);
-    await fleet.add(queued, 8, progress);
-    progress.stop();
-    const senders = fleet.liveUsers;
-    if (senders.length < 2) throw new Error(`only ${senders.length} queues could be registered`);
-    const traffic = new Traffic(target.http, manifest, senders, options, options.seed, fleet);
-    const presence = new PresenceLoop(fleet, options.presenceSeconds);
-    await presence.comeOnline();
-    if (presence.skipped) notes.push(`presence skipped: ${presence.skipped}`);
-    if (!(await fleet.settle(2000, 300_000))) notes.push('the queues were still busy 5 minutes after setup');
-    presence.start();
     const stopBusy = options.busyCores > 0 ? burnCores(options.busyCores, ctx.cleanups) : undefined;
     try {
       const meter = new Meter(() => target.sample());

@@ -10,6 +10,7 @@ import { messageEditRoutes } from './messages/edit.js';
 import { flagRoutes } from './messages/flags.js';
 import { readReceiptRoutes } from './messages/read-receipts.js';
 import { reportRoutes } from './messages/report.js';
+import { submessageRoutes } from './messages/submessage.js';
 import { mutingRoutes } from './personal/muting.js';
 import { scheduledRoutes } from './personal/scheduled.js';
 import { channelLookupRoutes } from './channels/lookups.js';
@@ -41,6 +42,7 @@ import { statusRoutes } from './users/status.js';
 import { presenceRoutes } from './users/presence.js';
 import { typingRoutes } from './messages/typing.js';
 import { botRoutes } from './bots/bots.js';
+import { avatarRoutes } from './uploads/avatars.js';
 import { withIncomingWebhookLimit } from './bots/incoming-webhooks.js';
 import { botStorageRoutes } from './bots/storage.js';
 import type { ApiOptions } from './options.js';
@@ -63,6 +65,7 @@ export function apiRoutes(options: ApiOptions): Route[] {
     ...flagRoutes(),
     ...readReceiptRoutes(),
     ...reportRoutes(options),
+    ...submessageRoutes(),
     ...mutingRoutes(),
     ...scheduledRoutes(options),
     ...channelLookupRoutes(),
@@ -94,12 +97,14 @@ export function apiRoutes(options: ApiOptions): Route[] {
     ...presenceRoutes(options),
     ...typingRoutes(options),
     ...botRoutes(options),
+    ...avatarRoutes(options),
     ...botStorageRoutes(),
   ]);
 }
 export { createChannel, type NewChannelSpec } from './channels/create.js';
 export { emojiData } from './events/register/emoji-data.js';
 export { emojiImages } from './realm/emoji.js';
+export { avatarImages } from './uploads/avatars.js';
 export { uploadDownloads, type RawContext, type RawDeps, type RawMiddleware } from './uploads/downloads.js';
 export { tusUploads, type TusUploads } from './uploads/tus.js';
 export type { Mail, Mailer } from './ports/mailer.js';

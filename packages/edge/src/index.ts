@@ -50,6 +50,8 @@ export {
   decide,
   DEFAULT_ADMISSION,
   LagMonitor,
+  LagWindow,
+  LATE_TICKS,
   overloaded,
   SHED_FLOOR,
   slowRoute,

@@ -7,7 +7,7 @@ export type { MentionQuery, RenderChannel, RenderContext, RenderGroup, RenderUse
 export { emojiCharacters, emojiCode, emojiNamesByCode, isEmojiName } from './emoji.js';
 export { htmlToText } from './text.js';
 export { topicUrl } from './urls.js';
-export { linkifierRegExp, type RenderLinkifier } from './linkifiers.js';
+export { linkifierPattern, type RenderLinkifier } from './linkifiers.js';
 
 /** A topic's links (`topic_links`): the realm's linkifiers' matches and raw URLs, as the original finds them. */
 export function topicLinks(topic: string, linkifiers: Linkifier[]): { text: string; url: string }[] {

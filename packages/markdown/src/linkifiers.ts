@@ -1,4 +1,5 @@
 import type { StateCore, Token } from 'markdown-it';
+import { RE2JS, RE2JSSyntaxException } from 're2js';
 import type { Env } from './env.js';
 import { isSafeUrl } from './urls.js';
 import { expandTemplate } from './url-template.js';
@@ -9,30 +10,50 @@ export interface RenderLinkifier {
   url_template: string;
 }
 
+/** RE2's own words (the C++ library the original uses) for what re2js, a port of RE2/J, words its own way. */
+const RE2_WORDS: Record<string, string> = {
+  'missing closing ]': 'missing ]',
+  'missing closing )': 'missing )',
+  'trailing backslash at end of expression': 'trailing \\',
+  'missing argument to repetition operator': 'no argument for repetition operator',
+  'invalid nested repetition operator': 'bad repetition operator',
+  'invalid repeat count': 'bad repetition operator',
+  'invalid or unsupported Perl syntax': 'invalid perl operator',
+  'invalid named capture': 'invalid named capture group',
+  'duplicate capture group name': 'invalid named capture group',
+  'expression too large': 'pattern too large - compile failed',
+  'expression nests too deeply': 'pattern too large - compile failed',
+};
+
 /**
- * The JavaScript form of a linkifier's pattern (the original's are RE2
- * expressions, with Python's `(?P<name>` groups). Throws a SyntaxError for
- * what RE2 refuses too: lookaround and backreferences, which RE2 has not.
+ * A linkifier's pattern compiled as the original compiles it, with RE2
+ * (through re2js, pure JavaScript): matching takes time linear in the
+ * text, so no pattern can hang the renderer, and what RE2 refuses
+ * (lookaround, backreferences, bad syntax) throws a SyntaxError worded as
+ * RE2 words it (`missing ): (a`).
  */
-export function linkifierRegExp(pattern: string): RegExp {
-  const lookaround = /\(\?<?[=!]/.exec(pattern);
-  if (lookaround) throw new SyntaxError(`invalid perl operator: ${lookaround[0]}`);
-  const backreference = /\\([1-9]|k<)/.exec(pattern);
-  if (backreference) throw new SyntaxError(`invalid escape sequence: ${backreference[0]}`);
-  return new RegExp(pattern.replace(/\(\?P</g, '(?<'), 'g');
+export function linkifierPattern(pattern: string): RE2JS {
+  try {
+    return RE2JS.compile(pattern);
+  } catch (err) {
+    if (!(err instanceof RE2JSSyntaxException)) throw err;
+    const [, what = err.message, arg] = /^error parsing regexp: ([^:]+)(?:: `(.*)`)?$/s.exec(err.message) ?? [];
+    const words = RE2_WORDS[what] ?? what;
+    throw new SyntaxError(arg === undefined ? words : `${words}: ${arg}`);
+  }
 }
 
-const compiled = new Map<string, RegExp | null>();
-function regExpOf(pattern: string): RegExp | null {
-  let re = compiled.get(pattern);
+const compiled = new Map<string, RE2JS | null>();
+function patternOf(source: string): RE2JS | null {
+  let re = compiled.get(source);
   if (re === undefined) {
     try {
-      re = linkifierRegExp(pattern);
+      re = linkifierPattern(source);
     } catch {
       re = null;
     }
     if (compiled.size > 1000) compiled.clear();
-    compiled.set(pattern, re);
+    compiled.set(source, re);
   }
   return re;
 }
@@ -56,22 +77,24 @@ interface Match {
 
 /** Where one linkifier matches `text` (each edge counting as a boundary or not), with the URL of each match. */
 function matchesOf(text: string, linkifier: RenderLinkifier, startOk: boolean, endOk: boolean): Match[] {
-  const re = regExpOf(linkifier.pattern);
+  const re = patternOf(linkifier.pattern);
   if (!re) return [];
+  const names = Object.keys(re.namedGroups());
   const found: Match[] = [];
-  re.lastIndex = 0;
-  for (let m = re.exec(text); m; m = re.exec(text)) {
-    const start = m.index;
-    const end = start + m[0].length;
+  const m = re.matcher(text);
+  for (let from = 0; from <= text.length && m.find(from);) {
+    const start = m.start();
+    const end = m.end();
     const before = start === 0 ? startOk : BEFORE.test(text[start - 1]!);
     const after = end === text.length ? endOk : !WORDLIKE.test(String.fromCodePoint(text.codePointAt(end)!));
-    const href = before && after && m[0] !== '' ? expandTemplate(linkifier.url_template, m.groups ?? {}) : undefined;
+    const groups = Object.fromEntries(names.map((name) => [name, m.group(name) ?? undefined]));
+    const href = before && after && end > start ? expandTemplate(linkifier.url_template, groups) : undefined;
     if (href === undefined || !isSafeUrl(href)) {
-      re.lastIndex = start + 1;
+      from = start + 1;
       continue;
     }
     found.push({ start, end, href });
-    re.lastIndex = end;
+    from = end;
   }
   return found;
 }

@@ -1,7 +1,7 @@
 import test from 'ava';
 import {
   expandTemplate,
-  linkifierRegExp,
+  linkifierPattern,
   render,
   templateVariables,
   topicLinks,
@@ -86,12 +86,24 @@ test('URL templates are expanded and escaped as RFC 6570 says; spaces in pattern
     t.is(templateVariables(bad), undefined, bad);
 });
 
-test('patterns RE2 refuses are refused; an unsafe URL is not linked', (t) => {
-  t.throws(() => linkifierRegExp('(?<=a)b'));
-  t.throws(() => linkifierRegExp('(a)\\1'));
-  t.throws(() => linkifierRegExp('ZUL-(?P<id>\\d????)'));
-  t.is(linkifierRegExp('#(?P<id>[0-9]+)').exec('#42')?.groups?.id, '42');
+test('patterns RE2 refuses are refused in its words; an unsafe URL is not linked', (t) => {
+  const refusal = (pattern: string) => t.throws(() => linkifierPattern(pattern))?.message;
+  t.is(refusal('(?=a)b'), 'invalid perl operator: (?=');
+  t.is(refusal('(a)\\1'), 'invalid escape sequence: \\1');
+  t.is(refusal('ZUL-(?P<id>\\d'), 'missing ): ZUL-(?P<id>\\d');
+  t.is(refusal('x**'), 'bad repetition operator: **');
+  t.deepEqual(linkifierPattern('#(?P<id>[0-9]+)').namedGroups(), { id: 1 });
   t.is(html('x-1', [{ pattern: 'x-(?P<id>[0-9])', url_template: 'javascript:alert({id})' }]), '<p>x-1</p>');
+});
+
+test('a pattern that backtracks catastrophically in JavaScript matches in linear time', (t) => {
+  const nested = { pattern: '(?P<id>(a+)+)b', url_template: 'https://x.example/{id}' };
+  // JavaScript's RegExp takes about 2^n steps here (0.35 s at n = 24, doubling every two more: days at 60); RE2 a few thousand.
+  const text = `${'a'.repeat(60)}!`;
+  const started = Date.now();
+  t.is(html(text, [nested]), `<p>${text}</p>`);
+  t.is(html('aab', [nested]), '<p><a href="https://x.example/aa">aab</a></p>');
+  t.true(Date.now() - started < 5000);
 });
 
 test('topic links: linkifier matches in the realm order, then raw URLs, where nothing earlier overlaps', (t) => {

@@ -48,6 +48,8 @@ export interface BotJson {
   owner_id: number | null;
   services: BotService[];
   avatar_version: number;
+  /** Set when an avatar was uploaded; else the edge shows the gravatar. */
+  avatar_url?: string;
 }
 
 /** The changes of `PATCH /bots/{bot_id}`; absent fields stay. */
@@ -93,6 +95,11 @@ export type BotCommand =
   | { type: 'realm.deactivateBot'; actor: Principal; bot_id: number }
   /** Replies `{api_key}`. */
   | { type: 'realm.regenerateBotKey'; actor: Principal; bot_id: number }
+  /**
+   * A new avatar for the actor or a bot they administer: `file` is the uploaded image's name
+   * (already in the file port), null for the gravatar. Replies the new URL and the file it replaced.
+   */
+  | { type: 'realm.setAvatar'; actor: Principal; user_id: number; file: string | null }
   /** The services of these users that are active outgoing webhook bots. Replies OutgoingService[]. */
   | { type: 'realm.outgoingServices'; user_ids: number[] }
   /** Records calls owed before they are made. Replies null. */
@@ -116,6 +123,7 @@ export type BotReplies = {
   'realm.updateBot': { bot: BotJson; owner_email: string | null };
   'realm.deactivateBot': null;
   'realm.regenerateBotKey': { api_key: string };
+  'realm.setAvatar': { avatar_url: string; previous: string | null };
   'realm.outgoingServices': OutgoingService[];
   'realm.oweWebhooks': null;
   'realm.webhookDone': null;

@@ -57,6 +57,22 @@ export interface Reaction {
   user_id: number;
 }
 
+/**
+ * A submessage (widgets: polls, todo lists), in the reference's shape. Its id
+ * is the message's id times SUBMESSAGES_PER_MESSAGE plus its place on the
+ * message, so ids are unique in the realm and grow on each message.
+ */
+export interface Submessage {
+  id: number;
+  message_id: number;
+  sender_id: number;
+  msg_type: string;
+  /** JSON text, as the client sent it. */
+  content: string;
+}
+
+export const SUBMESSAGES_PER_MESSAGE = 1_000_000;
+
 /** One entry of a message's edit history (what the history endpoint shows). */
 export interface MessageEdit {
   timestamp: number;
@@ -100,6 +116,8 @@ export interface StoredMessage extends ContentFacts {
   client: string;
   group_member_ids: number[];
   reactions: Reaction[];
+  /** Oldest first; absent when there are none. */
+  submessages?: Submessage[];
   edits: MessageEdit[];
   last_edit_timestamp: number | null;
   last_moved_timestamp: number | null;
@@ -229,6 +247,7 @@ export type ChannelCommand =
   | ({ type: 'reaction.add' } & ReactionChange)
   | ({ type: 'reaction.remove' } & ReactionChange)
   | { type: 'topic.list'; viewer: Principal }
+  | { type: 'submessage.add'; actor: Principal; message_id: number; msg_type: string; content: string }
   | MoveCommand;
 
 export type ReactionChange = { actor: Principal; message_id: number; reaction: Reaction };
@@ -271,6 +290,7 @@ export type ChannelReplies = MoveReplies & {
   'topic.delete': { complete: boolean; deleted: number[] };
   'reaction.add': null;
   'reaction.remove': null;
+  'submessage.add': null;
   /** Newest first. */
   'topic.list': TopicSummary[];
 };

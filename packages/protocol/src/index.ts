@@ -30,3 +30,4 @@ export * from './settings.js';
 export * from './status.js';
 export * from './bots.js';
 export * from './sessions.js';
+export * from './avatars.js';

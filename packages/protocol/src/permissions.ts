@@ -65,6 +65,14 @@ export const maySeeAllChannels = (who: Ranked) => isAdministrator(who);
 export const mayReadChannel = (who: Ranked, channel: Pick<ChannelSettings, 'invite_only'>, subscribed: boolean) =>
   subscribed || (maySeePublicChannels(who) && !channel.invite_only);
 
+/**
+ * A channel one was once subscribed to stays in `unsubscribed` only where one may still know of it
+ * (the original's `has_metadata_access_to_previously_subscribed_stream`): web-public ones for
+ * everyone, other public ones for non-guests, private ones for administrators only.
+ */
+export const mayKnowFormerChannel = (who: Ranked, channel: Pick<ChannelSettings, 'invite_only' | 'is_web_public'>) =>
+  channel.is_web_public || (maySeePublicChannels(who) && (!channel.invite_only || isAdministrator(who)));
+
 /** The original's `can_administer_channel`: administrators, or `can_administer_channel_group`. */
 export const mayAdministerChannel = (who: Person, channel: Pick<ChannelSettings, 'can_administer_channel_group'>) =>
   isAdministrator(who) || inGroupSetting(channel.can_administer_channel_group, who);

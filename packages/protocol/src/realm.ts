@@ -59,6 +59,8 @@ export interface UserProfile {
   bot_owner_id: number | null;
   timezone: string;
   avatar_version: number;
+  /** Set when an avatar was uploaded (`avatar_source` "U"); else the gravatar. */
+  avatar_url?: string;
   /** Custom profile field values by field id (absent for bots and while none is set). */
   profile_data?: Record<string, ProfileValue>;
 }

@@ -162,6 +162,16 @@ const samples: Record<Exclude<ClientEvent['type'], (typeof RESHAPED)[number]>, C
   alert_words: [alertWordsEvent(['lunch'])],
   update_message_flags: [flagsUpdated('add', 'starred', [30])],
   delete_message: [deletedInChannel([30], 5, 'lunch')],
+  submessage: [
+    {
+      type: 'submessage',
+      msg_type: 'widget',
+      message_id: 30,
+      submessage_id: 30_000_001,
+      sender_id: 8,
+      content: '{"type":"vote","key":"8,1","vote":1}',
+    },
+  ],
   reaction: [
     reactionEvent(
       'add',

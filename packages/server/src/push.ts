@@ -20,7 +20,7 @@ const TIMEOUT_MS = 15_000;
  *
  * A 2xx answer means sent. A 4xx answer whose JSON `code` is
  * `INVALID_REMOTE_PUSH_DEVICE_TOKEN` (the original bouncer's code) means the
- * bouncer does not know the device. Anything else is a failure.
+ * bouncer does not know the device. Anything else is a `BouncerError`, as below.
  *
  * E2EE registrations are POSTed beside it, to `e2ee/register` relative to
  * that URL (`…/push/e2ee/register` for `…/push/notify`): a 2xx answer
@@ -41,18 +41,10 @@ export function httpPushBouncer(url: string): PushBouncer {
         ...(device.appid !== undefined && { appid: device.appid }),
         payload: rest.payload,
       };
-      const response = await fetch(target, {
-        method: 'POST',
-        headers: { 'content-type': 'application/json' },
-        body: JSON.stringify(body),
-        signal: AbortSignal.timeout(TIMEOUT_MS),
-      });
-      const text = await response.text();
-      if (response.ok) return 'sent';
-      if (response.status >= 400 && response.status < 500 && codeOf(text) === 'INVALID_REMOTE_PUSH_DEVICE_TOKEN') {
-        return 'unknown_token';
-      }
-      throw new Error(`push bouncer answered ${response.status}: ${text.slice(0, 200)}`);
+      const { status, text } = await post(target, body);
+      if (status < 300) return 'sent';
+      if (status < 500 && codeOf(text) === 'INVALID_REMOTE_PUSH_DEVICE_TOKEN') return 'unknown_token';
+      throw new BouncerError('refused', `push bouncer answered ${status}: ${text.slice(0, 200)}`);
     },
     async registerE2ee(registration: E2eeRegistration) {
       const { status, text } = await post(new URL('e2ee/register', target), registration);

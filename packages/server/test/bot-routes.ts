@@ -1,5 +1,6 @@
 import type { ChatClient } from '@chat/testkit';
 import { missing, NOTHING_BAD as none, onMade, type LadderSection } from './ladder.js';
+import { AVATAR_PNG } from './permission-cases-own-account.js';
 
 /** The route ladder's cases (routes.test.ts) for bots and bot storage; `prepare` makes the bots they change. */
 const made = { changed: 0, doomed: 0 };
@@ -45,6 +46,8 @@ export const botLadder: LadderSection = {
       {},
       { path: '/bots/x/api_key/regenerate', params: {}, name: 'bot_id' },
     ),
+    { method: 'POST', path: '/users/me/avatar', auth: true, files: true, file: AVATAR_PNG, valid: {}, bad: none },
+    { method: 'DELETE', path: '/users/me/avatar', auth: true, valid: {}, bad: none },
     { method: 'GET', path: '/bot_storage', auth: true, valid: {}, bad: badKeys },
     { method: 'PUT', path: '/bot_storage', auth: true, valid: { storage: '{"a": "b"}' }, bad: missing('storage') },
     { method: 'DELETE', path: '/bot_storage', auth: true, valid: {}, bad: badKeys },

@@ -150,7 +150,7 @@ test.serial(
 
 test('an avatar file is optional; two files are refused as the original refuses them', async (t) => {
   const { hamlet } = t.context;
-  const picture = { name: 'avatar.png', type: 'image/png', data: Buffer.from('not really a png') };
+  const picture = { name: 'avatar.png', type: 'image/png', data: Buffer.from('\x89PNG\r\n\x1a\n', 'latin1') };
   const one = await hamlet.upload('/bots', [picture], { full_name: 'Avatar Bot', short_name: `avatar${Date.now()}` });
   t.is(one.status, 200, JSON.stringify(one.body));
   const two = await hamlet.upload('/bots', [picture, { ...picture, field: 'second' }], {

@@ -79,6 +79,7 @@ async function hintsFor(hamlet: ChatClient, othello: ChatClient, iago: ChatClien
     to: 'Denmark',
     topic: 'fuzz',
     content: 'fuzz',
+    msg_type: 'widget',
     stream: 'Denmark',
     anchor: 'newest',
     username: MEMBER,

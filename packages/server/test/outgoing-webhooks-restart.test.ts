@@ -1,6 +1,6 @@
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import test from 'ava';
+import test, { type ExecutionContext } from 'ava';
 import type { ChatClient } from '@chat/testkit';
 import { otherRealm } from './matrix-fixtures.js';
 import { TestServer, tempDir } from './support.js';
@@ -39,8 +39,19 @@ async function botMessages(client: ChatClient, botId: number): Promise<string[]>
   return reply.status === 200 ? reply.body.messages.filter((m) => m.sender_id === botId).map((m) => m.content) : [];
 }
 
-test('a call owed when the server stops is made after the restart, once', async (t) => {
-  const dataDir = await tempDir('outgoing-restart');
+/**
+ * Makes an outgoing webhook bot (as `owner` of the first server) whose URL nothing answers yet,
+ * sends it a direct message, stops the server, brings the bot's endpoint up once the stopped
+ * server's retries are over, and starts a second server on the same data. Returns the bot, the
+ * second server and the bodies the endpoint got.
+ */
+async function owedAcrossRestart(
+  t: ExecutionContext,
+  name: string,
+  owner: (first: TestServer) => Promise<ChatClient>,
+  content: string,
+): Promise<{ botId: number; second: TestServer; bodies: string[] }> {
+  const dataDir = await tempDir(`outgoing-restart-${name}`);
   const bodies: string[] = [];
   // A port that nothing listens on yet: the first server's call cannot connect.
   const probe = await listen(0, []);
@@ -49,16 +60,16 @@ test('a call owed when the server stops is made after the restart, once', async 
   let botId: number;
   const first = await TestServer.start({ dataDir, ...config });
   try {
-    const hamlet = await first.login('hamlet@zulip.com');
-    const made = await hamlet.post<{ user_id: number }>('/bots', {
-      full_name: 'Restart Hook',
-      short_name: 'restarthook',
+    const client = await owner(first);
+    const made = await client.post<{ user_id: number }>('/bots', {
+      full_name: `Restart Hook ${name}`,
+      short_name: `restarthook${name}`,
       bot_type: 3,
       payload_url: JSON.stringify(`http://127.0.0.1:${port}/hook`),
     });
     t.is(made.status, 200, JSON.stringify(made.body));
     botId = made.body.user_id;
-    const sent = await hamlet.post('/messages', { type: 'direct', to: JSON.stringify([botId]), content: 'owed' });
+    const sent = await client.post('/messages', { type: 'direct', to: JSON.stringify([botId]), content });
     t.is(sent.status, 200);
     await sleep(500); // recorded as owed; its first try has failed
   } finally {
@@ -70,6 +81,11 @@ test('a call owed when the server stops is made after the restart, once', async 
   t.teardown(() => endpoint.close());
   const second = await TestServer.start({ dataDir, ...config });
   t.teardown(() => second.stop());
+  return { botId, second, bodies };
+}
+
+test('a call owed when the server stops is made after the restart, once', async (t) => {
+  const { botId, second, bodies } = await owedAcrossRestart(t, 'dev', (s) => s.login('hamlet@zulip.com'), 'owed');
   const hamlet = await second.login('hamlet@zulip.com');
   const until = Date.now() + 20_000;
   let answers: string[] = [];
@@ -83,34 +99,9 @@ test('a call owed when the server stops is made after the restart, once', async 
 });
 
 test('a call owed in a realm nobody uses after the restart is made too', async (t) => {
-  const dataDir = await tempDir('outgoing-restart-other');
-  const bodies: string[] = [];
-  const probe = await listen(0, []);
-  const port = (probe.address() as AddressInfo).port;
-  await new Promise((resolve) => probe.close(resolve));
-  const first = await TestServer.start({ dataDir, ...config });
-  try {
-    const { owner } = await otherRealm(first);
-    const made = await owner.client.post<{ user_id: number }>('/bots', {
-      full_name: 'Other Hook',
-      short_name: 'otherhook',
-      bot_type: 3,
-      payload_url: JSON.stringify(`http://127.0.0.1:${port}/hook`),
-    });
-    t.is(made.status, 200, JSON.stringify(made.body));
-    const to = JSON.stringify([made.body.user_id]);
-    const sent = await owner.client.post('/messages', { type: 'direct', to, content: 'owed elsewhere' });
-    t.is(sent.status, 200);
-    await sleep(500);
-  } finally {
-    await first.server.close();
-  }
-  await sleep(8_000);
-  const endpoint = await listen(port, bodies);
-  t.teardown(() => endpoint.close());
+  const other = async (first: TestServer) => (await otherRealm(first)).owner.client;
+  const { bodies } = await owedAcrossRestart(t, 'other', other, 'owed elsewhere');
   // Nobody touches the other realm after the restart: only the sweep can find its owed call.
-  const second = await TestServer.start({ dataDir, ...config });
-  t.teardown(() => second.stop());
   const until = Date.now() + 20_000;
   while (Date.now() < until && bodies.length === 0) await sleep(300);
   await sleep(1_000);

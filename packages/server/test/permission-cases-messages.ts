@@ -17,11 +17,12 @@ import {
  * the other realm knows no message of this one ("Invalid message(s)",
  * reference get-message 400).
  */
-const made = { denmark: 0, byMember: 0 };
+const made = { denmark: 0, byMember: 0, poll: 0 };
 
 async function prepare(fx: Fixtures): Promise<void> {
   made.denmark = await fx.send(await fx.login('hamlet'), 'Denmark', 'a message in Denmark');
   made.byMember = await fx.send(fx.callers.member.client, 'Verona', 'written by othello');
+  made.poll = await fx.send(await fx.login('hamlet'), 'Denmark', '/poll Matrix?\nyes\nno');
 }
 
 /** Readable by every account that may read Denmark. */
@@ -112,6 +113,16 @@ export const messageCases: Operation[] = [
       await reacted(caller);
       return { path: `/messages/${made.denmark}/reactions`, params: { emoji_name: 'octopus' } };
     },
+    expect: onDenmark,
+  },
+  {
+    // A vote on hamlet's poll: anyone who can access the message may add one (the original's `access_message`).
+    method: 'POST',
+    template: '/submessage',
+    request: () => ({
+      path: '/submessage',
+      params: { message_id: made.poll, msg_type: 'widget', content: '{"type":"vote","key":"canned,0","vote":1}' },
+    }),
     expect: onDenmark,
   },
   {

@@ -13,7 +13,27 @@ const LAST_OWNER = refused('CANNOT_DEACTIVATE_LAST_USER', 'Cannot deactivate the
   is_last_owner: true,
 });
 
+/** An avatar upload: the first bytes of a PNG are all the server reads of it. */
+export const AVATAR_PNG = {
+  name: 'avatar.png',
+  type: 'image/png',
+  data: Buffer.concat([Buffer.from([0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a]), Buffer.from('avatar bytes')]),
+};
+
 export const ownAccountCases: Operation[] = [
+  // Anyone signed in may change their own avatar (the original has no human-only check on it).
+  {
+    method: 'POST',
+    template: '/users/me/avatar',
+    request: () => ({ path: '/users/me/avatar', files: true, file: AVATAR_PNG }),
+    expect: authenticated({ everyone: OK }),
+  },
+  {
+    method: 'DELETE',
+    template: '/users/me/avatar',
+    request: () => ({ path: '/users/me/avatar' }),
+    expect: authenticated({ everyone: OK }),
+  },
   {
     method: 'DELETE',
     template: '/users/me',

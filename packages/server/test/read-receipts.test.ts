@@ -69,6 +69,28 @@ test('read receipts list who read, never the sender, honouring send_read_receipt
   );
 });
 
+test('read receipts count only who received the message: not who subscribed after it was sent', async (t) => {
+  const [alice, bob, erin] = (await people(t, 'Alice L', 'Bob L', 'Erin L')) as [Person, Person, Person];
+  const place = await channel(alice, [bob]);
+  const old = await post(alice, place.name, 'before Erin');
+  await read(bob, old);
+  await bodyOf(erin.client.post('/users/me/subscriptions', { subscriptions: JSON.stringify([{ name: place.name }]) }));
+  // Erin subscribed later: the old message is not unread for her, yet she never received it.
+  t.deepEqual(await receipts(alice, old), [bob.user_id]);
+  const fresh = await post(alice, place.name, 'after Erin');
+  await Promise.all([read(bob, fresh), read(erin, fresh)]);
+  t.deepEqual(
+    await receipts(alice, fresh),
+    [bob.user_id, erin.user_id].sort((a, b) => a - b),
+  );
+  // Starring the old one gives it to her (the original's historical row, read), so she counts from then on.
+  await bodyOf(erin.client.post('/messages/flags', { messages: JSON.stringify([old]), op: 'add', flag: 'starred' }));
+  t.deepEqual(
+    await receipts(alice, old),
+    [bob.user_id, erin.user_id].sort((a, b) => a - b),
+  );
+});
+
 test('read receipts of a message the caller cannot see are refused as an invalid message', async (t) => {
   const [alice, bob, carol] = (await people(t, 'Alice S', 'Bob S', 'Carol S')) as [Person, Person, Person];
   const { id } = await bodyOf<{ id: number }>(

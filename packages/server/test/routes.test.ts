@@ -150,6 +150,23 @@ function messagingCases(): Case[] {
     messageCase('POST', '/reactions', { emoji_name: 'smile' }, missing('emoji_name')),
     messageCase('DELETE', '/reactions', { emoji_name: 'smile' }, missing('emoji_name')),
     {
+      // On a message of its own, which the caller may always attach a submessage to.
+      method: 'POST',
+      path: '/submessage',
+      auth: true,
+      valid: { message_id: 1, msg_type: 'widget', content: '{}' },
+      fresh: async (client) => {
+        const sent = await client.post<{ id: number }>('/messages', {
+          type: 'stream',
+          to: 'Denmark',
+          topic: 'ladder',
+          content: '/poll Ladder?',
+        });
+        return { message_id: sent.body.id, msg_type: 'widget', content: '{"type":"vote","key":"canned,0","vote":1}' };
+      },
+      bad: missing('content', { message_id: 1, msg_type: 'widget' }),
+    },
+    {
       method: 'GET',
       path: '/users/me/subscriptions',
       auth: true,

@@ -27,6 +27,7 @@ import { toPrincipal } from '../profile.js';
 import type { Account, RealmEvent, RealmHandlers, RealmState } from '../state.js';
 import { startingSettings } from '../settings.js';
 import { accountByEmail, newAccount } from '../behavior.js';
+import { setAvatar } from '../avatars.js';
 import { administers, botAudience, botJson, isRealmBot, NO_CONFIG, type BotConfig, type BotEvent } from './model.js';
 
 type Ctx = ActorContext<RealmState>;
@@ -271,6 +272,7 @@ export const botHandlers: RealmHandlers<BotProtocol> = {
   'realm.updateBot': change,
   'realm.deactivateBot': ({ state }, command) => deactivate(state, command),
   'realm.regenerateBotKey': ({ state }, command) => regenerate(state, command),
+  'realm.setAvatar': ({ state }, command) => setAvatar(state, command),
   'realm.outgoingServices': ({ state }, command) => {
     const services = command.user_ids
       .map((id) => state.accounts[id])

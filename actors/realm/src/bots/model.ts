@@ -1,4 +1,11 @@
-import { isAdministrator, owingRealmKey, type BotJson, type BotService, type OwedWebhook } from '@chat/protocol';
+import {
+  isAdministrator,
+  owingRealmKey,
+  uploadedAvatarUrl,
+  type BotJson,
+  type BotService,
+  type OwedWebhook,
+} from '@chat/protocol';
 import type { StoreWrite } from '@chat/runtime';
 import type { Account, RealmState } from '../state.js';
 
@@ -74,6 +81,7 @@ export function botJson(state: RealmState, account: Account): BotJson {
     owner_id: account.botOwnerId,
     services: config.services.map((s) => ({ ...s })),
     avatar_version: account.avatarVersion,
+    ...(account.avatarFile ? { avatar_url: uploadedAvatarUrl(account.avatarFile, account.avatarVersion) } : {}),
   };
 }
 

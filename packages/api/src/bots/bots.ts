@@ -4,6 +4,7 @@ import { ChatError, type BotChanges, type ChannelEntry } from '@chat/protocol';
 import { CallerContext } from '../context.js';
 import type { ApiOptions } from '../options.js';
 import { presentBot } from './json.js';
+import { checkAvatar, setAvatar } from '../uploads/avatars.js';
 
 const bad = (msg: string) => new ChatError('BAD_REQUEST', msg);
 const BotId = Type.Integer({ description: "The bot's user ID." });
@@ -80,10 +81,12 @@ export function botRoutes(options: ApiOptions): Route[] {
         default_all_public_streams: Type.Optional(Type.Boolean()),
       }),
       summary: 'Create a bot',
-      description: 'A bot owned by the caller; answers its API key. An avatar file is optional.',
+      description: 'A bot owned by the caller; answers its API key. An avatar image is optional (at most 5 MiB).',
       tags: ['users'],
       async handler({ params, principal, actors, files }) {
         oneFileAtMost(files);
+        // The image is checked before the bot is made, so a bad one makes no bot.
+        const image = files[0] && (await checkAvatar(files[0]));
         const caller = new CallerContext(actors, principal);
         const sending = params.default_sending_stream;
         const events = params.default_events_register_stream;
@@ -102,11 +105,14 @@ export function botRoutes(options: ApiOptions): Route[] {
             default_all_public_streams: params.default_all_public_streams ?? false,
           },
         });
-        const json = presentBot(bot);
+        // As the original: the bot is made first, then its avatar stored (a `realm_bot` update follows the add).
+        const avatar_url = image
+          ? await setAvatar(options, actors, principal, bot.user_id, image)
+          : presentBot(bot).avatar_url;
         return {
           user_id: bot.user_id,
           api_key: bot.api_key,
-          avatar_url: json.avatar_url,
+          avatar_url,
           default_sending_stream: bot.default_sending_stream,
           default_events_register_stream: bot.default_events_register_stream,
           default_all_public_streams: bot.default_all_public_streams,
@@ -161,10 +167,12 @@ export function botRoutes(options: ApiOptions): Route[] {
         default_all_public_streams: Type.Optional(Type.Boolean()),
       }),
       summary: 'Update a bot',
-      description: "Its owner or an administrator changes a bot's name, role, owner, service or defaults.",
+      description:
+        "Its owner or an administrator changes a bot's name, role, owner, service, defaults or avatar image.",
       tags: ['users'],
       async handler({ params, principal, actors, files }) {
         oneFileAtMost(files);
+        const image = files[0] && (await checkAvatar(files[0]));
         const caller = new CallerContext(actors, principal);
         const channel = async (name: string | undefined) =>
           name === undefined ? undefined : name === '' ? null : await channelId(caller, name);
@@ -189,7 +197,9 @@ export function botRoutes(options: ApiOptions): Route[] {
         });
         return {
           full_name: bot.full_name,
-          avatar_url: presentBot(bot).avatar_url,
+          avatar_url: image
+            ? await setAvatar(options, actors, principal, bot.user_id, image)
+            : presentBot(bot).avatar_url,
           service_interface: params.service_interface ?? 1,
           service_payload_url: changes.service_payload_url ?? null,
           config_data: params.config_data ?? null,

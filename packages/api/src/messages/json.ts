@@ -73,7 +73,7 @@ export function messageJson(m: ViewedMessage, users: Map<number, UserRef>, forma
     is_me_message: false,
     reactions: m.reactions,
     recipient_id: recipientId(m),
-    submessages: [],
+    submessages: m.submessages ?? [],
     timestamp: m.timestamp,
     topic_links: m.channel_id !== null ? topicLinks(topic, format.linkifiers ?? []) : [],
     ...(history ? { edit_history: history } : {}),

@@ -7,9 +7,10 @@ import { getMessages, type Located } from './fetch.js';
 /**
  * Who read a message, as the original answers it (when the organization
  * has `enable_read_receipts` on): its recipients who are
- * active and read it, apart from the sender, those who turned
+ * active, received it (not those who subscribed after it was sent) and
+ * read it, apart from the sender, those who turned
  * `send_read_receipts` off, those who muted the caller (each recipient's
- * UserActor decides these three) and those the caller muted.
+ * UserActor decides these four) and those the caller muted.
  */
 export function readReceiptRoutes(): Route[] {
   return [

@@ -1,44 +1,14 @@
 import { Type } from '@sinclair/typebox';
 import { defineRoute, type Route } from '@chat/edge';
-import { ChatError, type Principal } from '@chat/protocol';
+import { ChatError } from '@chat/protocol';
 import { CallerContext } from '../context.js';
 import type { ApiOptions } from '../options.js';
-import { BouncerError, type PushBouncer } from '../ports/push-bouncer.js';
+import { bouncerFailure, bouncerOf, humansOnly, testPayload } from './push-common.js';
 
 /** Base64 as RFC 4648's standard alphabet writes it, decoding to `bytes` bytes when given. */
 function isBase64(text: string, bytes?: number): boolean {
   if (text === '' || !/^[A-Za-z0-9+/]+={0,2}$/.test(text) || text.length % 4 !== 0) return false;
   return bytes === undefined || Buffer.from(text, 'base64').length === bytes;
-}
-
-function bouncerOf(options: ApiOptions): PushBouncer {
-  if (!options.pushBouncer) {
-    throw new ChatError('PUSH_SERVICE_NOT_CONFIGURED', 'Server is not configured to use push notification service.');
-  }
-  return options.pushBouncer;
-}
-
-function humansOnly(principal: Principal): void {
-  if (principal.is_bot) throw new ChatError('BAD_REQUEST', 'This endpoint does not accept bot requests.');
-}
-
-/** The reference's errors for a bouncer that cannot be used. */
-function bouncerFailure(err: unknown): ChatError {
-  if (!(err instanceof BouncerError)) throw err;
-  if (err.kind === 'unreachable')
-    return new ChatError(
-      'FAILED_TO_CONNECT_BOUNCER',
-      'Network error while connecting to Zulip push notification service.',
-    );
-  if (err.kind === 'server_error')
-    return new ChatError(
-      'INTERNAL_SERVER_ERROR_ON_BOUNCER',
-      'Internal server error on Zulip push notification service, retry later.',
-    );
-  return new ChatError(
-    'ADMIN_ACTION_REQUIRED',
-    'Push notification configuration issue on server, contact the server administrator or retry later.',
-  );
 }
 
 /**
@@ -117,17 +87,8 @@ export function e2eePushRoutes(options: ApiOptions): Route[] {
         });
         const active = devices.filter((d) => d.status === 'active');
         if (active.length === 0) throw new ChatError('NO_ACTIVE_PUSH_DEVICE', 'No active registered push device');
-        const realm = await actors.ask(caller.realm, { type: 'realm.info' });
+        const payload = await testPayload(options, caller);
         for (const device of active) {
-          const payload = {
-            event: 'test',
-            server: new URL(options.externalUrl).host,
-            realm_id: realm.id,
-            realm_name: realm.name,
-            realm_url: options.externalUrl,
-            user_id: principal.user_id,
-            time: Math.floor(Date.now() / 1000),
-          };
           await bouncer
             .sendE2ee({
               realm: principal.realm,

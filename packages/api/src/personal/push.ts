@@ -1,9 +1,9 @@
 import { Type } from '@sinclair/typebox';
 import { defineRoute, type Route } from '@chat/edge';
-import { ChatError, type Principal, type PushDevice, type PushKind } from '@chat/protocol';
+import { ChatError, type PushDevice, type PushKind } from '@chat/protocol';
 import { CallerContext } from '../context.js';
 import type { ApiOptions } from '../options.js';
-import type { PushNotification } from '../ports/push-bouncer.js';
+import { bouncerFailure, bouncerOf, humansOnly, testPayload } from './push-common.js';
 
 const MAX_TOKEN_LENGTH = 4096;
 
@@ -13,11 +13,6 @@ function checkToken(token: string, kind: PushKind): string {
     throw new ChatError('BAD_REQUEST', 'Empty or invalid length token');
   if (kind === 'apns' && !/^(?:[0-9a-fA-F]{2})+$/.test(token)) throw new ChatError('BAD_REQUEST', 'Invalid APNS token');
   return token;
-}
-
-/** Registrations belong to people's phones; bots have none. */
-function humansOnly(principal: Principal): void {
-  if (principal.is_bot) throw new ChatError('BAD_REQUEST', 'This endpoint does not accept bot requests.');
 }
 
 /** The routes registering and removing one kind of device token. */
@@ -76,40 +71,17 @@ export function pushRoutes(options: ApiOptions): Route[] {
       summary: 'Send a test notification to mobile devices',
       description: 'Sends a push notification with `event: test` through the push bouncer.',
       tags: ['mobile'],
-      async handler({ params, principal, actors, log }) {
+      async handler({ params, principal, actors }) {
         humansOnly(principal);
         const caller = new CallerContext(actors, principal);
         const devices = await actors.ask(caller.me, { type: 'user.pushDevices', token: params.token });
-        const bouncer = options.pushBouncer;
-        if (!bouncer) {
-          throw new ChatError(
-            'PUSH_SERVICE_NOT_CONFIGURED',
-            'Server is not configured to use push notification service.',
-          );
-        }
-        const realm = await actors.ask(caller.realm, { type: 'realm.info' });
-        const payload = {
-          event: 'test',
-          server: new URL(options.externalUrl).host,
-          realm_id: realm.id,
-          realm_name: realm.name,
-          realm_url: options.externalUrl,
-          user_id: principal.user_id,
-        };
+        const bouncer = bouncerOf(options);
+        const payload = await testPayload(options, caller);
         for (const device of devices) {
-          const notification: PushNotification = {
-            realm: principal.realm,
-            user_id: principal.user_id,
-            device,
-            payload: { ...payload, time: Math.floor(Date.now() / 1000) },
-          };
-          let outcome;
-          try {
-            outcome = await bouncer.send(notification);
-          } catch (err) {
-            log.warn({ err }, 'push bouncer failed');
-            throw new ChatError('BAD_REQUEST', 'Network error while connecting to the push notification service.');
-          }
+          const notification = { realm: principal.realm, user_id: principal.user_id, device, payload };
+          const outcome = await bouncer.send(notification).catch((err: unknown) => {
+            throw bouncerFailure(err);
+          });
           if (outcome === 'unknown_token') {
             throw new ChatError('INVALID_REMOTE_PUSH_DEVICE_TOKEN', 'Device not recognized by the push bouncer');
           }

@@ -9,8 +9,8 @@ import type { PushKind } from '@chat/protocol';
 export interface PushBouncer extends E2eePushBouncer {
   /**
    * Delivers one notification to one device. Answers `unknown_token` when the
-   * bouncer does not know the device; throws when the bouncer cannot be
-   * reached or fails.
+   * bouncer does not know the device; throws a `BouncerError` when the
+   * bouncer cannot be reached or fails.
    */
   send(notification: PushNotification): Promise<PushOutcome>;
 }

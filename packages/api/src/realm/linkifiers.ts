@@ -1,6 +1,6 @@
 import { Type } from '@sinclair/typebox';
 import { defineRoute, type Route } from '@chat/edge';
-import { linkifierRegExp, templateVariables } from '@chat/markdown';
+import { linkifierPattern, templateVariables } from '@chat/markdown';
 import { ChatError, isAdministrator, realmAddress, type Principal } from '@chat/protocol';
 
 const LinkifierJson = Type.Object({ id: Type.Integer(), pattern: Type.String(), url_template: Type.String() });
@@ -24,11 +24,9 @@ function checkLinkifier(pattern: string, urlTemplate: string): void {
   if (!variables) throw invalid('url_template', 'Invalid URL template.');
   let groups: string[];
   try {
-    groups = [...pattern.matchAll(/\(\?P?<([A-Za-z_]\w*)>/g)].map((m) => m[1]!);
-    linkifierRegExp(pattern);
+    groups = Object.keys(linkifierPattern(pattern).namedGroups());
   } catch (err) {
-    const detail = err instanceof Error ? err.message.replace(/^Invalid regular expression: /, '') : String(err);
-    throw invalid('__all__', `Bad regular expression: ${detail}`);
+    throw invalid('__all__', `Bad regular expression: ${(err as Error).message}`);
   }
   const missingInPattern = variables.filter((v) => !groups.includes(v)).sort();
   if (missingInPattern.length)

@@ -1,16 +1,11 @@
-import { createHash } from 'node:crypto';
-import { isAdministrator, isGuest, isOwner, type UserProfile } from '@chat/protocol';
+import { gravatarUrl, isAdministrator, isGuest, isOwner, type UserProfile } from '@chat/protocol';
 
-/** The avatar of a user who uploaded none: an identicon keyed by address. */
-export function gravatarUrl(email: string, version: number): string {
-  const hash = createHash('md5').update(email.toLowerCase()).digest('hex');
-  return `https://secure.gravatar.com/avatar/${hash}?d=identicon&version=${version}`;
-}
+export { gravatarUrl };
 
 /**
  * A user as the API shows it. With `clientGravatar` the client computes
  * gravatar URLs itself, so `avatar_url` is null for users without an upload
- * (which, until avatars can be uploaded, is everyone).
+ * (people without an uploaded avatar).
  */
 export function renderUser(user: UserProfile, clientGravatar: boolean, withProfileData = true) {
   return {
@@ -28,7 +23,7 @@ export function renderUser(user: UserProfile, clientGravatar: boolean, withProfi
     bot_owner_id: user.bot_owner_id,
     role: user.role,
     timezone: user.timezone,
-    avatar_url: clientGravatar ? null : gravatarUrl(user.email, user.avatar_version),
+    avatar_url: user.avatar_url ?? (clientGravatar ? null : gravatarUrl(user.email, user.avatar_version)),
     avatar_version: user.avatar_version,
     // As the original: only when asked for, and never for bots, which cannot have custom profile fields.
     ...(withProfileData && !user.is_bot ? { profile_data: user.profile_data ?? {} } : {}),

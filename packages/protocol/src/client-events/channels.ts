@@ -17,6 +17,16 @@ export const reactionEvent = (
   return { type: 'reaction', op, message_id, ...reaction, user };
 };
 
+/** A submessage added to a message (`POST /submessage`): the original's `submessage` event. */
+export type SubmessageEvent = {
+  type: 'submessage';
+  msg_type: string;
+  message_id: number;
+  submessage_id: number;
+  sender_id: number;
+  content: string;
+};
+
 /** Always bulk; the edge splits it for clients without `bulk_message_deletion`. */
 export type DeleteMessageEvent =
   | { type: 'delete_message'; message_ids: number[]; message_type: 'private' }
@@ -107,6 +117,7 @@ export const streamUpdated = (
 
 export type ChannelEvent =
   | ReactionEvent
+  | SubmessageEvent
   | DeleteMessageEvent
   | PeerEvent
   | SubscriptionRemoveEvent

@@ -18,11 +18,12 @@ import { gravatarUrl } from '../../users/json.js';
  */
 export function ownAccountSection(principal: Principal, me: UserProfile, settings: RealmSettings) {
   const may = (setting: RealmSettings['can_add_subscribers_group']) => inGroupSetting(setting, principal);
-  const avatar = gravatarUrl(me.delivery_email, me.avatar_version);
+  const gravatar = gravatarUrl(me.delivery_email, me.avatar_version);
   return {
-    avatar_source: 'G',
-    avatar_url: avatar,
-    avatar_url_medium: `${avatar}&s=500`,
+    avatar_source: me.avatar_url ? 'U' : 'G',
+    avatar_url: me.avatar_url ?? gravatar,
+    // No resizing here: an uploaded avatar is served as uploaded, at both sizes.
+    avatar_url_medium: me.avatar_url ?? `${gravatar}&s=500`,
     can_create_streams: may(settings.can_create_public_channel_group) || may(settings.can_create_private_channel_group),
     can_create_public_streams: may(settings.can_create_public_channel_group),
     can_create_private_streams: may(settings.can_create_private_channel_group),

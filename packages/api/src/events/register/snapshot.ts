@@ -1,4 +1,11 @@
-import { isAdministrator, isGuest, maySeePublicChannels, newSubscription, participantsOfKey } from '@chat/protocol';
+import {
+  isAdministrator,
+  isGuest,
+  mayKnowFormerChannel,
+  maySeePublicChannels,
+  newSubscription,
+  participantsOfKey,
+} from '@chat/protocol';
 import type { CallerContext } from '../../context.js';
 import { subscriptionJson } from '../../channels/json.js';
 import { withGlobalDefaults } from '../../channels/notification-defaults.js';
@@ -123,7 +130,14 @@ export class Snapshot {
       const channels = await caller.actors.ask(caller.realm, { type: 'realm.channels' });
       const subscribed = new Set(Object.keys(state.subscriptions).map(Number));
       const unsubscribed = new Set(state.unsubscribed);
-      const all = await Promise.all([...subscribed, ...unsubscribed].map((id) => caller.channelInfo(id)));
+      // Of his former channels, one keeps only those he may still know of, as in the original
+      // (the channel would refuse him the others).
+      const known = new Map(channels.map((c) => [c.channel_id, c]));
+      const former = [...unsubscribed].filter((id) => {
+        const channel = known.get(id);
+        return channel !== undefined && mayKnowFormerChannel(caller.principal, channel);
+      });
+      const all = await Promise.all([...subscribed, ...former].map((id) => caller.channelInfo(id)));
       const infos = all.filter((info) => this.req.archived_channels || !info.is_archived);
       const global = this.req.notification_settings_null
         ? null

@@ -1,0 +1,26 @@
+import test from 'ava';
+import { BehaviorTestKit } from '@chat/runtime/testkit';
+import { userBehavior } from '../src/index.js';
+
+const kit = () => new BehaviorTestKit(userBehavior, { key: 'zulip:5', now: Date.UTC(2026, 0, 1) });
+const key = 'zulip:channel:7';
+const receipt = async (k: ReturnType<typeof kit>, message_id: number) =>
+  (await k.run({ type: 'user.readReceipt', key, message_id, asker: 9 })).reply;
+
+test('a read receipt needs the message received: not one sent before subscribing', async (t) => {
+  // Subscribed when message 40 was the channel's last: 1..40 count as read (not unread) but were never received.
+  const k = kit().given([{ type: 'subscribed', channelKey: key, channelId: 7, color: '#fff', lastMessageId: 40 }]);
+  t.false(await receipt(k, 40));
+  t.false(await receipt(k, 12));
+  // Received after subscribing, then read.
+  t.false(await receipt(k, 41));
+  await k.run({ type: 'user.flags', op: 'add', flag: 'read', messages: [{ id: 41, key, own: false }] });
+  t.true(await receipt(k, 41));
+  // Marking an old one read by hand, or starring one, receives it (the original's historical row).
+  await k.run({ type: 'user.flags', op: 'add', flag: 'read', messages: [{ id: 12, key, own: false }] });
+  t.true(await receipt(k, 12));
+  await k.run({ type: 'user.flags', op: 'add', flag: 'starred', messages: [{ id: 30, key, own: false }] });
+  t.true(await receipt(k, 30));
+  t.false(await receipt(k, 31));
+  t.deepEqual(k.replay(), k.state);
+});
