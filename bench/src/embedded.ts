@@ -11,10 +11,14 @@ import type { Progress } from './progress.js';
 import { adminCredentials, sizeKey, subscribeAll, type Manifest, type RealmShape } from './setup.js';
 import { stillWanted, type Cleanups, type Target } from './target.js';
 
+/** Node flags the operator adds to the server's (a CPU profile, say), split on spaces. */
+const EXTRA_FLAGS = process.env.BENCH_SERVER_FLAGS?.split(' ').filter(Boolean) ?? [];
+
 /** The server in its own process, as deployed: `main.js start` over a data folder of its own. */
 function serverProcess(dataDir: string): ServerProcess {
   // The V8 setting of `npm start`, the Dockerfile and cluster.sh: a larger young generation, less GC.
-  return new ServerProcess([process.execPath, '--max-semi-space-size=64', SERVER_MAIN, 'start'], {
+  const node = [process.execPath, '--max-semi-space-size=64', ...EXTRA_FLAGS];
+  return new ServerProcess([...node, SERVER_MAIN, 'start'], {
     DATA_DIR: dataDir,
     PORT: '0',
     CHAT_MODE: 'development',

@@ -24,8 +24,9 @@ let tables: EmojiTables | undefined;
  * (canonical name and aliases per emoji code, built by the original from
  * `emoji-datasource-google` and CLDR 44 with its own overrides), in the format
  * of its `server_emoji_data_url`, plus the emoji of Unicode 15.1 and 16.0 that
- * copy predates, named the way the original names new emoji (CLDR 46's short
- * name, and its keywords no other emoji holds: `scripts/add-emoji-names.mjs`).
+ * copy predates, named by the original's rule for emoji it does not name by hand
+ * (CLDR 46's short name, and its keywords that are no emoji's name and that no
+ * other emoji shares: `scripts/add-emoji-names.mjs`).
  * The characters come from `emoji-datasource`.
  * Both are read on first use (1.4 MB of JSON), so that importing the package
  * (e.g. for scan() alone) stays cheap.

@@ -22,6 +22,62 @@ test("emoji names are the original's, with the variation selector dropped from c
   t.is(emojiCode('fakeemojithisshouldnotrender'), undefined);
 });
 
+// Entries of the original's live server_emoji_data_url (chat.zulip.org, October 2025), as
+// published: the 15.1/16.0 emoji among them follow its rule for emoji it does not name by
+// hand, which drops the keywords other emoji share ('ascend' with the wing, 'tropical'
+// with the palm tree and the flamingo).
+const LIVE: Record<string, string[]> = {
+  '0023-20e3': ['hash'],
+  '1f44d': ['+1', 'thumbs_up', 'like'],
+  // Renamed by hand from 'pray' in July 2024 (zulip/zulip#31098), before the live file.
+  '1f64f': ['folded_hands', 'welcome', 'thank_you', 'namaste', 'pray'],
+  '1f1fa-1f1f8': ['flag_united_states'],
+  '1f3c3-200d-2640-200d-27a1': ['woman_running_facing_right'],
+  '1f426-200d-1f525': [
+    'phoenix',
+    'ascension',
+    'emerge',
+    'firebird',
+    'glory',
+    'immortal',
+    'rebirth',
+    'reincarnation',
+    'reinvent',
+    'renewal',
+    'revival',
+    'revive',
+    'rise',
+    'transform',
+  ],
+  '1f34b-200d-1f7e9': [
+    'lime',
+    'acidity',
+    'citrus',
+    'garnish',
+    'margarita',
+    'mojito',
+    'refreshing',
+    'salsa',
+    'sour',
+    'tangy',
+    'tequila',
+    'zest',
+  ],
+};
+
+test("entries of the original's live map are ours, names and aliases in its order", (t) => {
+  for (const [code, names] of Object.entries(LIVE)) {
+    t.deepEqual(emojiNamesByCode()[code], names, code);
+    for (const name of names) t.is(emojiCode(name), code, name);
+  }
+  t.is(emojiCode('ascend'), undefined);
+  t.is(emojiCode('tropical'), undefined);
+  t.is(
+    html('\u{1F64F}'),
+    '<p><span aria-label="folded hands" class="emoji emoji-1f64f" role="img" title="folded hands">:folded_hands:</span></p>',
+  );
+});
+
 test('the emoji of Unicode 15.1 and 16.0 have names, and every emoji of the data set has one', (t) => {
   t.is(emojiCode('phoenix'), '1f426-200d-1f525');
   t.is(emojiCode('lime'), '1f34b-200d-1f7e9');

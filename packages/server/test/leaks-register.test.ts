@@ -1,7 +1,7 @@
 import type { ChatClient } from '@chat/testkit';
 import { expectOk } from './matrix-fixtures.js';
 import { IDS, withServer } from './context.js';
-import { snapshotOf, type Body } from './queues.js';
+import { eventsUntil, register, snapshotOf, type Body } from './queues.js';
 
 /**
  * Register sections the permission matrix does not see (it asks routes):
@@ -10,8 +10,10 @@ import { snapshotOf, type Body } from './queues.js';
  * channel in `unsubscribed` only when its reader may still know of it:
  * private ones for administrators, public ones for non-guests, web-public
  * ones for everyone. Each case first shows the channel to its subscriber.
+ * And events whose audience the original restricts: `invites_changed`
+ * reaches administrators and the inviter only (`notify_invites_changed`).
  */
-const test = withServer(['iago', 'hamlet', 'polonius']);
+const test = withServer(['iago', 'hamlet', 'othello', 'polonius']);
 
 interface Sub {
   stream_id: number;
@@ -64,4 +66,18 @@ test.serial('a guest who left a public channel no longer learns of it; a member 
   t.false(guest.unsubscribed.includes(created.id));
   t.false(JSON.stringify(guest.snapshot).includes('left square'));
   t.true((await lists(hamlet)).unsubscribed.includes(created.id), 'a member keeps a public one');
+});
+
+test.serial('invites_changed reaches administrators and the inviter, not other members', async (t) => {
+  const { iago, hamlet, othello } = t.context;
+  const types = { event_types: ['invites_changed', 'user_status'] };
+  const [admin, inviter, other] = await Promise.all([iago, hamlet, othello].map((c) => register(c, types)));
+  const invited = (e: Body) => e.type === 'invites_changed';
+  await expectOk(hamlet.post('/invites', { invitee_emails: 'leak-check@example.com', stream_ids: '[]' }));
+  await eventsUntil(admin, invited);
+  await eventsUntil(inviter, invited);
+  // Othello's own status change, told by the realm after the invitation: what came before it has arrived.
+  await expectOk(othello.post('/users/me/status', { status_text: 'after the invitation' }));
+  const seen = await eventsUntil(other, (e) => e.type === 'user_status' && e.user_id === IDS.othello);
+  t.deepEqual(seen.filter(invited), []);
 });

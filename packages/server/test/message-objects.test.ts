@@ -40,6 +40,10 @@ test('an edited and moved message carries its edit history, newest first, and bo
   const id = sent.id as number;
   await ok(hamlet, 'POST', `/messages/${id}/reactions`, { emoji_name: 'thumbs_up' });
   await ok(iago, 'POST', `/messages/${id}/reactions`, { emoji_name: 'firebird' }); // Unicode 15.1, by an alias
+  // 'ascend' is a CLDR keyword of the phoenix that the original drops (the wing shares it).
+  const refused = await iago.post<Body>(`/messages/${id}/reactions`, { emoji_name: 'ascend' });
+  t.is(refused.status, 400);
+  t.like(refused.body, { result: 'error', code: 'BAD_REQUEST', msg: "Emoji 'ascend' does not exist" });
   await ok(iago, 'PATCH', `/messages/${id}`, { content: 'second words' });
   await ok(iago, 'PATCH', `/messages/${id}`, { topic: 'objects after', propagate_mode: 'change_one' });
   for (const message of [await fetched(hamlet, id), await single(hamlet, id)]) {

@@ -210,3 +210,34 @@ test.serial('users set and clear their values; everyone hears; users show them',
   t.false(String(birthday) in last.user.profile_data);
   for (const id of [bio, mentor, site, badge]) await bodyOf(iago.delete(`/realm/profile_fields/${id}`));
 });
+
+test.serial(
+  'a required field is only a mark for clients: its value may still be cleared, as in the original',
+  async (t) => {
+    const { iago, hamlet } = t.context;
+    // The original stores `required` and shows it (the web app nags who has no value); its value
+    // routes check only `editable_by_user`, so clearing a required field's value succeeds.
+    const { id } = (await ok(iago, 'POST', '/realm/profile_fields', {
+      name: 'Team',
+      field_type: 1,
+      required: true,
+    })) as { id: number };
+    t.like(
+      (await fieldsOf(hamlet)).find((f) => f.id === id),
+      { required: true },
+    );
+    const data = JSON.stringify([{ id, value: 'Blue' }]);
+    await bodyOf(hamlet.patch('/users/me/profile_data', { data }));
+    await bodyOf(hamlet.delete('/users/me/profile_data', { data: JSON.stringify([id]) }));
+    const user = (await ok(iago, 'GET', `/users/${IDS.hamlet}`, { include_custom_profile_fields: true })) as {
+      user: { profile_data: Body };
+    };
+    t.false(String(id) in user.user.profile_data);
+    await bodyOf(iago.patch(`/realm/profile_fields/${id}`, { required: false }));
+    t.like(
+      (await fieldsOf(hamlet)).find((f) => f.id === id),
+      { required: false },
+    );
+    await bodyOf(iago.delete(`/realm/profile_fields/${id}`));
+  },
+);
