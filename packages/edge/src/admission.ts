@@ -20,7 +20,7 @@ export interface AdmissionSettings {
   maxWaitMs: number;
   /** Long polls (GET /events) held at once. */
   maxPolls: number;
-  /** Event-loop lag (every tick late for a second, `LagWindow`) above which new work (not polls) is refused at once. */
+  /** Event-loop lag above which new work (not polls) is refused at once. */
   maxLagMs: number;
   /**
    * When even the quickest work answered in the last interval took longer
@@ -42,9 +42,9 @@ export const DEFAULT_ADMISSION: AdmissionSettings = {
   maxQueued: 256,
   maxWaitMs: 50,
   maxPolls: 50_000,
-  maxLagMs: 50,
-  targetMs: 50,
-  intervalMs: 500,
+  maxLagMs: 30,
+  targetMs: 30,
+  intervalMs: 200,
   deadlineMs: 10_000,
   retryAfterSeconds: 1,
 };
@@ -56,7 +56,7 @@ export interface Load {
   inFlight: number;
   queued: number;
   polls: number;
-  /** How late the event loop runs (the least lateness of its ticks over a window), in ms. */
+  /** How late the event loop runs (a moving average of its ticks), in ms. */
   lagMs: number;
   /** The quickest work answered in the last whole interval, in ms; undefined when none was. */
   quickestMs?: number | undefined;
@@ -116,50 +116,24 @@ export function overloaded(retryAfterSeconds: number): ChatError {
   });
 }
 
-/** Lag counts only when at least this many ticks in a row ran late. */
-export const LATE_TICKS = 3;
-
 /**
- * How late the event loop runs, judged over a window: the least lateness
- * of its ticks over the last `windowMs` (and of the last LATE_TICKS ticks at
- * least, as a loop that is badly behind ticks rarely). One long task (a big
- * registration, a collection) makes one tick late and refuses nothing; a
- * loop late on every tick for the whole window does.
+ * Measures how late the event loop runs: a timer every `everyMs` notes how
+ * much later than due it fired. `lagMs` is a moving average (each tick
+ * counts a quarter), so one long task (a big registration, a collection)
+ * does not refuse work, a loop that stays late does.
  */
-export class LagWindow {
-  private readonly ticks: Array<{ at: number; lateMs: number }> = [];
-
-  constructor(private readonly windowMs = 1000) {}
-
-  tick(at: number, lateMs: number): void {
-    this.ticks.push({ at, lateMs });
-    while (this.ticks.length > LATE_TICKS && this.ticks[0]!.at < at - this.windowMs) this.ticks.shift();
-  }
-
-  get lagMs(): number {
-    if (this.ticks.length < LATE_TICKS) return 0;
-    return this.ticks.reduce((least, t) => Math.min(least, t.lateMs), Infinity);
-  }
-}
-
-/** Measures how late the event loop runs: a timer every `everyMs` notes how much later than due it fired. */
 export class LagMonitor {
-  private readonly window: LagWindow;
+  lagMs = 0;
   private readonly timer: NodeJS.Timeout;
 
-  constructor(everyMs = 10, windowMs = 1000) {
-    this.window = new LagWindow(windowMs);
+  constructor(everyMs = 10) {
     let due = performance.now() + everyMs;
     this.timer = setInterval(() => {
       const now = performance.now();
-      this.window.tick(now, Math.max(0, now - due));
+      this.lagMs = 0.75 * this.lagMs + 0.25 * Math.max(0, now - due);
       due = now + everyMs;
     }, everyMs);
     this.timer.unref();
-  }
-
-  get lagMs(): number {
-    return this.window.lagMs;
   }
 
   stop(): void {

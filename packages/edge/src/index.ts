@@ -50,8 +50,6 @@ export {
   decide,
   DEFAULT_ADMISSION,
   LagMonitor,
-  LagWindow,
-  LATE_TICKS,
   overloaded,
   SHED_FLOOR,
   slowRoute,

@@ -5,8 +5,6 @@ import {
   classify,
   decide,
   DEFAULT_ADMISSION,
-  LagWindow,
-  LATE_TICKS,
   SHED_FLOOR,
   slowRoute,
   MIN_ANSWERS,
@@ -191,21 +189,4 @@ test('Quickest: the quickest of the last whole interval (MIN_ANSWERS at least), 
   now += 500;
   t.is(q.lastMs, undefined, 'an interval that ended long ago says nothing of now');
   t.is(q.floorMs, 12);
-});
-
-test('LagWindow: one long task refuses nothing; a loop late on every tick of the window is lagging', (t) => {
-  const lag = new LagWindow(1000);
-  let at = 0;
-  const tick = (lateMs: number) => lag.tick((at += 10 + lateMs), lateMs);
-  tick(400);
-  t.is(lag.lagMs, 0, `fewer than ${LATE_TICKS} ticks: no verdict`);
-  for (let i = 0; i < 20; i++) tick(1);
-  tick(400);
-  t.is(lag.lagMs, 1, 'one late tick among quick ones');
-  for (let i = 0; i < 100; i++) tick(60);
-  t.is(lag.lagMs, 60, 'every tick of the last second was 60 ms late');
-  tick(5);
-  t.is(lag.lagMs, 5, 'one tick on time ends it');
-  for (let i = 0; i < LATE_TICKS; i++) tick(2000);
-  t.is(lag.lagMs, 2000, 'a loop so far behind that it ticks rarely: its last ticks are the window');
 });
