@@ -81,3 +81,18 @@ test.serial('invites_changed reaches administrators and the inviter, not other m
   const seen = await eventsUntil(other, (e) => e.type === 'user_status' && e.user_id === IDS.othello);
   t.deepEqual(seen.filter(invited), []);
 });
+
+test.serial('a private channel one never joined: administrators learn of it, members do not', async (t) => {
+  const { iago, hamlet, othello } = t.context;
+  const created = await expectOk(
+    othello.post<{ id: number }>('/channels/create', {
+      name: 'closed room',
+      subscribers: [IDS.othello],
+      invite_only: true,
+    }),
+  );
+  const admin = await lists(iago);
+  t.true(admin.never_subscribed.includes(created.id), 'an administrator may read its metadata');
+  t.false(admin.subscriptions.includes(created.id));
+  t.false((await lists(hamlet)).never_subscribed.includes(created.id));
+});

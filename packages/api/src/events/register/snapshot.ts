@@ -153,11 +153,13 @@ export class Snapshot {
       });
       this.body.subscriptions = json.filter((j) => subscribed.has(j.id)).map((j) => j.sub);
       this.body.unsubscribed = json.filter((j) => !subscribed.has(j.id)).map((j) => j.sub);
-      // Who cannot see public channels (guests) learns only the web-public ones, as in the original.
+      // Who cannot see public channels (guests) learns only the web-public ones; administrators
+      // learn private ones too (they may read their metadata), as in the original.
       const seesPublic = maySeePublicChannels(caller.principal);
+      const seesPrivate = isAdministrator(caller.principal);
       this.body.never_subscribed = channels
-        .filter((c) => !subscribed.has(c.channel_id) && !unsubscribed.has(c.channel_id) && !c.invite_only)
-        .filter((c) => seesPublic || c.is_web_public)
+        .filter((c) => !subscribed.has(c.channel_id) && !unsubscribed.has(c.channel_id))
+        .filter((c) => (c.invite_only ? seesPrivate : seesPublic || c.is_web_public))
         .filter((c) => this.req.archived_channels || !c.is_archived)
         .map((c) => ({
           stream_id: c.channel_id,
