@@ -20,13 +20,12 @@ interface EmojiTables {
 let tables: EmojiTables | undefined;
 
 /**
- * The original's names: `data/emoji-names.json` is its emoji name map
- * (canonical name and aliases per emoji code, built by the original from
- * `emoji-datasource-google` and CLDR 44 with its own overrides), in the format
- * of its `server_emoji_data_url`, plus the emoji of Unicode 15.1 and 16.0 that
- * copy predates, named by the original's rule for emoji it does not name by hand
- * (CLDR 46's short name, and its keywords that are no emoji's name and that no
- * other emoji shares: `scripts/add-emoji-names.mjs`).
+ * The original's names: `data/emoji-names.json` is its emoji name map (canonical
+ * name and aliases per emoji code, in the format of its `server_emoji_data_url`),
+ * made as the original makes it: its hand-picked names
+ * (`scripts/hand-picked-emoji-names.txt`), CLDR 46's short name and keywords for
+ * every other emoji, less the aliases that are a name or that two emoji share
+ * (`scripts/emoji-names.mjs`).
  * The characters come from `emoji-datasource`.
  * Both are read on first use (1.4 MB of JSON), so that importing the package
  * (e.g. for scan() alone) stays cheap.
