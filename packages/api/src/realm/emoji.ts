@@ -1,10 +1,10 @@
 import { randomBytes } from 'node:crypto';
-import { Readable } from 'node:stream';
 import { Type } from '@sinclair/typebox';
 import { defineRoute, type Route } from '@chat/edge';
 import { isEmojiName } from '@chat/markdown';
 import { ChatError, realmAddress } from '@chat/protocol';
 import type { ApiOptions } from '../options.js';
+import { answerImage } from '../uploads/public-image.js';
 import type { RawMiddleware } from '../uploads/downloads.js';
 
 const bad = (msg: string) => new ChatError('BAD_REQUEST', msg);
@@ -119,14 +119,6 @@ export function emojiImages(options: ApiOptions): RawMiddleware {
     const [, realmId = '', file = '', extension = ''] = found; // every group is required by the pattern
     const body = await options.files.get(fileKey(Number(realmId), file));
     const type = Object.entries(IMAGE_TYPES).find(([, ext]) => ext === extension)?.[0];
-    if (!body || !type) {
-      ctx.status = 404;
-      ctx.set('Content-Type', 'application/json');
-      ctx.body = JSON.stringify({ result: 'error', msg: 'File not found', code: 'NOT_FOUND' });
-      return;
-    }
-    ctx.set('Content-Type', type);
-    ctx.set('Cache-Control', 'public, max-age=31536000, immutable');
-    ctx.body = body instanceof Readable ? body : Readable.from(body);
+    answerImage(ctx, body, type);
   };
 }

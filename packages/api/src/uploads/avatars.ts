@@ -5,6 +5,7 @@ import { defineRoute, type Route, type UploadedFile } from '@chat/edge';
 import type { ActorClient } from '@chat/runtime';
 import { avatarFileKey, avatarPath, ChatError, realmAddress, type Principal } from '@chat/protocol';
 import type { ApiOptions } from '../options.js';
+import { answerImage } from './public-image.js';
 import type { RawMiddleware } from './downloads.js';
 
 const bad = (msg: string) => new ChatError('BAD_REQUEST', msg);
@@ -128,16 +129,7 @@ export function avatarImages(options: ApiOptions): RawMiddleware {
     ctx.state.route = '/user_avatars/{realm_id}/{file}';
     const [, realmId = '', file = '', extension = ''] = found; // every group is required by the pattern
     const type = SIGNATURES.find((s) => s.extension === extension)?.type;
-    const body = type && (await options.files.get(avatarFileKey(avatarPath(Number(realmId), file))));
-    if (!body || !type) {
-      ctx.status = 404;
-      ctx.set('Content-Type', 'application/json');
-      ctx.body = JSON.stringify({ result: 'error', msg: 'File not found', code: 'NOT_FOUND' });
-      return;
-    }
-    ctx.set('Content-Type', type);
-    ctx.set('X-Content-Type-Options', 'nosniff');
-    ctx.set('Cache-Control', 'public, max-age=31536000, immutable');
-    ctx.body = body instanceof Readable ? body : Readable.from(body);
+    const body = type ? await options.files.get(avatarFileKey(avatarPath(Number(realmId), file))) : undefined;
+    answerImage(ctx, body, type);
   };
 }
