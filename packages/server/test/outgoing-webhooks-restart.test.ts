@@ -15,8 +15,15 @@ import { TestServer, tempDir } from './support.js';
 const config = { owedWebhookGraceMs: 5_000 };
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
-async function listen(port: number, bodies: string[]): Promise<Server> {
+/**
+ * The bot's endpoint, holding its port from the start (a port let go could be taken by another
+ * test's server, which would answer 404): until `up()` it drops every connection, which the
+ * caller counts as "no connection" and retries; after, it answers and records each body.
+ */
+async function endpoint(bodies: string[]): Promise<{ server: Server; port: number; up: () => void }> {
+  let answering = false;
   const server = createServer((req, res) => {
+    if (!answering) return void req.socket.destroy();
     let body = '';
     req.on('data', (c: Buffer) => (body += c.toString()));
     req.on('end', () => {
@@ -24,8 +31,8 @@ async function listen(port: number, bodies: string[]): Promise<Server> {
       res.writeHead(200, { 'content-type': 'application/json' }).end(JSON.stringify({ content: 'after the restart' }));
     });
   });
-  await new Promise<void>((resolve) => server.listen(port, '127.0.0.1', resolve));
-  return server;
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  return { server, port: (server.address() as AddressInfo).port, up: () => (answering = true) };
 }
 
 async function botMessages(client: ChatClient, botId: number): Promise<string[]> {
@@ -40,8 +47,8 @@ async function botMessages(client: ChatClient, botId: number): Promise<string[]>
 }
 
 /**
- * Makes an outgoing webhook bot (as `owner` of the first server) whose URL nothing answers yet,
- * sends it a direct message, stops the server, brings the bot's endpoint up once the stopped
+ * Makes an outgoing webhook bot (as `owner` of the first server) whose endpoint does not answer yet,
+ * sends it a direct message, stops the server, lets the bot's endpoint answer once the stopped
  * server's retries are over, and starts a second server on the same data. Returns the bot, the
  * second server and the bodies the endpoint got.
  */
@@ -53,10 +60,10 @@ async function owedAcrossRestart(
 ): Promise<{ botId: number; second: TestServer; bodies: string[] }> {
   const dataDir = await tempDir(`outgoing-restart-${name}`);
   const bodies: string[] = [];
-  // A port that nothing listens on yet: the first server's call cannot connect.
-  const probe = await listen(0, []);
-  const port = (probe.address() as AddressInfo).port;
-  await new Promise((resolve) => probe.close(resolve));
+  // The endpoint drops connections for now: the first server's call cannot get through.
+  const hook = await endpoint(bodies);
+  t.teardown(() => hook.server.close());
+  const { port } = hook;
   let botId: number;
   const first = await TestServer.start({ dataDir, ...config });
   try {
@@ -77,8 +84,7 @@ async function owedAcrossRestart(
   }
   // The stopped server's own retries (in this test's process) end within 7 s; only then does the bot come up.
   await sleep(8_000);
-  const endpoint = await listen(port, bodies);
-  t.teardown(() => endpoint.close());
+  hook.up();
   const second = await TestServer.start({ dataDir, ...config });
   t.teardown(() => second.stop());
   return { botId, second, bodies };

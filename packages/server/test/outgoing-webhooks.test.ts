@@ -15,9 +15,12 @@ interface Call {
   body: string;
 }
 
-/** A local endpoint answering each call with `answer(call)`: [status, JSON body]. */
+/**
+ * A local endpoint answering each call with `answer(call)`: [status, JSON body], or 'drop' to
+ * close the connection unanswered (a port let go instead could be taken by another test's server).
+ */
 async function endpoint(
-  answer: (call: Call) => [number, unknown],
+  answer: (call: Call) => [number, unknown] | 'drop',
 ): Promise<{ url: string; calls: Call[]; server: Server }> {
   const calls: Call[] = [];
   const server = createServer((req: IncomingMessage, res) => {
@@ -26,7 +29,9 @@ async function endpoint(
     req.on('end', () => {
       const call = { type: req.headers['content-type'] ?? '', body };
       calls.push(call);
-      const [status, json] = answer(call);
+      const answered = answer(call);
+      if (answered === 'drop') return void req.socket.destroy();
+      const [status, json] = answered;
       res.writeHead(status, { 'content-type': 'application/json' }).end(JSON.stringify(json));
     });
   });
@@ -201,10 +206,9 @@ test('an error status is reported in the conversation and to the owner', async (
 
 test('an unreachable endpoint is tried again, then the owner is told', async (t) => {
   const { hamlet } = t.context;
-  const hook = await endpoint(() => [200, {}]);
-  const url = hook.url;
-  await new Promise((resolve) => hook.server.close(resolve));
-  const bot = await makeBot(hamlet, url);
+  const hook = await endpoint(() => 'drop');
+  t.teardown(() => hook.server.close());
+  const bot = await makeBot(hamlet, hook.url);
   const topic = `down ${Date.now()}`;
   await hamlet.post('/messages', { type: 'stream', to: 'Verona', topic, content: `@**${bot.full}|${bot.id}** up?` });
   const narrow = [
@@ -215,6 +219,7 @@ test('an unreachable endpoint is tried again, then the owner is told', async (t)
   const failure = await waitFor(hamlet, narrow, (m) => m.sender_id === bot.id, 30_000);
   t.is(failure.content, 'Failure! Bot is unavailable');
   t.true(Date.now() - started >= 5_000, 'three retries with backoff (1 s, 2 s, 4 s) came first');
+  t.is(hook.calls.length, 4, 'the first try and three retries');
   const notice = await waitFor(hamlet, [{ operator: 'dm', operand: [bot.id] }], (m) => m.content.includes('triggered'));
   t.true(notice.content.endsWith('\nA connection error occurred. Is my bot server down?'));
   t.true(notice.content.includes(`/#narrow/channel/`));
