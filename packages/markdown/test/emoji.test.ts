@@ -6,8 +6,8 @@ import { realm } from './fixtures.js';
 const html = (content: string) => render(content, realm()).html;
 
 test("emoji names are the original's, with the variation selector dropped from codes", (t) => {
-  t.is(emojiCode('smile'), '1f642');
-  t.is(emojiCode('big_smile'), '1f604');
+  t.is(emojiCode('smile'), '1f604');
+  t.is(emojiCode('slight_smile'), '1f642');
   t.is(emojiCode('+1'), '1f44d');
   for (const alias of ['thumbs_up', 'like']) t.is(emojiCode(alias), '1f44d');
   t.is(emojiCode('working_on_it'), '1f6e0');
@@ -78,6 +78,20 @@ test("entries of the original's live map are ours, names and aliases in its orde
   );
 });
 
+// The original remapped its smiles (zulip/zulip#32712, in its hand-picked table since
+// 2025): :smile: is 😄 (1f604, formerly big_smile) and 🙂 (1f642) is slight_smile, the
+// names its emoticon translations use (':)' -> :slight_smile:, ':D' -> :smile:).
+test('smile is the big smile and 1f642 the slight smile, as the original remapped them', (t) => {
+  t.deepEqual(emojiNamesByCode()['1f604'], ['smile']);
+  t.deepEqual(emojiNamesByCode()['1f642'], ['slight_smile']);
+  t.is(emojiCode('big_smile'), undefined);
+  t.is(
+    html('\u{1F642} \u{1F604}'),
+    '<p><span aria-label="slight smile" class="emoji emoji-1f642" role="img" title="slight smile">:slight_smile:</span> ' +
+      '<span aria-label="smile" class="emoji emoji-1f604" role="img" title="smile">:smile:</span></p>',
+  );
+});
+
 test('the emoji of Unicode 15.1 and 16.0 have names, and every emoji of the data set has one', (t) => {
   t.is(emojiCode('phoenix'), '1f426-200d-1f525');
   t.is(emojiCode('lime'), '1f34b-200d-1f7e9');
@@ -131,7 +145,7 @@ test("the whole map is the original's: its hand-picked names, CLDR 46 for the re
 test(':name: renders as a labelled span; underscores read as spaces in the label', (t) => {
   t.is(
     html('**:smile:**'),
-    '<p><strong><span aria-label="smile" class="emoji emoji-1f642" role="img" title="smile">:smile:</span></strong></p>',
+    '<p><strong><span aria-label="smile" class="emoji emoji-1f604" role="img" title="smile">:smile:</span></strong></p>',
   );
   t.is(
     html(':thumbs_up:'),
