@@ -16,12 +16,14 @@ say() { echo "cluster: $*" >&2; }
 
 alive() { [ -f "$1" ] && kill -0 "$(cat "$1")" 2>/dev/null; }
 
-# start NAME PIDFILE ENV... : runs main.js start in the background with the given environment.
+# start NAME PIDFILE ENV... : runs main.js start in the background with the given environment
+# (and node flags from CLUSTER_NODE_FLAGS, split on spaces, e.g. "--cpu-prof --cpu-prof-dir=/tmp/p").
 start() {
   local name="$1" pidfile="$dir/$1.pid"
   shift
   if alive "$pidfile"; then say "$name already running (pid $(cat "$pidfile"))"; return; fi
-  env "$@" setsid node --max-semi-space-size=64 "$main" start >"$dir/$name.log" 2>&1 </dev/null &
+  # shellcheck disable=SC2086 # flags are words
+  env "$@" setsid node --max-semi-space-size=64 ${CLUSTER_NODE_FLAGS:-} "$main" start >"$dir/$name.log" 2>&1 </dev/null &
   echo $! >"$pidfile"
   say "$name started (pid $!, log $dir/$name.log)"
 }

@@ -44,6 +44,8 @@ export async function openCluster(
     RATE_LIMITING: process.env.RATE_LIMITING ?? 'false',
     // Never stop the engines: they are shared.
     KEEP_ENGINES: '1',
+    // Node flags for every edge and actor host, as for the embedded server (e.g. --cpu-prof).
+    CLUSTER_NODE_FLAGS: process.env.BENCH_SERVER_FLAGS ?? '',
   };
   let http: Http | undefined;
   // Interrupted while `cluster.sh up` runs: it is ended first, so that `down` sees every process it started.

@@ -11,6 +11,7 @@ import {
   type Config,
   type RunningServer,
 } from '@chat/server';
+import { ID_BLOCK } from '@chat/realm-actor';
 import { ChatClient } from '@chat/testkit';
 import { pick, ratio, Latency } from './stats.js';
 
@@ -48,11 +49,11 @@ async function main(argv: string[]): Promise<void> {
       const reply = await iago.post('/messages', { type: 'stream', to: 'Verona', topic: 'id ask', content: 'x' });
       if (reply.status !== 200) throw new Error(`send refused: ${JSON.stringify(reply.body)}`);
     };
-    // A fresh realm's first id is 1 and each reservation covers 100 ids (ID_BLOCK), so the asks that
-    // journal a reservation before answering are those of ids 1, 101, 201, …
+    // A fresh realm's first id is 1 and each reservation covers ID_BLOCK ids, so the asks that
+    // journal a reservation before answering are those of ids 1, ID_BLOCK + 1, 2 * ID_BLOCK + 1, …
     const reserving = new Latency();
     const fromMemory = new Latency();
-    const idAsk = await measure(asks, ask, (id, ms) => (id % 100 === 1 ? reserving : fromMemory).recordMs(ms));
+    const idAsk = await measure(asks, ask, (id, ms) => (id % ID_BLOCK === 1 ? reserving : fromMemory).recordMs(ms));
     const sent = await measure(sends, send);
     const result = {
       scenario: 'id-ask',

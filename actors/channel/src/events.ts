@@ -37,6 +37,22 @@ export function toOnlookers(channel: ChannelSettings, key: string, events: Queue
 /** `stream` op `create`; the edge renders each channel in the reference's shape. */
 export const streamCreated = (info: ChannelInfo): QueueEvent => streamCreateEvent([info]);
 
+/**
+ * Tells users' actors of their activity in a channel topic (reacting, adding
+ * to a widget, being mentioned), for their automatic topic policies; none
+ * in a direct message.
+ */
+export function topicActivity(
+  state: ChannelState,
+  key: string,
+  userIds: number[],
+  topic: string,
+  reason: 'participated' | 'mentioned',
+) {
+  if (state.kind !== 'channel' || userIds.length === 0) return [];
+  return [toUsers(key, userIds, { type: 'user.topicActivity', channel_id: state.channel!.stream_id, topic, reason })];
+}
+
 /** One fan-out of events to users' actors, which pass them to their queues. */
 export function fanout(key: string, userIds: number[], events: QueueEvent[]) {
   return toUsers(key, userIds, { type: 'user.deliver', events });
@@ -53,16 +69,17 @@ export function messageForEvent(state: ChannelState, key: string, message: Store
   };
 }
 
+/** Who has a message: the audience, with protected history only subscribers who joined before it. */
+export function holders(state: ChannelState, key: string, message: StoredMessage): number[] {
+  return audience(state, key).filter((id) => canSee(state, { user_id: id, groups: [], role: ROLES.member }, message));
+}
+
 /**
- * Who received a message (with protected history, only subscribers who
- * joined before it), plus whoever acted on it: the original always tells the
- * actor, even an administrator who is not subscribed.
+ * Who received a message plus whoever acted on it: the original always tells
+ * the actor, even an administrator who is not subscribed.
  */
 export function receivers(state: ChannelState, key: string, message: StoredMessage, actorId: number): number[] {
-  const got = audience(state, key).filter((id) =>
-    canSee(state, { user_id: id, groups: [], role: ROLES.member }, message),
-  );
-  return [...new Set([...got, actorId])];
+  return [...new Set([...holders(state, key, message), actorId])];
 }
 
 /** Always bulk; the edge splits it for clients without `bulk_message_deletion`. */

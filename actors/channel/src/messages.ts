@@ -1,7 +1,7 @@
 import { ChatError, inGroupSetting, mayDeleteTopic, reactionEvent, type ChannelCommand } from '@chat/protocol';
 import type { ActorContext } from '@chat/runtime';
 import { can, canSee, invalidMessage, requireContentAccess, requireMessageAccess } from './access.js';
-import { deleteEvent, fanout, receivers } from './events.js';
+import { deleteEvent, fanout, receivers, topicActivity } from './events.js';
 import { findMessage, type ChannelState, type ChannelDecision } from './state.js';
 
 type Of<T extends ChannelCommand['type']> = Extract<ChannelCommand, { type: T }>;
@@ -73,9 +73,14 @@ export function decideReaction(
   if (!add && !exists) throw new ChatError('BAD_REQUEST', "Reaction doesn't exist.");
   const event = reactionEvent(add ? 'add' : 'remove', message.id, r, cmd.actor);
   const to = receivers(state, ctx.address.key, message, cmd.actor.user_id);
+  // Reacting is taking part in the topic (bots never follow topics).
+  const participant = add && !cmd.actor.is_bot ? [cmd.actor.user_id] : [];
   return {
     events: [{ type: add ? 'reactionAdded' : 'reactionRemoved', id: message.id, reaction: r }],
-    fanouts: [fanout(ctx.address.key, to, [event])],
+    fanouts: [
+      fanout(ctx.address.key, to, [event]),
+      ...topicActivity(state, ctx.address.key, participant, message.topic, 'participated'),
+    ],
     reply: null,
   };
 }

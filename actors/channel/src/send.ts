@@ -11,10 +11,11 @@ import {
 } from '@chat/protocol';
 import type { ActorContext } from '@chat/runtime';
 import { can, hasContentAccess } from './access.js';
-import { fanout, messageForEvent } from './events.js';
+import { fanout, messageForEvent, topicActivity } from './events.js';
 import { toUsers } from './members.js';
 import { toPublicListeners } from './public-relay.js';
 import { widgetSubmessages } from './submessage.js';
+import { widgetFromRequest } from './widgets/content.js';
 import { lastMessageId, type ChannelEvent, type ChannelState, type ChannelDecision } from './state.js';
 
 type Send = Extract<ChannelCommand, { type: 'message.send' }>;
@@ -93,6 +94,9 @@ function nextMessageId(ctx: ActorContext<ChannelState>): Promise<number> {
   return ctx.actors.ask(realm, { type: 'realm.nextMessageId', floor: lastMessageId(ctx.state) });
 }
 
+const mentionedMembers = (state: ChannelState, ids: number[] | undefined) =>
+  state.kind === 'channel' ? (ids ?? []).filter((id) => state.members.includes(id)) : [];
+
 export async function decideSend(ctx: ActorContext<ChannelState>, cmd: Send): Promise<ChannelDecision<'message.send'>> {
   const state = ctx.state;
   const events: ChannelEvent[] = [];
@@ -105,7 +109,8 @@ export async function decideSend(ctx: ActorContext<ChannelState>, cmd: Send): Pr
   }
   const topic = state.kind === 'channel' ? cmd.topic : '';
   checkWildcards(state, { ...cmd, topic }, cmd.prepared);
-  const { content, rendered, group_member_ids, ...facts } = cmd.prepared;
+  const widget = cmd.widget_content === undefined ? undefined : widgetFromRequest(cmd.widget_content);
+  const { content, rendered, group_member_ids, mentioned_human_ids, ...facts } = cmd.prepared;
   const message: StoredMessage = {
     ...facts,
     id: await nextMessageId(ctx),
@@ -121,7 +126,7 @@ export async function decideSend(ctx: ActorContext<ChannelState>, cmd: Send): Pr
     last_edit_timestamp: null,
     last_moved_timestamp: null,
   };
-  const submessages = widgetSubmessages(message);
+  const submessages = widgetSubmessages(message, widget);
   if (submessages.length > 0) message.submessages = submessages;
   events.push({ type: 'messageSent', message });
   const members = state.kind === 'none' ? participantsOfKey(ctx.address.key)! : state.members;
@@ -152,7 +157,12 @@ export async function decideSend(ctx: ActorContext<ChannelState>, cmd: Send): Pr
   const recipients = [...new Set([...members, cmd.sender.user_id])];
   return {
     events,
-    fanouts: [...conversation, fanout(ctx.address.key, recipients, [event])],
+    fanouts: [
+      ...conversation,
+      fanout(ctx.address.key, recipients, [event]),
+      // Subscribers mentioned by name may follow the topic.
+      ...topicActivity(state, ctx.address.key, mentionedMembers(state, mentioned_human_ids), topic, 'mentioned'),
+    ],
     tells: toPublicListeners(state, ctx.address.key, [event], recipients),
     reply: { id: message.id, new_topic: newTopic },
   };

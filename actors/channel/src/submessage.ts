@@ -7,7 +7,7 @@ import {
 } from '@chat/protocol';
 import type { ActorContext } from '@chat/runtime';
 import { canSee, invalidMessage, requireMessageAccess } from './access.js';
-import { fanout, receivers } from './events.js';
+import { fanout, holders, topicActivity } from './events.js';
 import { findMessage, type ChannelDecision, type ChannelState } from './state.js';
 import { checkWidgetData } from './widgets/check.js';
 import { widgetContent, type WidgetType } from './widgets/parse.js';
@@ -24,9 +24,15 @@ function nextSubmessage(
   return { id: message.id * SUBMESSAGES_PER_MESSAGE + count, message_id: message.id, ...fields };
 }
 
-/** The submessages a new message starts with: the widget its content asks for, sent by its sender. */
-export function widgetSubmessages(message: Pick<StoredMessage, 'id' | 'sender_id' | 'content'>): Submessage[] {
-  const content = widgetContent(message.content);
+/**
+ * The submessages a new message starts with: the widget its content asks
+ * for, or the one the request gave (`widget_content`, which wins), sent by its sender.
+ */
+export function widgetSubmessages(
+  message: Pick<StoredMessage, 'id' | 'sender_id' | 'content'>,
+  given?: string,
+): Submessage[] {
+  const content = given ?? widgetContent(message.content);
   if (content === undefined) return [];
   return [nextSubmessage(message, { sender_id: message.sender_id, msg_type: 'widget', content })];
 }
@@ -46,7 +52,8 @@ function widgetType(message: StoredMessage): WidgetType | undefined {
 /**
  * `POST /submessage`: anyone who can access the message may add one, once
  * its sender has added the first; a widget's submessages are checked as
- * the widget takes them. Everyone who received the message hears of it.
+ * the widget takes them. Only those who have the message hear of it (the
+ * original's UserMessage rows): a non-subscriber who votes does not.
  */
 export function decideSubmessage(ctx: ActorContext<ChannelState>, cmd: Add): ChannelDecision<'submessage.add'> {
   const state = ctx.state;
@@ -74,7 +81,16 @@ export function decideSubmessage(ctx: ActorContext<ChannelState>, cmd: Add): Cha
   const event = { type: 'submessage' as const, ...rest, submessage_id: id };
   return {
     events: [{ type: 'submessageAdded', submessage }],
-    fanouts: [fanout(ctx.address.key, receivers(state, ctx.address.key, message, cmd.actor.user_id), [event])],
+    fanouts: [
+      fanout(ctx.address.key, holders(state, ctx.address.key, message), [event]),
+      ...topicActivity(
+        state,
+        ctx.address.key,
+        cmd.actor.is_bot ? [] : [cmd.actor.user_id],
+        message.topic,
+        'participated',
+      ),
+    ],
     reply: null,
   };
 }

@@ -30,7 +30,7 @@ import { decidePublicListener, listeners, relayPublicMessage } from './public-li
 import { createUsers } from './accounts/bulk.js';
 import { decideSetActive } from './accounts/deactivation.js';
 import { decideCanCreateUsers } from './accounts/create-users-permission.js';
-import { decideMessageId, resumeMessageIds } from './message-ids.js';
+import { decideMessageId, restMessageIds, resumeMessageIds } from './message-ids.js';
 import { statusHandlers } from './status/commands.js';
 import { botHandlers } from './bots/bots.js';
 import { owingRows } from './bots/model.js';
@@ -268,4 +268,5 @@ export const realmBehavior: ActorBehavior<RealmState, RealmEvent> = {
     migrate(ctx.state as RealmState);
     resumeMessageIds(ctx.state as RealmState);
   },
+  atRest: restMessageIds,
 };

@@ -1,2 +1,3 @@
 export { realmBehavior } from './behavior.js';
 export type { Account, RealmEvent, RealmState } from './state.js';
+export { ID_BLOCK } from './message-ids.js';

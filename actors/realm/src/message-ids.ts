@@ -8,18 +8,22 @@ import type { RealmState } from './state.js';
  * acknowledged before another starts has the smaller id.
  *
  * Only reservations are journaled, a block of ID_BLOCK ids at a time; the ids
- * of a block are handed out from memory (soft changes). An actor that comes
- * to life (after a crash, a restart, a passivation or a move to another host)
- * goes on after its last reservation, so it may skip the rest of a block but
- * never hands out an id twice.
+ * of a block are handed out from memory (soft changes). An actor put to rest
+ * (passivated, or its server stopped gracefully) saved every id it handed out,
+ * so it comes back to life where it was. After a crash (or a kill, or a
+ * failover) it goes on after its last reservation: it may skip the rest of a
+ * block but never hands out an id twice. One send in ID_BLOCK waits for a
+ * reservation's write (bench/README.md, "The message id ask").
  */
-export const ID_BLOCK = 100;
+export const ID_BLOCK = 1000;
 
 export interface MessageIds {
   /** Every id up to this one may have been handed out. */
   reserved: number;
   /** The next id to hand out (a soft change). */
   next: number;
+  /** Saved at rest: `next` is exact. A reservation clears it, so a crash after coming back is seen as one. */
+  atRest?: boolean;
 }
 
 export type MessageIdEvent = { type: 'messageIdsReserved'; through: number } | { type: 'messageIdTaken'; id: number };
@@ -39,11 +43,27 @@ export function decideMessageId(state: RealmState, floor: number): Decision<Mess
 
 export function applyMessageIdEvent(state: RealmState, event: MessageIdEvent): void {
   const ids = (state.messageIds ??= idsOf(state));
-  if (event.type === 'messageIdsReserved') ids.reserved = Math.max(ids.reserved, event.through);
-  else ids.next = Math.max(ids.next, event.id + 1);
+  if (event.type === 'messageIdsReserved') {
+    ids.reserved = Math.max(ids.reserved, event.through);
+    delete ids.atRest;
+  } else ids.next = Math.max(ids.next, event.id + 1);
 }
 
-/** On activation: ids handed out after the last snapshot are not known, so go on after the reservation. */
+/** Just before the snapshot that puts the realm to rest: every id handed out is in it. */
+export function restMessageIds(state: RealmState): void {
+  if (state.messageIds) state.messageIds.atRest = true;
+}
+
+/**
+ * On activation. Back from rest, `next` is exact: go on from it, but journal a
+ * reservation before the first id (so that a crash from here on is told apart).
+ * Otherwise ids handed out after the last snapshot are not known, so go on
+ * after the reservation.
+ */
 export function resumeMessageIds(state: RealmState): void {
-  if (state.messageIds) state.messageIds.next = state.messageIds.reserved + 1;
+  const ids = state.messageIds;
+  if (!ids) return;
+  if (ids.atRest) ids.reserved = ids.next - 1;
+  else ids.next = ids.reserved + 1;
+  delete ids.atRest;
 }

@@ -55,3 +55,35 @@ test('after a crash the realm goes on after its last reservation: a gap, never a
   snapshot.activate();
   t.is((await next(snapshot)).reply, ID_BLOCK + 1);
 });
+
+test('put to rest (passivated or stopped gracefully), the realm goes on from its next id', async (t) => {
+  const kit = realm();
+  for (let i = 0; i < 5; i++) await next(kit);
+  const saved = structuredClone(kit.rest().state);
+  const back = new BehaviorTestKit(realmBehavior, { key: 'test' });
+  back.state = structuredClone(saved);
+  back.activate();
+  const first = await next(back);
+  t.is(first.reply, 6);
+  // The first id after rest is reserved in the journal, so that a crash from here on is seen as one.
+  t.deepEqual(first.events, [{ type: 'messageIdsReserved', through: 5 + ID_BLOCK }]);
+  t.is((await next(back)).reply, 7);
+  // A crash now: the snapshot at rest plus the journal since; ids 6 and 7 must not come again.
+  const crashed = new BehaviorTestKit(realmBehavior, { key: 'test' });
+  crashed.state = structuredClone(saved);
+  for (const event of first.events) realmBehavior.apply(crashed.state, event);
+  crashed.activate();
+  t.is((await next(crashed)).reply, 6 + ID_BLOCK);
+});
+
+test('back from rest with no id handed out, a later rest still resumes exactly', async (t) => {
+  const kit = realm();
+  for (let i = 0; i < 3; i++) await next(kit);
+  const again = new BehaviorTestKit(realmBehavior, { key: 'test' });
+  again.state = structuredClone(kit.rest().state);
+  again.activate().rest();
+  const third = new BehaviorTestKit(realmBehavior, { key: 'test' });
+  third.state = structuredClone(again.state);
+  third.activate();
+  t.is((await next(third)).reply, 4);
+});

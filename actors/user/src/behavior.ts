@@ -9,7 +9,6 @@ import {
   realmOfKey,
   messageLocationKey,
   newSubscription,
-  VISIBILITY,
   type UserProtocol,
   type UserSnapshot,
 } from '@chat/protocol';
@@ -20,9 +19,10 @@ import { decideAddQueue, deliverPublic, listenerTells } from './all-public.js';
 import { decideMoved } from './moved.js';
 import { personalHandlers } from './personal/personal.js';
 import { settingsHandlers } from './settings.js';
+import { decideTopicActivity, policyOnSend, setPolicy } from './auto-topics.js';
 import { mutingHandlers, onArrival } from './muting.js';
 import { arm, hasScheduled, scheduledHandlers, sendDue, TIMER } from './personal/scheduled.js';
-import { applyEvent, initialState, topicKey, type UserEvent, type UserHandlers, type UserState } from './state.js';
+import { applyEvent, initialState, type UserEvent, type UserHandlers, type UserState } from './state.js';
 
 type Ctx = ActorContext<UserState>;
 
@@ -41,16 +41,6 @@ function snapshot(state: UserState): UserSnapshot {
     alerted: state.alerted ?? [],
     muted_user_ids: Object.keys(state.mutedUsers ?? {}).map(Number),
   };
-}
-
-/** The original's automatic topic policies, applied when the user sends. */
-function automaticPolicy(state: UserState, channelId: number, topic: string, newTopic: boolean): number | undefined {
-  const current = state.topics[topicKey(channelId, topic)]?.visibility_policy ?? VISIBILITY.inherit;
-  const applies = (policy: number) => policy === 1 || policy === 2 || (policy === 3 && newTopic);
-  if (applies(state.followPolicy) && current !== VISIBILITY.followed) return VISIBILITY.followed;
-  const channelMuted = state.subscriptions[channelId]?.is_muted ?? false;
-  if (channelMuted && applies(state.unmutePolicy) && current <= VISIBILITY.muted) return VISIBILITY.unmuted;
-  return undefined;
 }
 
 /** Reads the message-location index the ChannelActors write. */
@@ -111,12 +101,18 @@ const handlers: UserHandlers<UserProtocol> = {
       ? []
       : [{ type: 'flagsChanged', op: 'remove', flag: 'read', targets: [target] }];
     const topic = command.topic;
-    const policy = topic && automaticPolicy(state, topic.channel_id, topic.topic, topic.new_topic);
+    const policy = topic && policyOnSend(state, topic.channel_id, topic.topic, topic.new_topic);
     if (!topic || policy === undefined) return { events, reply: {} };
-    events.push({ type: 'topicPolicySet', channelId: topic.channel_id, topic: topic.topic, policy, at });
     // The automatic read of one's own message raises no event; the automatic policy does.
-    const tells = toOwnQueues(ctx.address.key, state, [userTopicEvent(topic.channel_id, topic.topic, policy, at)]);
-    return { events, tells, reply: { automatic_new_visibility_policy: policy } };
+    const set = setPolicy(ctx.address.key, state, at, topic, policy);
+    return {
+      events: [...events, ...set.events!],
+      tells: set.tells,
+      reply: { automatic_new_visibility_policy: policy },
+    };
+  },
+  'user.topicActivity': (ctx, command) => {
+    return decideTopicActivity(ctx.address.key, ctx.state, Math.floor(ctx.now / 1000), command);
   },
   'user.flags': (ctx, command) => {
     const state = ctx.state;

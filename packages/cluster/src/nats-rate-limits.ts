@@ -56,6 +56,8 @@ export class NatsRateLimits {
       reconnectTimeWait: 250,
       pingInterval: 5_000,
       maxPingOut: 2,
+      // As the transport's: no stack captured per request (errors are read by code).
+      noAsyncTraces: true,
     }).catch((err: Error) => {
       throw new Error(`cannot connect to NATS at ${String(options.servers)}: ${err.message}`);
     });

@@ -66,6 +66,10 @@ export class NatsTransport implements Transport {
         // Frequent pings notice a silently dead connection (no FIN) within seconds.
         pingInterval: 5_000,
         maxPingOut: 2,
+        // No stack captured per request and per timer (we read errors by code): in a profile of the
+        // cluster's chat run, 13% of an edge's CPU went to those; a request round trip in one
+        // process costs 17-20 µs of CPU instead of 29-36 µs.
+        noAsyncTraces: true,
       });
     } catch (err) {
       throw new Error(`cannot connect to NATS at ${String(options.servers)}: ${(err as Error).message}`);

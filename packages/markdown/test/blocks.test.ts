@@ -47,7 +47,7 @@ test('a spoiler without a header, and one whose header has Markdown', (t) => {
   t.is(
     html('```spoiler [Header](https://example.com) :smile:\n**content**\n```'),
     '<div class="spoiler-block"><div class="spoiler-header">\n<p><a href="https://example.com">Header</a> ' +
-      '<span aria-label="smile" class="emoji emoji-1f642" role="img" title="smile">:smile:</span></p>\n</div>' +
+      '<span aria-label="smile" class="emoji emoji-1f604" role="img" title="smile">:smile:</span></p>\n</div>' +
       '<div class="spoiler-content" aria-hidden="true">\n<p><strong>content</strong></p>\n</div></div>',
   );
 });

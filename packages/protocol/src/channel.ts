@@ -103,6 +103,8 @@ export interface PreparedContent extends ContentFacts {
   rendered: string;
   /** Users in the mentioned groups (resolved by the realm), for the mentioned flag. */
   group_member_ids: number[];
+  /** Active humans mentioned by name (not silently), who may follow the topic; not stored. */
+  mentioned_human_ids?: number[];
 }
 
 export interface StoredMessage extends ContentFacts {
@@ -213,6 +215,8 @@ export type ChannelCommand =
       local?: { queue_id: string; local_id: string };
       /** An automated notice of the realm's notification bot, which may post anywhere (set by the edge only). */
       internal?: boolean;
+      /** The request's `widget_content` (JSON text), checked by the ChannelActor. */
+      widget_content?: string;
     }
   | {
       type: 'message.fetch';

@@ -115,7 +115,8 @@ export type PersonalReplies = BotStorageReplies & {
   'user.addPushDevice': null;
   'user.removePushDevice': null;
   'user.pushDevices': PushDevice[];
-  'user.registerE2eePush': null;
+  /** `registered` false: the account was already registered without an error, and nothing changed. */
+  'user.registerE2eePush': { registered: boolean };
   'user.e2eePushStatus': null;
   'user.e2eePushDevices': E2eePushDevice[];
   'user.personalSnapshot': PersonalSnapshot;

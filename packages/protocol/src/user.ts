@@ -117,6 +117,8 @@ export type UserCommand =
       details?: Record<string, MessageDetail>;
     }
   | { type: 'user.setTopic'; channel_id: number; topic: string; visibility_policy: number }
+  /** The user reacted or added to a widget in a channel topic, or was mentioned there: the automatic policies. */
+  | { type: 'user.topicActivity'; channel_id: number; topic: string; reason: 'participated' | 'mentioned' }
   | { type: 'user.subscriptionProperty'; channel_id: number; property: SubscriptionProperty; value: unknown }
   /** The user's event queues: deliveries reach each of them. */
   | { type: 'user.addQueue'; queue_id: string; all_public_streams?: boolean }
@@ -151,6 +153,7 @@ export type UserReplies = PersonalReplies &
     /** The ids whose flag this changed. */
     'user.flags': { messages: number[] };
     'user.setTopic': null;
+    'user.topicActivity': null;
     'user.subscriptionProperty': null;
     /** For an `all_public_streams` queue, the number of the user's listener change it made (`realm.publicListener`). */
     'user.addQueue': { public_seq: number } | null;

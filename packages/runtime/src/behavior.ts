@@ -117,6 +117,13 @@ export interface ActorBehavior<State, Event extends TypedEvent = TypedEvent, P =
   onTimer?(ctx: ActorContext<State>, name: string): Decision<Event, unknown, P> | Promise<Decision<Event, unknown, P>>;
   /** Called when the actor comes to life (first use, or after passivation). */
   onActivate?(ctx: ActorContext<State>): void;
+  /**
+   * Called on the state just before the snapshot that takes the actor out of
+   * memory (passivation, or a graceful stop's last checkpoint): nothing changes
+   * it after that save, so soft changes in it are complete. A crash gives no
+   * such call; the next `onActivate` can tell the two apart by what this marks.
+   */
+  atRest?(state: State): void;
   /** False keeps the actor in memory even when idle. */
   canPassivate?(state: Readonly<State>): boolean;
   /**

@@ -225,6 +225,7 @@ export class ActorHost implements CellHost {
     for (const { subscriptions } of this.owned.values()) for (const sub of subscriptions) sub.unsubscribe();
     clearInterval(this.sweeper);
     await this.whenIdle();
+    for (const cell of this.cells.values()) this.partitionOf(cell.address).comeToRest(cell);
     for (const partition of this.partitions.values()) await partition.checkpoint();
     for (const partition of this.partitions.values()) partition.close();
     for (const cell of this.cells.values()) cell.stop();

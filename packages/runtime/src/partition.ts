@@ -102,6 +102,13 @@ export class Partition {
     entry.out?.forEach((item, i) => this.outbox.add(outgoingKey(actor, position, i), item, send));
   }
 
+  /** Marks an actor's state as saved for good (`ActorBehavior.atRest`); the mark goes with its next snapshot. */
+  comeToRest(cell: ActorCell): void {
+    if (!this.behavior.atRest || cell.activationFailed) return;
+    this.behavior.atRest(cell.state);
+    this.dirty.add(cell);
+  }
+
   /** A change that is not journaled (`Decision.soft`) is saved with the actor's next snapshot. */
   changedSoftly(cell: ActorCell): void {
     this.dirty.add(cell);
@@ -197,6 +204,7 @@ export class Partition {
 
   /** Saves a passivated actor's state so it no longer needs the journal. */
   async saveAndForget(cell: ActorCell): Promise<void> {
+    this.comeToRest(cell);
     if (!this.dirty.has(cell) || this.broken) return;
     const snapshot = encodeSnapshot(cell.snapshot(cell.position));
     await this.deps.store.write([{ ...snapshotKey(cell.address), op: 'put', value: snapshot }], {

@@ -6,6 +6,8 @@ import type { AnyProtocols } from './untyped.js';
 export interface CounterState {
   values: number[];
   fired: string[];
+  /** How many times it was put to rest (`atRest`). */
+  rests?: number;
 }
 
 export type CounterEvent = { type: 'added'; value: number } | { type: 'fired'; name: string };
@@ -92,6 +94,7 @@ export function counter(probe = new Probe()): ActorBehavior<CounterState, Counte
     },
     // A counter holding -1 is pinned: it stays in memory, as a live event queue does.
     canPassivate: (state) => !state.values.includes(-1),
+    atRest: (state) => void (state.rests = (state.rests ?? 0) + 1),
     onTimer(ctx, name) {
       if (name === 'poll') return ctx.holding('poll') ? { release: [{ name: 'poll', reply: 'timeout' }] } : {};
       return { events: [{ type: 'fired', name }] };

@@ -166,6 +166,23 @@ test('a passivated actor comes back with its state', async (t) => {
   t.is(node.host.stats.activations, 2);
 });
 
+test('an actor is put to rest before its last snapshot on passivation and on a graceful stop, not on a crash', async (t) => {
+  const node = await start(t, new Probe(), { passivateAfterMs: 60_000 });
+  const rests = async () => (await node.client.ask<CounterState>(actor('resting'), { type: 'get' })).rests ?? 0;
+  await node.client.ask(actor('resting'), { type: 'addSoftly', value: 1 });
+  await node.host.whenIdle();
+  await node.host.sweep(Date.now() + 120_000);
+  t.is(node.host.stats.passivations, 1);
+  t.is(await rests(), 1, 'passivated');
+  await node.stop();
+  await node.boot();
+  t.is(await rests(), 2, 'stopped gracefully');
+  await node.client.ask(actor('resting'), { type: 'add', value: 2 });
+  await node.abandon();
+  await node.boot();
+  t.is(await rests(), 2, 'a crash puts nothing to rest');
+});
+
 test('an actor that refuses passivation is woken after a crash and after a clean restart', async (t) => {
   const node = await start(t, new Probe(), { checkpointEvery: 2 });
   await node.client.ask(actor('pinned'), { type: 'add', value: -1 });

@@ -107,12 +107,25 @@ test.serial('a failing bouncer is a 502', async (t) => {
   });
 });
 
-test('keys are checked; without a bouncer nothing is registered', async (t) => {
-  const { hamlet, bare } = t.context;
-  const bad = await hamlet.post('/mobile_push/register', { ...registration(9), push_public_key: 'not base64!' });
-  t.like(bad.body, { code: 'BAD_REQUEST', msg: 'Invalid push_public_key' });
-  const sealed = { ...registration(9), encrypted_push_registration: '%%%' };
-  t.like((await hamlet.post('/mobile_push/register', sealed)).body, { msg: 'Invalid encrypted_push_registration' });
+test.serial('keys are taken as they are, as the original takes them; registering again changes nothing', async (t) => {
+  const { hamlet, received } = t.context;
+  const queue = await register(hamlet, { event_types: ['push_device'] });
+  const odd = { ...registration(9), push_public_key: 'not base64!', encrypted_push_registration: '%%%' };
+  const reply = await hamlet.post('/mobile_push/register', odd);
+  assertResponse('POST', '/mobile_push/register', reply.status, reply.body);
+  t.is(reply.status, 200);
+  t.like(await take(queue, (e) => e.type === 'push_device' && e.push_account_id === '9'), { status: 'active' });
+  const sent = () => received.filter((r) => r.path === '/push/e2ee/register' && r.push_account_id === 9).length;
+  t.is(sent(), 1);
+  t.is((await hamlet.post('/mobile_push/register', registration(9))).status, 200);
+  // A later registration's answer: the bouncer would have had account 9's again before it.
+  await hamlet.post('/mobile_push/register', registration(10));
+  await take(queue, (e) => e.type === 'push_device' && e.push_account_id === '10');
+  t.is(sent(), 1, 'an account registered without an error is not registered again');
+});
+
+test('without a bouncer nothing is registered', async (t) => {
+  const { bare } = t.context;
   const plain = await bare.login('hamlet@zulip.com');
   for (const reply of [await plain.post('/mobile_push/register', registration(9)), await plain.post(TEST, {})]) {
     assertResponse('POST', '/mobile_push/register', reply.status, reply.body);

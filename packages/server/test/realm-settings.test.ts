@@ -53,11 +53,19 @@ test.serial('members are refused; owners alone change the owner-only settings', 
     { can_manage_all_groups: groupValue(SYSTEM_GROUPS['role:administrators']) },
     { can_create_groups: groupValue(SYSTEM_GROUPS['role:administrators']) },
     { create_multiuse_invite_group: groupValue(SYSTEM_GROUPS['role:owners']) },
+    { can_manage_billing_group: groupValue(SYSTEM_GROUPS['role:owners']) },
+    // The original asks for an owner before it reads the retention period and the time limits.
+    { message_retention_days: 'forever' },
+    { waiting_period_threshold: 3, message_content_edit_limit_seconds: 0 },
   ];
   for (const params of ownerOnly) {
     const reply = await patch(iago, params);
     t.like(reply, { status: 400, body: { code: 'UNAUTHORIZED_PRINCIPAL', msg: 'Must be an organization owner' } });
   }
+  // ... and after the language, the video provider and the GIPHY rating.
+  t.like((await patch(iago, { default_language: 'xx', waiting_period_threshold: 3 })).body, {
+    msg: "Invalid language 'xx'",
+  });
   t.like(await changed(desdemona, { message_retention_days: 30, waiting_period_threshold: 3 }), {
     message_retention_days: 30,
     waiting_period_threshold: 3,

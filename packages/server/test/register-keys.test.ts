@@ -1,7 +1,15 @@
+import { readFileSync } from 'node:fs';
 import { registerKeys } from '@chat/testkit';
 import { IDS, withServer } from './context.js';
 import { FLUTTER_KEYS, FLUTTER_REGISTER, missingKeys, TERMINAL_KEYS, TERMINAL_REGISTER } from './client-keys.js';
 import { snapshotOf, type Body } from './queues.js';
+
+/** The emoji name map this server serves: the Markdown package's data file. */
+const EMOJI_NAMES = (
+  JSON.parse(readFileSync(new URL('../../../markdown/data/emoji-names.json', import.meta.url), 'utf8')) as {
+    code_to_names: Record<string, string[]>;
+  }
+).code_to_names;
 
 /**
  * The register snapshot is complete: every key the reference documents for
@@ -132,28 +140,8 @@ test('server_emoji_data_url serves every name and alias, without credentials, ca
   t.is(response.status, 200);
   t.regex(response.headers.get('content-type') ?? '', /application\/json/);
   const data = (await response.json()) as { code_to_names: Record<string, string[]> };
-  t.deepEqual(data.code_to_names['1f44d'], ['+1', 'thumbs_up', 'like']);
-  t.deepEqual(data.code_to_names['1f6e0'], ['working_on_it', 'hammer_and_wrench', 'tools']);
-  t.deepEqual(data.code_to_names['1f3c3-200d-2640-200d-27a1'], ['woman_running_facing_right']);
-  t.deepEqual(data.code_to_names['1f64f'], ['folded_hands', 'welcome', 'thank_you', 'namaste', 'pray']);
-  // As the original's live file names them (no 'ascend', which the wing shares).
-  t.deepEqual(data.code_to_names['1f426-200d-1f525'], [
-    'phoenix',
-    'ascension',
-    'emerge',
-    'firebird',
-    'glory',
-    'immortal',
-    'rebirth',
-    'reincarnation',
-    'reinvent',
-    'renewal',
-    'revival',
-    'revive',
-    'rise',
-    'transform',
-  ]);
-  t.is(data.code_to_names['1f34b-200d-1f7e9']?.includes('tropical'), false);
+  // The whole name map, as the Markdown package holds it (whose tests compare it with the original's).
+  t.deepEqual(data.code_to_names, EMOJI_NAMES);
   t.is(Object.keys(data.code_to_names).length, 1883);
   const again = await fetch(url, { headers: { 'if-none-match': response.headers.get('etag')! } });
   t.is(again.status, 304);

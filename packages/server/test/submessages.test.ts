@@ -1,6 +1,6 @@
 import type { ChatClient } from '@chat/testkit';
 import { IDS, withServer } from './context.js';
-import { next, none, register } from './queues.js';
+import { absentBefore, next, none, register } from './queues.js';
 import { bodyOf, fails, ok, refused, type Body } from './replies.js';
 
 /**
@@ -103,4 +103,82 @@ test('a plain message takes any JSON, but from others only after its sender adde
     'REQUEST_VARIABLE_MISSING',
     "Missing 'content' argument",
   );
+});
+
+test('a vote reaches only those who have the message: not a voter who is not subscribed', async (t) => {
+  const { iago, hamlet, othello } = t.context;
+  await bodyOf(
+    iago.post('/channels/create', { name: 'widgets public', subscribers: JSON.stringify([IDS.iago, IDS.hamlet]) }),
+  );
+  const [qi, qh, qo] = [iago, hamlet, othello].map((c) => register(c, { event_types: '["submessage","reaction"]' }));
+  const content = '/poll Tea or coffee?\nTea\nCoffee';
+  const sent = await ok(iago, 'POST', '/messages', { type: 'stream', to: 'widgets public', topic: 'drinks', content });
+  const id = sent.id as number;
+  // Othello sees the public channel without being subscribed: he may vote, but he does not have the message.
+  const vote = '{"type":"vote","key":"canned,1","vote":1}';
+  await bodyOf(submit(othello, id, vote));
+  for (const queue of [await qi, await qh]) {
+    t.like(await next(queue, (e) => e.type === 'submessage' && e.message_id === id), { sender_id: IDS.othello });
+  }
+  // His own reaction after it, from the same channel, reaches him (the actor always hears): the vote did not.
+  await bodyOf(othello.post(`/messages/${id}/reactions`, { emoji_name: 'smile' }));
+  t.true(
+    await absentBefore(
+      await qo,
+      (e) => e.type === 'reaction',
+      (e) => e.type === 'submessage',
+    ),
+  );
+});
+
+const zform = {
+  widget_type: 'zform',
+  extra_data: {
+    type: 'choices',
+    heading: 'Pick one',
+    choices: [{ short_name: 'A', long_name: 'Apple', reply: 'apple' }],
+  },
+};
+
+test('widget_content gives a message its widget whole, checked as the original checks it', async (t) => {
+  const { iago, hamlet } = t.context;
+  const send = (widget_content: string, content = 'choose') =>
+    hamlet.post<Body>('/messages', { type: 'private', to: JSON.stringify([IDS.iago]), content, widget_content });
+  // It wins over the widget the content would start.
+  const sent = await bodyOf(send(JSON.stringify(zform), '/poll Ignored?'));
+  const id = sent.id as number;
+  const [listed] = await submessagesOf(iago, id);
+  t.deepEqual(listed, [
+    {
+      id: id * 1_000_000,
+      message_id: id,
+      sender_id: IDS.hamlet,
+      msg_type: 'widget',
+      content:
+        '{"widget_type": "zform", "extra_data": {"type": "choices", "heading": "Pick one", ' +
+        '"choices": [{"short_name": "A", "long_name": "Apple", "reply": "apple"}]}}',
+    },
+  ]);
+  const cases: Array<[unknown, string]> = [
+    ['{{{', 'Widgets: API programmer sent invalid JSON content'],
+    [[1], 'Widgets: widget_content is not a dict'],
+    [{ color: 'red' }, 'Widgets: widget_type is not in widget_content'],
+    [{ widget_type: 'zform' }, 'Widgets: extra_data is not in widget_content'],
+    [{ widget_type: 'zform', extra_data: 3 }, 'Widgets: extra_data is not a dict'],
+    [{ widget_type: 'poll', extra_data: {} }, 'Widgets: unknown widget type: poll'],
+    [{ widget_type: 'zform', extra_data: {} }, 'Widgets: zform is missing type field'],
+    [{ widget_type: 'zform', extra_data: { type: 'menu' } }, 'Widgets: unknown zform type: menu'],
+    [{ ...zform, extra_data: { ...zform.extra_data, choices: 99 } }, 'Widgets: extra_data["choices"] is not a list'],
+    [
+      { ...zform, extra_data: { ...zform.extra_data, choices: [99] } },
+      'Widgets: extra_data["choices"][0] is not a dict',
+    ],
+    [
+      { ...zform, extra_data: { ...zform.extra_data, choices: [{ long_name: 'x', reply: 'y' }] } },
+      'Widgets: short_name key is missing from extra_data["choices"][0]',
+    ],
+  ];
+  for (const [widget, msg] of cases) {
+    await refused(t, send(typeof widget === 'string' ? widget : JSON.stringify(widget)), msg);
+  }
 });

@@ -107,7 +107,7 @@ export function decideEdit(ctx: ActorContext<ChannelState>, cmd: Edit): ChannelD
   const at = Math.floor(ctx.now / 1000);
   const events: ChannelEvent[] = [];
   if (cmd.prepared) {
-    const { content, rendered, ...facts } = cmd.prepared;
+    const { content, rendered, mentioned_human_ids: _, ...facts } = cmd.prepared;
     const edit: MessageEdit = {
       timestamp: at,
       user_id: cmd.actor.user_id,

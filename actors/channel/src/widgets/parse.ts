@@ -30,6 +30,7 @@ function extraData(type: WidgetType, rest: string): object {
 
 /** The content of the widget submessage a message gets when sent, or undefined. */
 export function widgetContent(content: string): string | undefined {
+  if (!content.startsWith('/')) return undefined;
   const first = content.split(/\s+/)[0]!;
   const type = first.startsWith('/') ? first.slice(1) : '';
   if (type !== 'poll' && type !== 'todo') return undefined;

@@ -68,10 +68,15 @@ export const pushHandlers: UserHandlers<Pick<PersonalProtocol, PushDeviceCommand
     if (found.length === 0) throw new ChatError('INVALID_PUSH_DEVICE_TOKEN', 'Device not recognized');
     return { reply: found };
   },
-  'user.registerE2eePush': (_ctx, { device }) => ({
-    events: [{ type: 'e2eePushSaved', device: { ...device, status: 'pending', error_code: null } }],
-    reply: null,
-  }),
+  'user.registerE2eePush': (ctx, { device }) => {
+    // As the original: registering an account again is a no-op unless its last registration failed.
+    const known = ctx.state.e2eePushDevices?.[device.push_account_id];
+    if (known && known.error_code === null) return { reply: { registered: false } };
+    return {
+      events: [{ type: 'e2eePushSaved', device: { ...device, status: 'pending', error_code: null } }],
+      reply: { registered: true },
+    };
+  },
   'user.e2eePushStatus': (ctx, { push_account_id, status, error_code }) => {
     const device = ctx.state.e2eePushDevices?.[push_account_id];
     if (!device) return { reply: null };

@@ -62,6 +62,9 @@ export async function prepareContent(caller: CallerContext, content: string): Pr
     content,
     rendered: rendered.html,
     mentioned_user_ids: rendered.mentionedUserIds,
+    mentioned_human_ids: resolved.users
+      .filter((u) => !u.is_bot && u.is_active && rendered.mentionedUserIds.includes(u.user_id))
+      .map((u) => u.user_id),
     mentioned_group_ids: rendered.mentionedGroupIds,
     group_member_ids: mentionedGroupMembers(resolved.groups, rendered.mentionedGroupIds),
     channel_wildcard: rendered.channelWildcard,

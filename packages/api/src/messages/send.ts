@@ -69,6 +69,8 @@ export interface SendRequest {
   /** The sender's event queue, which gets `local_id` back in the message event. */
   queue_id?: string;
   local_id?: string;
+  /** A widget given whole (JSON text), instead of the one the content may start. */
+  widget_content?: string;
 }
 
 /** A message ready to go: the conversation's actor, the command it takes, and what the sender's actor is told after. */
@@ -126,6 +128,7 @@ export async function prepareSend(
     read_by_sender: read,
     ...(local ? { local } : {}),
     ...(internal ? { internal } : {}),
+    ...(req.widget_content !== undefined ? { widget_content: req.widget_content } : {}),
   };
   return {
     address: { type: 'channel', key: address.key },
@@ -163,7 +166,10 @@ export async function sendMessage(
     key: address.key,
     message_id: sent.id,
     read,
-    ...(channelId !== undefined ? { topic: { channel_id: channelId, topic, new_topic: sent.new_topic } } : {}),
+    // Bots never follow topics automatically.
+    ...(channelId !== undefined && !sender.is_bot
+      ? { topic: { channel_id: channelId, topic, new_topic: sent.new_topic } }
+      : {}),
   });
   // Asked, not told: once the send answers, readers of the message can open its uploads.
   await claimUploads(caller, {
@@ -194,6 +200,9 @@ export function sendRoutes(options: ApiOptions): Route[] {
         queue_id: Type.Optional(Type.String()),
         local_id: Type.Optional(Type.String()),
         read_by_sender: Type.Optional(Type.Boolean()),
+        widget_content: Type.Optional(
+          Type.String({ description: 'A widget for the message, as JSON: a zform of `choices` (used by bots).' }),
+        ),
       }),
       aliases: { topic: ['subject'] },
       summary: 'Send a message',

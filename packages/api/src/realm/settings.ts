@@ -6,6 +6,7 @@ import {
   notAdministrator,
   notOwner,
   isOwner,
+  OWNER_ONLY_SETTINGS,
   realmAddress,
   REALM_GROUP_SETTINGS,
   REALM_OPTION_DEFAULTS,
@@ -111,33 +112,18 @@ function jitsiUrl(raw: string): string | null {
 
 /**
  * The values of one request, parsed and checked in the original's order
- * (`update_realm`): what needs only the request is refused here, who may
- * change what and whether channels and groups exist the realm decides.
+ * (`update_realm`): first what its parameter types refuse, then the
+ * language, video provider and GIPHY rating, then who is not an owner
+ * (`owner` false) naming an owner-only setting, and only then the
+ * retention period, time limits and Jitsi URL. Whether channels and groups
+ * exist, and the owner check again on the realm's own record, the realm decides.
  */
-function parseValues(params: Record<string, unknown>, options: ApiOptions): Record<string, RealmValue> {
+function parseValues(params: Record<string, unknown>, options: ApiOptions, owner: boolean): Record<string, RealmValue> {
   const values: Record<string, RealmValue> = {};
   for (const [name, raw] of Object.entries(params)) {
     if (raw === undefined || (REALM_GROUP_SETTINGS as string[]).includes(name) || name === 'string_id') continue;
     values[name] = raw as RealmValue;
   }
-  const lang = values.default_language;
-  if (typeof lang === 'string' && !Object.hasOwn(LANGUAGES, lang)) throw bad(`Invalid language '${lang}'`);
-  if (typeof values.video_chat_provider === 'number') {
-    const providers = [VIDEO_CHAT_DISABLED, VIDEO_CHAT_JITSI];
-    if (options.bigBlueButton) providers.push(VIDEO_CHAT_BIG_BLUE_BUTTON);
-    oneOf('video_chat_provider', values.video_chat_provider, providers);
-  }
-  if (typeof values.giphy_rating === 'number') oneOf('giphy_rating', values.giphy_rating, GIPHY_RATINGS);
-  if (values.message_retention_days !== undefined) {
-    values.message_retention_days = positiveOr(
-      'message_retention_days',
-      values.message_retention_days as number | string,
-      -1,
-    );
-  }
-  for (const name of SECONDS)
-    if (values[name] !== undefined) values[name] = positiveOr(name, values[name] as number | string, null);
-  if (typeof values.jitsi_server_url === 'string') values.jitsi_server_url = jitsiUrl(values.jitsi_server_url);
   if (typeof values.digest_weekday === 'number' && !(values.digest_weekday >= 0 && values.digest_weekday <= 6)) {
     throw bad('Invalid digest_weekday');
   }
@@ -153,6 +139,26 @@ function parseValues(params: Record<string, unknown>, options: ApiOptions): Reco
   if (history !== undefined && !['all', 'moves_only', 'none'].includes(history as string)) {
     throw bad('Invalid message_edit_history_visibility_policy');
   }
+  const lang = values.default_language;
+  if (typeof lang === 'string' && !Object.hasOwn(LANGUAGES, lang)) throw bad(`Invalid language '${lang}'`);
+  if (typeof values.video_chat_provider === 'number') {
+    const providers = [VIDEO_CHAT_DISABLED, VIDEO_CHAT_JITSI];
+    if (options.bigBlueButton) providers.push(VIDEO_CHAT_BIG_BLUE_BUTTON);
+    oneOf('video_chat_provider', values.video_chat_provider, providers);
+  }
+  if (typeof values.giphy_rating === 'number') oneOf('giphy_rating', values.giphy_rating, GIPHY_RATINGS);
+  const named = Object.keys(params).filter((name) => params[name] !== undefined);
+  if (!owner && named.some((name) => OWNER_ONLY_SETTINGS.has(name))) throw notOwner();
+  if (values.message_retention_days !== undefined) {
+    values.message_retention_days = positiveOr(
+      'message_retention_days',
+      values.message_retention_days as number | string,
+      -1,
+    );
+  }
+  for (const name of SECONDS)
+    if (values[name] !== undefined) values[name] = positiveOr(name, values[name] as number | string, null);
+  if (typeof values.jitsi_server_url === 'string') values.jitsi_server_url = jitsiUrl(values.jitsi_server_url);
   return values;
 }
 
@@ -174,7 +180,7 @@ export function realmSettingsRoutes(options: ApiOptions): Route[] {
         if (!isAdministrator(principal)) {
           throw notAdministrator();
         }
-        const values = parseValues(raw, options);
+        const values = parseValues(raw, options, isOwner(principal));
         if (raw.string_id !== undefined) {
           if (!isOwner(principal)) throw notOwner();
           throw bad('Must be a demo organization.');

@@ -132,6 +132,12 @@ export class BehaviorTestKit<State extends object, Event extends TypedEvent> {
     return this;
   }
 
+  /** Calls `atRest`, as passivation or a graceful stop does just before the last snapshot. */
+  rest(): this {
+    this.behavior.atRest?.(this.state);
+    return this;
+  }
+
   /** The state that replaying the journal alone gives, as recovery would. */
   replay(): State {
     const state = this.behavior.initial(this.address.key);
