@@ -15,7 +15,8 @@ import { directoryHandlers } from './directory.js';
 import { inviteHandlers, spentInvites } from './invites/invites.js';
 import { exportHandlers } from './exports.js';
 import { emailChangeHandlers } from './accounts/email-change.js';
-import { userAdded } from './people.js';
+import { usersAdded } from './people.js';
+import { emailVisibilityHandlers, startingVisibility } from './accounts/email-visibility.js';
 import { folderHandlers } from './folders.js';
 import { emojiHandlers } from './emoji.js';
 import { settingsHandlers as organizationHandlers, startingSettings } from './settings.js';
@@ -106,6 +107,7 @@ export function newAccount(state: RealmState, user: NewUser, id: number, now: nu
     timezone: user.timezone ?? '',
     avatarVersion: 1,
     ...(user.can_create_users === true && { canCreateUsers: true }),
+    ...startingVisibility(state, id, (user.bot_type ?? null) !== null),
   };
 }
 
@@ -122,6 +124,7 @@ const handlers: RealmHandlers<RealmProtocol> = {
   ...directoryHandlers,
   ...organizationHandlers,
   ...userAdminHandlers,
+  ...emailVisibilityHandlers,
   ...defaultChannelHandlers,
   ...playgroundHandlers,
   ...linkifierHandlers,
@@ -179,7 +182,7 @@ const handlers: RealmHandlers<RealmProtocol> = {
     return {
       events,
       reply: toCreated(account),
-      fanouts: [userAdded(state, account)],
+      fanouts: usersAdded(state, [account]),
       tells: startingSettings(state, [account]),
     };
   },

@@ -1,4 +1,11 @@
-import { ChatError, type ChannelEntry, type RealmCommand, type Resolved, type UserRef } from '@chat/protocol';
+import {
+  ChatError,
+  placeholderUserId,
+  type ChannelEntry,
+  type RealmCommand,
+  type Resolved,
+  type UserRef,
+} from '@chat/protocol';
 import { groupsByName } from './groups/model.js';
 import { toPrincipal } from './profile.js';
 import type { Account, RealmState } from './state.js';
@@ -25,7 +32,7 @@ const noChannel = (name: string) =>
 
 export const toUserRef = (a: Account): UserRef => ({
   user_id: a.id,
-  email: a.email,
+  email: a.apiEmail ?? a.email,
   full_name: a.fullName,
   role: a.role,
   is_bot: a.botType !== null,
@@ -33,12 +40,27 @@ export const toUserRef = (a: Account): UserRef => ({
   bot_owner_id: a.botOwnerId,
 });
 
+/**
+ * The account whose API address this is, as the original looks users up by
+ * it: the real address of those who show it, the placeholder of those who
+ * hide it (never their real one, which would tell whose it is).
+ */
+function byApiEmail(state: RealmState, email: string): Account | undefined {
+  const lower = email.trim().toLowerCase();
+  const id = state.byEmail[lower];
+  const account = id !== undefined ? state.accounts[id] : undefined;
+  if (account && account.apiEmail === undefined) return account;
+  const named = placeholderUserId(lower);
+  const hidden = named !== undefined ? state.accounts[named] : undefined;
+  return hidden?.apiEmail?.toLowerCase() === lower ? hidden : undefined;
+}
+
 /** Finds users, groups and channels by name or id; what is not found is simply absent. */
 function resolve(state: RealmState, query: Extract<RealmCommand, { type: 'realm.resolve' }>['query']): Resolved {
   const users = new Map<number, Account>();
   for (const email of query.emails ?? []) {
-    const id = state.byEmail[email.trim().toLowerCase()];
-    if (id !== undefined) users.set(id, state.accounts[id]!);
+    const account = byApiEmail(state, email);
+    if (account) users.set(account.id, account);
   }
   for (const id of query.user_ids ?? []) if (state.accounts[id]) users.set(id, state.accounts[id]);
   const names = new Set((query.user_names ?? []).map((n) => n.toLowerCase()));

@@ -1,5 +1,8 @@
 import {
+  addressClass,
   isAdministrator,
+  seesAddress,
+  type Role,
   isGuest,
   isOwner,
   mayManageAllInvites,
@@ -8,20 +11,22 @@ import {
   realmUserAdded,
   invitesChanged as invitesChangedEvent,
 } from '@chat/protocol';
-import { toEveryone } from './broadcast.js';
+import type { Fanout } from '@chat/runtime';
+import { toEveryone, toUsers } from './broadcast.js';
 import { toProfile } from './profile.js';
 import type { Account, RealmState } from './state.js';
 
 /**
  * A user as `realm_user` events show them (the reference's User). A
  * gravatar is left to the client (null, as with `client_gravatar`); the edge
- * fills it in for queues that asked for URLs.
+ * fills it in for queues that asked for URLs. `delivery_email` is null for
+ * recipients who may not see the address.
  */
-export function personOf(account: Account): NewPerson {
+export function personOf(account: Account, seen = true): NewPerson {
   const profile = toProfile(account);
   return {
     user_id: profile.user_id,
-    delivery_email: profile.delivery_email,
+    delivery_email: seen ? profile.delivery_email : null,
     email: profile.email,
     full_name: profile.full_name,
     date_joined: profile.date_joined,
@@ -40,10 +45,27 @@ export function personOf(account: Account): NewPerson {
   };
 }
 
-/** `realm_user` op `add` to every active account (the new one has no queue yet). */
-export function userAdded(state: RealmState, account: Account) {
-  const event: QueueEvent = realmUserAdded(personOf(account));
-  return toEveryone(state, [event]);
+/**
+ * `realm_user` op `add` of new accounts to every active account (the new
+ * ones have no queue yet): one fan-out per class of roles that sees the same
+ * addresses (`addressClass`), so each hears `delivery_email` as it may.
+ */
+export function usersAdded(state: RealmState, accounts: Account[]): Fanout[] {
+  const byClass = new Map<Role, number[]>();
+  for (const other of Object.values(state.accounts)) {
+    if (!other.isActive) continue;
+    const role = addressClass(other.role);
+    const ids = byClass.get(role);
+    if (ids) ids.push(other.id);
+    else byClass.set(role, [other.id]);
+  }
+  return [...byClass].map(([role, ids]) => {
+    const viewer = { user_id: -1, role };
+    const events: QueueEvent[] = accounts.map((account) =>
+      realmUserAdded(personOf(account, seesAddress(viewer, toProfile(account)))),
+    );
+    return toUsers(state, ids, events);
+  });
 }
 
 /** `invites_changed` to the administrators and the invitation's creator: their lists need a refetch. */

@@ -5,8 +5,9 @@ import type { Account, RealmState } from './state.js';
 export function toProfile(account: Account): UserProfile {
   return {
     user_id: account.id,
-    email: account.email,
+    email: account.apiEmail ?? account.email,
     delivery_email: account.email,
+    ...(account.emailVisibility !== undefined && { email_address_visibility: account.emailVisibility }),
     full_name: account.fullName,
     date_joined: new Date(account.dateJoined * 1000).toISOString(),
     is_active: account.isActive,
@@ -26,6 +27,7 @@ export function toPrincipal(state: RealmState, account: Account): Principal {
     realm: state.stringId,
     user_id: account.id,
     email: account.email,
+    ...(account.apiEmail !== undefined && { api_email: account.apiEmail }),
     role: account.role,
     is_bot: account.botType !== null,
     bot_type: account.botType,

@@ -140,7 +140,9 @@ function updateUserDefaults(
   if (changed.length === 0) return { reply: null };
   const events = changed.map(([property, value]) => userDefaultsUpdated(property, value));
   return {
-    events: [{ type: 'userDefaultsChanged', values: Object.fromEntries(changed) }],
+    events: [
+      { type: 'userDefaultsChanged', values: Object.fromEntries(changed), ...(cmd.domain && { domain: cmd.domain }) },
+    ],
     fanouts: [toEveryone(state, events)],
     reply: null,
   };
@@ -171,10 +173,13 @@ export const settingsHandlers: RealmHandlers<RealmSettingsProtocol> = {
 export interface UserDefaultsChangedEvent {
   type: 'userDefaultsChanged';
   values: Record<string, RealmValue>;
+  /** The server's host, for placeholder addresses of accounts created hidden (accounts/email-visibility.ts). */
+  domain?: string;
 }
 
 export function applyUserDefaultsChanged(state: RealmState, event: UserDefaultsChangedEvent): void {
   state.userDefaults = { ...state.userDefaults, ...event.values };
+  if (event.domain) state.emailDomain = event.domain;
 }
 
 export function applySettingsChanged(state: RealmState, event: SettingsChangedEvent): void {

@@ -19,6 +19,7 @@ import {
   type UserDefaultsChangedEvent,
 } from './settings.js';
 import { applyRoleChanged, type RoleChangedEvent } from './accounts/manage.js';
+import { applyEmailVisibilitySet, type EmailVisibilitySetEvent } from './accounts/email-visibility.js';
 import { applyDefaultChannelSet, type DefaultChannelSetEvent } from './default-channels.js';
 import { applyPlaygroundEvent, type PlaygroundEvent } from './playgrounds.js';
 import { applyLinkifiersSet, type LinkifiersSetEvent } from './linkifiers.js';
@@ -53,6 +54,9 @@ export interface Account {
   canCreateUsers?: boolean;
   /** A bot's defaults and services (bots/model.ts); absent for people and older bots. */
   bot?: BotConfig;
+  /** `email_address_visibility` when not "everyone", and the placeholder API address it implies (accounts/email-visibility.ts). */
+  emailVisibility?: number;
+  apiEmail?: string;
 }
 
 export interface RealmState {
@@ -67,8 +71,10 @@ export interface RealmState {
   webPublicAccessEnabled: boolean;
   dateCreated: number;
   accounts: Record<number, Account>;
-  /** Lower-cased e-mail -> user id. */
+  /** Lower-cased real e-mail -> user id. */
   byEmail: Record<string, number>;
+  /** The server's host placeholder addresses are made with, as last told (accounts/email-visibility.ts). */
+  emailDomain?: string;
   nextUserId: number;
   /** The channel directory: lower-cased name -> channel id. */
   channelsByName: Record<string, number>;
@@ -195,6 +201,7 @@ export type RealmEvent =
   | SettingsChangedEvent
   | UserDefaultsChangedEvent
   | RoleChangedEvent
+  | EmailVisibilitySetEvent
   | DefaultChannelSetEvent
   | PlaygroundEvent
   | LinkifiersSetEvent
@@ -251,6 +258,8 @@ export function applyEvent(state: RealmState, event: RealmEvent): void {
       return applyUserDefaultsChanged(state, event);
     case 'roleChanged':
       return applyRoleChanged(state, event);
+    case 'emailVisibilitySet':
+      return applyEmailVisibilitySet(state, event);
     case 'defaultChannelSet':
       return applyDefaultChannelSet(state, event);
     case 'playgroundChanged':

@@ -54,7 +54,7 @@ export { FEATURE_LEVEL, ZULIP_VERSION, type ApiOptions } from './options.js';
 export function apiRoutes(options: ApiOptions): Route[] {
   return withIncomingWebhookLimit([
     // First: its `{email}` routes take addresses before `{user_id}` routes see them.
-    ...userAdminRoutes(),
+    ...userAdminRoutes(options),
     ...accountRoutes(options),
     ...defaultChannelRoutes(),
     ...apiKeyRoutes(),
@@ -78,7 +78,7 @@ export function apiRoutes(options: ApiOptions): Route[] {
     ...folderRoutes(),
     ...emojiRoutes(options),
     ...realmSettingsRoutes(options),
-    ...userDefaultsRoutes(),
+    ...userDefaultsRoutes(options),
     ...playgroundRoutes(),
     ...linkifierRoutes(),
     ...welcomeBotRoutes(options),

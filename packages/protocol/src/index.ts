@@ -7,6 +7,7 @@ export * from './credentials.js';
 export * from './realm.js';
 export * from './realm-settings.js';
 export * from './user-admin.js';
+export * from './email-visibility.js';
 export * from './default-channels.js';
 export * from './playgrounds.js';
 export * from './linkifiers.js';

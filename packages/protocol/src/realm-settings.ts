@@ -137,7 +137,7 @@ export type RealmSettingsCommand =
   /** Name, description, every RealmSettings and RealmOptions value: the register's `realm` section. */
   | { type: 'realm.organization' }
   /** Changes the settings new users start with (`PATCH /realm/user_settings_defaults`); replies null. */
-  | { type: 'realm.updateUserDefaults'; actor_id: number; values: Record<string, RealmValue> }
+  | { type: 'realm.updateUserDefaults'; actor_id: number; values: Record<string, RealmValue>; domain?: string }
   | {
       type: 'realm.updateSettings';
       actor_id: number;

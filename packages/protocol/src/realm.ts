@@ -48,7 +48,10 @@ export const MAX_USERS_PER_BATCH = 1000;
 export interface UserProfile {
   user_id: number;
   email: string;
+  /** The real address; the edge shows it only to those `seesAddress` admits (email-visibility.ts). */
   delivery_email: string;
+  /** The user's `email_address_visibility`; absent: everyone. */
+  email_address_visibility?: number;
   full_name: string;
   /** ISO 8601, as the API shows it. */
   date_joined: string;
@@ -84,7 +87,10 @@ export interface RealmInfo {
 export interface Principal {
   realm: string;
   user_id: number;
+  /** The real address, which authenticates; others see `api_email` when set (email-visibility.ts). */
   email: string;
+  /** The placeholder address while the user hides the real one. */
+  api_email?: string;
   role: Role;
   is_bot: boolean;
   /** The bot's type (bots.ts BOT_TYPES); absent or null for people. */

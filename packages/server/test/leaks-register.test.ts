@@ -2,6 +2,7 @@ import type { ChatClient } from '@chat/testkit';
 import { expectOk } from './matrix-fixtures.js';
 import { IDS, withServer } from './context.js';
 import { eventsUntil, register, snapshotOf, type Body } from './queues.js';
+import { newPerson } from './people.js';
 
 /**
  * Register sections the permission matrix does not see (it asks routes):
@@ -12,6 +13,7 @@ import { eventsUntil, register, snapshotOf, type Body } from './queues.js';
  * ones for everyone. Each case first shows the channel to its subscriber.
  * And events whose audience the original restricts: `invites_changed`
  * reaches administrators and the inviter only (`notify_invites_changed`).
+ * And a real address its owner hides (`email_address_visibility`).
  */
 const test = withServer(['iago', 'hamlet', 'othello', 'polonius']);
 
@@ -95,4 +97,19 @@ test.serial('a private channel one never joined: administrators learn of it, mem
   t.true(admin.never_subscribed.includes(created.id), 'an administrator may read its metadata');
   t.false(admin.subscriptions.includes(created.id));
   t.false((await lists(hamlet)).never_subscribed.includes(created.id));
+});
+
+test.serial('an address its owner shows to nobody is in no section of anyone else’s register', async (t) => {
+  const { iago, hamlet, polonius } = t.context;
+  const hidden = await newPerson(t.context, 'Hidden Leak Check');
+  await expectOk(hidden.client.patch('/settings', { email_address_visibility: 4 }));
+  // Put the account where sections name people: a message, presence and a status.
+  await expectOk(hidden.client.post('/messages', { type: 'stream', to: 'Verona', topic: 'hidden', content: 'hi' }));
+  await expectOk(hidden.client.post('/users/me/presence', { status: 'active' }));
+  await expectOk(hidden.client.post('/users/me/status', { status_text: 'hiding' }));
+  for (const client of [iago, hamlet, polonius]) {
+    const snapshot = await snapshotOf(client, { client_capabilities: { user_settings_object: true } });
+    t.false(JSON.stringify(snapshot).includes(hidden.email));
+  }
+  t.true(JSON.stringify(await snapshotOf(hidden.client, {})).includes(hidden.email), 'the owner still sees it');
 });

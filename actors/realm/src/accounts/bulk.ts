@@ -1,10 +1,9 @@
 import type { CreatedUser } from '@chat/protocol';
-import { ChatError, MAX_USERS_PER_BATCH, type NewUser, type QueueEvent, realmUserAdded } from '@chat/protocol';
+import { ChatError, MAX_USERS_PER_BATCH, type NewUser } from '@chat/protocol';
 import type { Decision } from '@chat/runtime';
 import { newAccount, toCreated } from '../behavior.js';
 import { spentInvites } from '../invites/invites.js';
-import { toEveryone } from '../broadcast.js';
-import { personOf } from '../people.js';
+import { usersAdded } from '../people.js';
 import type { Account, RealmEvent, RealmState } from '../state.js';
 import { startingSettings } from '../settings.js';
 
@@ -12,7 +11,7 @@ import { startingSettings } from '../settings.js';
  * `realm.createUsers`: what `realm.createUser` does for each account (the
  * same checks, the same events, the same `realm_user` add for everyone who
  * was there before), decided once for the whole batch. One journal record
- * and one fan-out instead of one per account is what makes a realm of
+ * and one fan-out per class of roles (people.ts) instead of one per account is what makes a realm of
  * thousands quick to build; all or none, so a retry never half-applies.
  */
 export function createUsers(state: RealmState, users: NewUser[], now: number): Decision<RealmEvent, CreatedUser[]> {
@@ -32,12 +31,11 @@ export function createUsers(state: RealmState, users: NewUser[], now: number): D
     { type: 'accountCreated' as const, account },
     ...spentInvites(state, account.email),
   ]);
-  const added: QueueEvent[] = accounts.map((account) => realmUserAdded(personOf(account)));
   // To the accounts that existed before the batch, as for one account: the new ones have no queue yet.
   return {
     events,
     reply: accounts.map(toCreated),
-    fanouts: [toEveryone(state, added)],
+    fanouts: usersAdded(state, accounts),
     tells: startingSettings(state, accounts),
   };
 }

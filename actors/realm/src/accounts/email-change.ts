@@ -1,6 +1,7 @@
-import { ChatError, realmUserUpdated, type InviteCommand } from '@chat/protocol';
+import { ChatError, realmUserUpdated, seesAddress, type InviteCommand } from '@chat/protocol';
 import { accountByEmail } from '../behavior.js';
-import { toEveryone } from '../broadcast.js';
+import { toEveryone, toUsers } from '../broadcast.js';
+import { toProfile } from '../profile.js';
 import { isExpired } from '../invites/state.js';
 import type { RealmState } from '../state.js';
 import type { RealmHandlers } from '../state.js';
@@ -52,12 +53,17 @@ export const emailChangeHandlers: RealmHandlers<Pick<InviteProtocol, EmailComman
     }
     checkAvailable(state, change.newEmail, account.id);
     const person = (fields: Record<string, unknown>) => realmUserUpdated({ user_id: account.id, ...fields });
-    // Addresses are visible to everyone here, so both the delivery and the API address change for all.
-    const events = [person({ delivery_email: change.newEmail }), person({ new_email: change.newEmail })];
+    // The new address reaches those who may see it; the API address changes (for all) only when it is the real one.
+    const target = toProfile(account);
+    const seers = Object.values(state.accounts)
+      .filter((other) => seesAddress({ user_id: other.id, role: other.role }, target))
+      .map((other) => other.id);
+    const fanouts = [toUsers(state, seers, [person({ delivery_email: change.newEmail })])];
+    if (account.apiEmail === undefined) fanouts.push(toEveryone(state, [person({ new_email: change.newEmail })]));
     return {
       events: [{ type: 'emailChanged', userId: account.id, email: change.newEmail }],
       reply: { user_id: account.id, old_email: account.email, new_email: change.newEmail, realm_name: state.name },
-      fanouts: [toEveryone(state, events)],
+      fanouts,
     };
   },
 };

@@ -10,6 +10,9 @@ import {
   type UserAdminCommand,
   realmUserUpdated,
   groupMembers,
+  placeholderEmail,
+  placeholderUserId,
+  seesAddress,
   type MembersOp,
 } from '@chat/protocol';
 import type { Decision } from '@chat/runtime';
@@ -17,7 +20,7 @@ import { toEveryone } from '../broadcast.js';
 import { directMembers } from '../groups/model.js';
 import { toProfile } from '../profile.js';
 import { accountByEmail } from '../behavior.js';
-import type { RealmEvent, RealmHandlers, RealmState } from '../state.js';
+import type { Account, RealmEvent, RealmHandlers, RealmState } from '../state.js';
 import { checkFullName, type AccountUpdateEvent } from './update.js';
 
 /** An administrator's change of another account's role. */
@@ -88,9 +91,27 @@ function update(
   return { events, fanouts: [toEveryone(state, queue)], reply: {} };
 }
 
-export const userAdminHandlers: RealmHandlers<UserAdminProtocol> = {
+/**
+ * `GET /users/{email}` as the original since feature level 302: the real
+ * address finds the user only for a viewer who may see it; the placeholder
+ * form `user<id>@<server host>` finds anyone by the id it embeds.
+ */
+function userByEmail(
+  state: RealmState,
+  email: string,
+  viewer: { user_id: number; role: Role },
+  domain: string,
+): Account | undefined {
+  const account = accountByEmail(state, email.trim());
+  if (account && seesAddress(viewer, toProfile(account))) return account;
+  const id = placeholderUserId(email);
+  if (id === undefined || email.trim().toLowerCase() !== placeholderEmail(id, domain).toLowerCase()) return undefined;
+  return state.accounts[id];
+}
+
+export const userAdminHandlers: RealmHandlers<Pick<UserAdminProtocol, 'realm.userByEmail' | 'realm.updateUser'>> = {
   'realm.userByEmail': ({ state }, command) => {
-    const account = accountByEmail(state, command.email);
+    const account = userByEmail(state, command.email, command.viewer, command.domain);
     if (!account) throw bad('No such user');
     return { reply: toProfile(account) };
   },

@@ -22,7 +22,7 @@ import {
 import type { ActorContext, Decision } from '@chat/runtime';
 import { checkFullName } from '../accounts/update.js';
 import { toEveryone, toUsers } from '../broadcast.js';
-import { userAdded } from '../people.js';
+import { usersAdded } from '../people.js';
 import { toPrincipal } from '../profile.js';
 import type { Account, RealmEvent, RealmHandlers, RealmState } from '../state.js';
 import { startingSettings } from '../settings.js';
@@ -125,7 +125,7 @@ function create(ctx: Ctx, command: Of<'realm.createBot'>): Decision<RealmEvent, 
   const json = botJson(state, account);
   return {
     events: [{ type: 'accountCreated', account }],
-    fanouts: [userAdded(state, account), botEvents(state, account, [botAddEvent(json)])],
+    fanouts: [...usersAdded(state, [account]), botEvents(state, account, [botAddEvent(json)])],
     tells: startingSettings(state, [account]),
     reply: json,
   };

@@ -16,7 +16,7 @@ import { createInviteLink, isLive, revokeInviteLink } from './links.js';
 import { VALID_EMAIL } from '../accounts/email-change.js';
 import { isExpired, type Invite, type InviteEvent, type InviteLink } from './state.js';
 import { joinInviteGroups } from './groups.js';
-import { invitesChanged, userAdded } from '../people.js';
+import { invitesChanged, usersAdded } from '../people.js';
 import type { RealmEvent, RealmState } from '../state.js';
 import { startingSettings } from '../settings.js';
 import type { RealmHandlers } from '../state.js';
@@ -113,7 +113,7 @@ function accept(
     reply,
     tells: startingSettings(state, [account]),
     // The new account first, so that clients know the user the group changes name.
-    fanouts: [userAdded(state, account), ...groups.fanouts, invitesChanged(state, invite.invitedBy)],
+    fanouts: [...usersAdded(state, [account]), ...groups.fanouts, invitesChanged(state, invite.invitedBy)],
   };
 }
 

@@ -94,7 +94,7 @@ function report(ctx: Ctx, command: Extract<OwnCommand, { type: 'realm.reportPres
   if (!cameOnline || activeUsers(state) > command.event_user_limit) return { events, reply: null };
   const event = presenceEvent({
     user_id: userId,
-    email: account.email,
+    email: account.apiEmail ?? account.email,
     server_timestamp: ctx.now / 1000,
     presence: { website: legacyEntry(row, account).website },
     presences: { [userId]: modernPresence(row, account) },
@@ -114,7 +114,7 @@ function presences(ctx: Ctx, query: Extract<OwnCommand, { type: 'realm.presences
   const result: PresenceReply['presences'] = {};
   for (const [account, row] of rows) {
     if (modern) result[account.id] = modernPresence(row, account);
-    else result[account.email] = legacyEntry(row, account);
+    else result[account.apiEmail ?? account.email] = legacyEntry(row, account);
   }
   const newest = rows.reduce((max, [, row]) => Math.max(max, row.updateId), -1);
   return {

@@ -52,7 +52,8 @@ async function participantsOf(caller: CallerContext, to: number | string | numbe
 
 const asRef = (p: Principal): UserRef => ({
   user_id: p.user_id,
-  email: p.email,
+  // What others see: the placeholder while the sender hides the real address.
+  email: p.api_email ?? p.email,
   full_name: p.full_name,
   role: p.role,
   is_bot: p.is_bot,

@@ -33,7 +33,7 @@ interface TypingParams {
 /** Who hears the notification (everyone in the conversation, the typist included) and the event they get. */
 async function notification(caller: CallerContext, params: TypingParams): Promise<[number[], QueueEvent]> {
   const me = caller.principal;
-  const sender = { user_id: me.user_id, email: me.email };
+  const sender = { user_id: me.user_id, email: me.api_email ?? me.email };
   const settings = await caller.actors.ask(caller.me, { type: 'user.settings' });
   if (params.type === 'direct') {
     if (params.to === undefined) throw bad("Missing 'to' argument");

@@ -3,6 +3,7 @@ import { defineRoute, type Route } from '@chat/edge';
 import { isAdministrator, notAdministrator, realmAddress, type RealmValue } from '@chat/protocol';
 import { settingParams } from '../users/settings.js';
 import { checkSettingValues } from '../users/settings-values.js';
+import type { ApiOptions } from '../options.js';
 
 /**
  * Settings that are the user's own business, which the original keeps out
@@ -15,7 +16,7 @@ const DefaultParams = Type.Object(
 );
 
 /** `PATCH /realm/user_settings_defaults`: administrators choose the settings new users start with. */
-export function userDefaultsRoutes(): Route[] {
+export function userDefaultsRoutes(options: ApiOptions): Route[] {
   return [
     defineRoute({
       method: 'PATCH',
@@ -37,6 +38,7 @@ export function userDefaultsRoutes(): Route[] {
           type: 'realm.updateUserDefaults',
           actor_id: principal.user_id,
           values,
+          domain: new URL(options.externalUrl).hostname,
         });
         return {};
       },

@@ -124,7 +124,7 @@ async function devLoginPage(ctx: RawContext, deps: RawDeps): Promise<void> {
     .filter((u) => u.is_active && !u.is_bot)
     .map(
       (u) => `<form method="post" action="/accounts/login/local/">${token}
-<input type="hidden" name="direct_email" value="${escapeHtml(u.email)}"><button type="submit">${escapeHtml(u.full_name)} (${escapeHtml(u.email)})</button></form>`,
+<input type="hidden" name="direct_email" value="${escapeHtml(u.delivery_email)}"><button type="submit">${escapeHtml(u.full_name)} (${escapeHtml(u.delivery_email)})</button></form>`,
     )
     .join('\n');
   renderPage(ctx, 200, 'Log in (development)', buttons);

@@ -143,7 +143,7 @@ export function accountRoutes(options: ApiOptions): Route[] {
           caller.newestMessageId(),
         ]);
         // The reference's own-user object has no bot fields.
-        const { bot_type: _type, bot_owner_id: _owner, ...me } = renderUser(user, false);
+        const { bot_type: _type, bot_owner_id: _owner, ...me } = renderUser(user, principal, false);
         return { ...me, max_message_id: maxMessageId };
       },
     }),
@@ -165,7 +165,9 @@ export function accountRoutes(options: ApiOptions): Route[] {
         const wanted = params.user_ids && new Set(params.user_ids);
         const members = users
           .filter((user) => !wanted || wanted.has(user.user_id))
-          .map((user) => renderUser(user, params.client_gravatar ?? true, params.include_custom_profile_fields));
+          .map((user) =>
+            renderUser(user, principal, params.client_gravatar ?? true, params.include_custom_profile_fields),
+          );
         return { members };
       },
     }),
@@ -221,7 +223,9 @@ export function accountRoutes(options: ApiOptions): Route[] {
           type: 'realm.getUser',
           user_id: params.user_id,
         });
-        return { user: renderUser(user, params.client_gravatar ?? true, params.include_custom_profile_fields) };
+        return {
+          user: renderUser(user, principal, params.client_gravatar ?? true, params.include_custom_profile_fields),
+        };
       },
     }),
   ];

@@ -1,9 +1,10 @@
 import { Type } from '@sinclair/typebox';
 import { defineRoute, type Route } from '@chat/edge';
-import { isAdministrator, isRole, ChatError, realmAddress, type Principal, type UserProfile } from '@chat/protocol';
+import { isAdministrator, isRole, ChatError, realmAddress, type Principal } from '@chat/protocol';
 import type { ActorClient } from '@chat/runtime';
 import { renderUser } from './json.js';
 import { setProfileData } from '../realm/profile-fields.js';
+import type { ApiOptions } from '../options.js';
 
 /** Addresses go to the `{email}` routes, everything else to the `{user_id}` ones. */
 const isAddress = (path: Record<string, string>) => (path.email ?? '').includes('@');
@@ -17,8 +18,14 @@ const UpdateParams = {
   ),
 };
 
-async function userByEmail(actors: ActorClient, principal: Principal, email: string): Promise<UserProfile> {
-  return actors.ask(realmAddress(principal.realm), { type: 'realm.userByEmail', email });
+/** By the real address (when the caller may see it) or the placeholder `user<id>@<server host>`. */
+async function userByEmail(actors: ActorClient, principal: Principal, email: string, options: ApiOptions) {
+  return actors.ask(realmAddress(principal.realm), {
+    type: 'realm.userByEmail',
+    email,
+    viewer: { user_id: principal.user_id, role: principal.role },
+    domain: new URL(options.externalUrl).hostname,
+  });
 }
 
 async function updateUser(
@@ -54,7 +61,7 @@ async function updateUser(
  * (name and role; making or unmaking an owner takes an owner) or by the
  * owner of a bot. The realm decides who may.
  */
-export function userAdminRoutes(): Route[] {
+export function userAdminRoutes(options: ApiOptions): Route[] {
   return [
     defineRoute({
       method: 'GET',
@@ -70,8 +77,10 @@ export function userAdminRoutes(): Route[] {
       description: 'One user of the organization, found by address; deactivated users and bots too.',
       tags: ['users'],
       async handler({ params, principal, actors }) {
-        const user = await userByEmail(actors, principal, params.email);
-        return { user: renderUser(user, params.client_gravatar ?? true, params.include_custom_profile_fields) };
+        const user = await userByEmail(actors, principal, params.email, options);
+        return {
+          user: renderUser(user, principal, params.client_gravatar ?? true, params.include_custom_profile_fields),
+        };
       },
     }),
     defineRoute({
@@ -84,7 +93,7 @@ export function userAdminRoutes(): Route[] {
       description: 'As PATCH /users/{user_id}, naming the user by address.',
       tags: ['users'],
       async handler({ params, principal, actors }) {
-        const user = await userByEmail(actors, principal, params.email);
+        const user = await userByEmail(actors, principal, params.email, options);
         return updateUser(actors, principal, user.user_id, params);
       },
     }),

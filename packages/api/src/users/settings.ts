@@ -83,7 +83,7 @@ export async function changeSettings(caller: CallerContext, settings: Partial<Us
   const { changed } = await caller.actors.ask(caller.me, {
     type: 'user.updateSettings',
     settings,
-    email: caller.principal.email,
+    email: caller.principal.api_email ?? caller.principal.email,
     ...(typeof language === 'string' ? { language_name: LANGUAGES[language] } : {}),
   });
   if (changed.includes('presence_enabled')) {
@@ -140,6 +140,15 @@ async function updateSettings(caller: CallerContext, params: Params, options: Ap
       .map((name) => [name, params[name]]),
   ) as Partial<UserSettings>;
   if (Object.keys(settings).length > 0) await changeSettings(caller, settings);
+  // Who sees the address decides what every list, message and event shows of it, so the realm keeps it too.
+  if (typeof settings.email_address_visibility === 'number') {
+    await caller.actors.ask(caller.realm, {
+      type: 'realm.emailVisibility',
+      user_id: userId,
+      visibility: settings.email_address_visibility,
+      domain: new URL(options.externalUrl).hostname,
+    });
+  }
   // The time zone belongs to the account (everyone sees it), so the realm keeps it.
   if (params.timezone !== undefined) {
     await caller.actors.ask(caller.realm, { type: 'realm.updateAccount', user_id: userId, timezone: params.timezone });

@@ -1,7 +1,8 @@
 /** Client events about channels, subscriptions and messages, in the reference's shapes (`GET /events`). */
 import type { Reaction } from '../channel.js';
 
-type Who = { user_id: number; email: string; full_name: string };
+/** The reacting user; `api_email`, when set, is the address others see (email-visibility.ts). */
+type Who = { user_id: number; email: string; api_email?: string; full_name: string };
 
 export type ReactionEvent = { type: 'reaction'; op: 'add' | 'remove'; message_id: number; user: Who } & Pick<
   Reaction,
@@ -13,7 +14,7 @@ export const reactionEvent = (
   reaction: Reaction,
   who: Who,
 ): ReactionEvent => {
-  const user = { user_id: who.user_id, email: who.email, full_name: who.full_name };
+  const user = { user_id: who.user_id, email: who.api_email ?? who.email, full_name: who.full_name };
   return { type: 'reaction', op, message_id, ...reaction, user };
 };
 

@@ -1,12 +1,23 @@
 import { RawJson } from '@chat/edge';
-import { formatAddress, type UserProfile } from '@chat/protocol';
+import { addressClass, formatAddress, seesAddress, type UserProfile } from '@chat/protocol';
 import type { CallerContext } from '../../context.js';
-import { renderUser } from '../../users/json.js';
+import { renderUser, type Viewer } from '../../users/json.js';
+
+interface Rendering {
+  active: RawJson;
+  nonActive: RawJson;
+  /** The active users' rows, made only when a viewer's own row differs from its class's (see below). */
+  rows?: string[];
+}
 
 interface Cached {
   version: string;
   users: UserProfile[];
-  rendered: Map<boolean, { active: RawJson; nonActive: RawJson }>;
+  active: UserProfile[];
+  /** Position of each active user in `active`. */
+  at: Map<number, number>;
+  /** By `client_gravatar` and the class of roles that sees the same addresses (`addressClass`). */
+  rendered: Map<string, Rendering>;
 }
 
 /**
@@ -18,6 +29,20 @@ interface Cached {
  */
 const byRealm = new Map<string, Cached>();
 
+function render(users: UserProfile[], viewer: Viewer, clientGravatar: boolean): string[] {
+  return users.map((u) => JSON.stringify(renderUser(u, viewer, clientGravatar)));
+}
+
+const joined = (rows: string[]) => new RawJson(`[${rows.join(',')}]`);
+
+/**
+ * `realm_users` and `realm_non_active_users` as this caller sees them. Who
+ * sees which real address depends only on the class of the caller's role,
+ * so each class's rendering is made once per list and shared. The one
+ * exception is the caller's own row, whose address the caller always sees:
+ * when the caller's own setting hides it from the caller's class, that row
+ * is written anew into a copy of the class's rows.
+ */
 export async function realmUsers(caller: CallerContext, clientGravatar: boolean) {
   const key = formatAddress(caller.realm);
   const known = byRealm.get(key);
@@ -27,18 +52,30 @@ export async function realmUsers(caller: CallerContext, clientGravatar: boolean)
   });
   let cached = known;
   if (!cached || reply.users) {
-    cached = { version: reply.version, users: reply.users ?? [], rendered: new Map() };
+    const users = reply.users ?? [];
+    const active = users.filter((u) => u.is_active);
+    const at = new Map(active.map((u, i) => [u.user_id, i]));
+    cached = { version: reply.version, users, active, at, rendered: new Map() };
     byRealm.set(key, cached);
   }
-  let rendered = cached.rendered.get(clientGravatar);
+  const me = caller.principal;
+  const classViewer = { user_id: -1, role: addressClass(me.role) };
+  const renderingKey = `${clientGravatar}:${classViewer.role}`;
+  let rendered = cached.rendered.get(renderingKey);
   if (!rendered) {
-    const render = (users: UserProfile[]) =>
-      new RawJson(JSON.stringify(users.map((u) => renderUser(u, clientGravatar))));
-    rendered = {
-      active: render(cached.users.filter((u) => u.is_active)),
-      nonActive: render(cached.users.filter((u) => !u.is_active)),
-    };
-    cached.rendered.set(clientGravatar, rendered);
+    const nonActive = render(
+      cached.users.filter((u) => !u.is_active),
+      classViewer,
+      clientGravatar,
+    );
+    rendered = { active: joined(render(cached.active, classViewer, clientGravatar)), nonActive: joined(nonActive) };
+    cached.rendered.set(renderingKey, rendered);
   }
-  return { users: cached.users, ...rendered };
+  const mine = cached.at.get(me.user_id);
+  const own = mine !== undefined ? cached.active[mine]! : undefined;
+  if (mine === undefined || !own || seesAddress(classViewer, own)) return { users: cached.users, ...rendered };
+  rendered.rows ??= render(cached.active, classViewer, clientGravatar);
+  const rows = [...rendered.rows];
+  rows[mine] = JSON.stringify(renderUser(own, me, clientGravatar));
+  return { users: cached.users, active: joined(rows), nonActive: rendered.nonActive };
 }

@@ -60,7 +60,7 @@ export async function spectatorRegister(
   if (wants('realm_user')) {
     const users = await actors.ask(realm, { type: 'realm.listUsers' });
     // Spectators never see an address meant for delivery.
-    const render = (u: UserProfile) => ({ ...renderUser(u, false), delivery_email: null });
+    const render = (u: UserProfile) => renderUser(u, null, false);
     body.realm_users = users.filter((u) => u.is_active).map(render);
     body.realm_non_active_users = [];
   }
