@@ -7,7 +7,7 @@ import {
   type UserRef,
 } from '@chat/protocol';
 import { groupsByName } from './groups/model.js';
-import { toPrincipal } from './profile.js';
+import { apiEmailOf, toPrincipal } from './profile.js';
 import type { Account, RealmState } from './state.js';
 import type { RealmHandlers } from './state.js';
 import type { RealmProtocol } from '@chat/protocol';
@@ -32,7 +32,7 @@ const noChannel = (name: string) =>
 
 export const toUserRef = (a: Account): UserRef => ({
   user_id: a.id,
-  email: a.apiEmail ?? a.email,
+  email: apiEmailOf(a),
   full_name: a.fullName,
   role: a.role,
   is_bot: a.botType !== null,
