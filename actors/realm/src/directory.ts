@@ -45,7 +45,7 @@ export const toUserRef = (a: Account): UserRef => ({
  * it: the real address of those who show it, the placeholder of those who
  * hide it (never their real one, which would tell whose it is).
  */
-function byApiEmail(state: RealmState, email: string): Account | undefined {
+export function byApiEmail(state: RealmState, email: string): Account | undefined {
   const lower = email.trim().toLowerCase();
   const id = state.byEmail[lower];
   const account = id !== undefined ? state.accounts[id] : undefined;

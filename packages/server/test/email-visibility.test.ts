@@ -148,6 +148,10 @@ test('lookups by address: the placeholder finds anyone, the real address only fo
     user_id: target.user_id,
     delivery_email: null,
   });
+  // So does presence by address: the real one of a hidden user names nobody.
+  await target.client.post('/users/me/presence', { status: 'active' });
+  await succeeds('GET', '/users/{user_id_or_email}/presence', t.context.hamlet.get(`/users/${api}/presence`));
+  await refused(t, t.context.hamlet.get(`/users/${encodeURIComponent(target.email)}/presence`), 'No such user');
   // Direct messages take the API address; the hidden real one names nobody.
   await succeeds('POST', '/messages', t.context.hamlet.post('/messages', { type: 'direct', to: api, content: 'hi' }));
   await refused(

@@ -9,6 +9,7 @@ import {
 import type { ActorContext, Decision } from '@chat/runtime';
 import { toEveryone } from '../broadcast.js';
 import { apiEmailOf } from '../profile.js';
+import { byApiEmail } from '../directory.js';
 import type { Account, RealmEvent, RealmState } from '../state.js';
 import { isInvisible } from './status.js';
 import type { RealmHandlers } from '../state.js';
@@ -127,8 +128,8 @@ function presences(ctx: Ctx, query: Extract<OwnCommand, { type: 'realm.presences
 
 function userPresence(ctx: Ctx, user: number | string) {
   const state = ctx.state;
-  const id = typeof user === 'number' ? user : state.byEmail[user.toLowerCase()];
-  const account = id === undefined ? undefined : state.accounts[id];
+  // By address: the API one, so a hidden real address names nobody (directory.ts).
+  const account = typeof user === 'number' ? state.accounts[user] : byApiEmail(state, user);
   if (!account || (typeof user === 'string' && !account.isActive)) throw new ChatError('BAD_REQUEST', 'No such user');
   if (account.botType !== null) throw new ChatError('BAD_REQUEST', 'Presence is not supported for bot users.');
   const row = state.presence?.[account.id];
