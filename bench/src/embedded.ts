@@ -6,7 +6,7 @@ import { ServerProcess } from '@chat/testkit';
 import { createUsersInBulk, SERVER_MAIN } from './bulk.js';
 import type { Options } from './config/args.js';
 import { Http } from './http.js';
-import { sampleProcess } from './proc.js';
+import { sampleProcessTree } from './proc.js';
 import type { Progress } from './progress.js';
 import { adminCredentials, sizeKey, subscribeAll, type Manifest, type RealmShape } from './setup.js';
 import { stillWanted, type Cleanups, type Target } from './target.js';
@@ -101,7 +101,7 @@ export async function openEmbedded(
       manifest,
       setup: { fromCache, seconds: Math.round((Date.now() - began) / 100) / 10 },
       pid: running.pid,
-      sample: () => sampleProcess(running.pid),
+      sample: () => sampleProcessTree(running.pid),
       async stop() {
         http.close();
         await cleanup();

@@ -1,5 +1,5 @@
 import { execFileSync } from 'node:child_process';
-import { readFileSync } from 'node:fs';
+import { readdirSync, readFileSync } from 'node:fs';
 
 export interface ProcSample {
   rssBytes: number;
@@ -64,6 +64,31 @@ export function sampleProcesses(pids: Array<{ name: string; pid: number }>): Pro
   if (processes.length === 0) return undefined;
   const sum = (field: 'rssBytes' | 'peakRssBytes' | 'cpuSeconds') => processes.reduce((n, p) => n + p[field], 0);
   return { rssBytes: sum('rssBytes'), peakRssBytes: sum('peakRssBytes'), cpuSeconds: sum('cpuSeconds'), processes };
+}
+
+/** The processes `pid` started that still run (an embedded server's edge workers). */
+function childrenOf(pid: number): number[] {
+  try {
+    return readdirSync(`/proc/${pid}/task`).flatMap((task) =>
+      readFileSync(`/proc/${pid}/task/${task}/children`, 'utf8').split(' ').filter(Boolean).map(Number),
+    );
+  } catch {
+    return [];
+  }
+}
+
+/**
+ * A process and the processes it started (an embedded server with
+ * `EDGE_WORKERS`: its edge workers), summed as `sampleProcesses` does; just
+ * the process when it started none.
+ */
+export function sampleProcessTree(pid: number | undefined): ProcSample | undefined {
+  const children = pid === undefined ? [] : childrenOf(pid);
+  if (children.length === 0) return sampleProcess(pid);
+  return sampleProcesses([
+    { name: 'server', pid: pid! },
+    ...children.map((child, i) => ({ name: `edge-worker-${i}`, pid: child })),
+  ]);
 }
 
 /** The file-descriptor limit of this process (each live queue holds a socket on both sides). */

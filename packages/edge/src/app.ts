@@ -56,7 +56,7 @@ export function createEdgeApp(options: EdgeAppOptions): Koa<EdgeState> {
   app.silent = true;
   app.on('error', (err: unknown) => logger.error({ err }, 'koa error'));
 
-  const router = new Router<EdgeState>();
+  const router = new RouteGroups();
   const deps = {
     actors: options.actors,
     authenticate: options.authenticate,
@@ -104,4 +104,44 @@ function unmatched(ctx: Koa.ParameterizedContext<EdgeState> & Partial<RouterCont
   const allowed = new Set((ctx.matched ?? []).flatMap((layer) => layer.methods));
   if (allowed.size > 0) throw new MethodNotAllowed([...allowed]);
   throw new ChatError('NOT_FOUND', 'Endpoint does not exist');
+}
+
+/** `/api/v1/users/…` → `/api/v1/users`: the prefix and the first segment after it, in lower case. */
+function groupOf(path: string): string {
+  const lower = path.toLowerCase();
+  const prefix = /^\/(api\/v1|json)(?=\/)/.exec(lower)?.[0] ?? '';
+  const end = lower.indexOf('/', prefix.length + 1);
+  return end < 0 ? lower : lower.slice(0, end);
+}
+
+/**
+ * One router per group of paths (`groupOf`), so that a request tests the
+ * patterns of its own group (a few) instead of every route's under both
+ * prefixes (the router tries them one by one: 3.8% of the server's busy
+ * time in a chat run). A path can only match routes of its own group, so
+ * what matches, and the 405 of a known path, are as with one router.
+ * Lower case because the router matches without regard to case.
+ */
+type Handler = Parameters<Router<EdgeState>['register']>[2];
+type Routes = ReturnType<Router<EdgeState>['routes']>;
+
+class RouteGroups {
+  private readonly routers = new Map<string, Router<EdgeState>>();
+
+  register(path: string, methods: string[], middleware: Handler): void {
+    const group = groupOf(path);
+    if (group.includes(':')) throw new Error(`A route's first segment must be fixed: ${path}`);
+    let router = this.routers.get(group);
+    if (!router) this.routers.set(group, (router = new Router<EdgeState>()));
+    router.register(path, methods, middleware);
+  }
+
+  get(path: string, middleware: Handler): void {
+    this.register(path, ['GET'], middleware);
+  }
+
+  routes(): Routes {
+    const served = new Map([...this.routers].map(([group, router]) => [group, router.routes()]));
+    return ((ctx, next) => served.get(groupOf(ctx.path))?.(ctx, next) ?? next()) as Routes;
+  }
 }

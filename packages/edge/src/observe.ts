@@ -3,6 +3,7 @@ import type { Context, Next } from 'koa';
 import type { Logger } from 'pino';
 import type { EdgeMetrics } from './metrics.js';
 import type { EdgeState } from './state.js';
+import { lazyChild } from './logger.js';
 
 const SANE_REQUEST_ID = /^[A-Za-z0-9_-]{1,64}$/;
 
@@ -23,10 +24,10 @@ export function observe(logger: Logger, metrics: EdgeMetrics) {
     const requestId = requestIdOf(ctx.get('X-Request-Id') || undefined);
     ctx.set('X-Request-Id', requestId);
     ctx.state.requestId = requestId;
-    // Handlers get `ctx.state.log`, which gains the user id once known; the
-    // request line uses this one and names the user itself.
-    const log = logger.child({ requestId });
-    ctx.state.log = log;
+    // Handlers get `ctx.state.log`, which gains the user id once known (both
+    // children made only if something logs through them); the request line
+    // names the request and the user itself.
+    ctx.state.log = lazyChild(logger, { requestId });
     try {
       await next();
     } finally {
@@ -36,6 +37,7 @@ export function observe(logger: Logger, metrics: EdgeMetrics) {
       metrics.requests.inc({ method: ctx.method, route, status: String(status) });
       metrics.duration.observe({ method: ctx.method, route }, seconds);
       const line = {
+        requestId,
         method: ctx.method,
         route,
         ...(ctx.state.secretPath ? {} : { path: ctx.path }),
@@ -43,8 +45,8 @@ export function observe(logger: Logger, metrics: EdgeMetrics) {
         durationMs: Math.round(seconds * 1e6) / 1e3,
         userId: ctx.state.principal?.user_id,
       };
-      if (status >= 500) log.error(line, 'request');
-      else log.info(line, 'request');
+      if (status >= 500) logger.error(line, 'request');
+      else logger.info(line, 'request');
     }
   };
 }

@@ -9,6 +9,7 @@ import type { RateLimiter } from './rate-limit.js';
 import type { RequestInfo, Route } from './route.js';
 import type { EdgeState } from './state.js';
 import { jsonBody } from './raw-json.js';
+import { lazyChild } from './logger.js';
 
 export interface PipelineDeps {
   actors: ActorClient;
@@ -53,7 +54,7 @@ export function routeMiddleware(route: Route, deps: PipelineDeps, prefix: '/api/
         : await principalFor(route.auth, ctx.get('Authorization') || undefined, deps.authenticate, authRequest);
     if (principal) {
       ctx.state.principal = principal;
-      ctx.state.log = log.child({ userId: principal.user_id });
+      ctx.state.log = lazyChild(log, { userId: principal.user_id });
     }
     // After authentication, so that the count is the account's, and before the body is read.
     await deps.rateLimiter?.request(ctx.state, principal, ctx.ip);

@@ -74,6 +74,25 @@ test('a known path with another method is a 405 envelope with Allow', async (t) 
   t.is(reply.headers.get('allow'), 'POST');
 });
 
+test('a route is found whatever the case of its path and with a trailing slash, under both prefixes', async (t) => {
+  for (const path of [
+    '/api/v1/users/me',
+    '/API/V1/Users/Me',
+    '/api/v1/users/me/',
+    '/json/users/me',
+    '/Json/Users/me',
+  ]) {
+    const reply = await call(t.context.baseUrl, 'GET', path, { auth: IAGO });
+    t.is(reply.status, 200, path);
+    t.like(reply.body, { result: 'success', user_id: 11 }, path);
+  }
+  for (const path of ['/api/v1/users', '/api/v1/usersx/me', '/api/v1//users/me', '/users/me']) {
+    const reply = await call(t.context.baseUrl, 'GET', path, { auth: IAGO });
+    t.is(reply.status, 404, path);
+  }
+  t.is((await call(t.context.baseUrl, 'PUT', '/API/v1/Messages/', { auth: IAGO })).status, 405);
+});
+
 test('a plain Error is a 500 envelope that reveals nothing, logged with stack and request id', async (t) => {
   const reply = await call(t.context.baseUrl, 'GET', '/api/v1/crash', { headers: { 'X-Request-Id': 'crash-1' } });
   t.is(reply.status, 500);

@@ -66,11 +66,15 @@ export class LocalFileStore implements FileStore {
     this.tmpDir = join(root, 'tmp');
   }
 
-  static async open(root: string): Promise<LocalFileStore> {
+  /**
+   * `clearTmp: false` keeps `tmp/`: another process (an edge worker beside
+   * the one that opened the folder first) may be writing there.
+   */
+  static async open(root: string, { clearTmp = true } = {}): Promise<LocalFileStore> {
     const store = new LocalFileStore(resolve(root));
     await mkdir(store.filesDir, { recursive: true });
     // Anything left in tmp is an upload a crash interrupted: never visible, so drop it.
-    await rm(store.tmpDir, { recursive: true, force: true });
+    if (clearTmp) await rm(store.tmpDir, { recursive: true, force: true });
     await mkdir(store.tmpDir, { recursive: true });
     return store;
   }

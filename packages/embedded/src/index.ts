@@ -2,3 +2,11 @@ export { InProcessTransport, type InProcessTransportOptions } from './transport.
 export { FileJournal, type FileJournalOptions, type JournalStats } from './journal/file-journal.js';
 export { LevelStore } from './store.js';
 export { LocalFileStore } from './files.js';
+export {
+  ChannelTransport,
+  serveChannel,
+  type Channel,
+  type ChannelCalls,
+  type Downward,
+  type Upward,
+} from './channel-transport.js';

@@ -17,7 +17,7 @@ import {
   type Answer,
   type Change,
 } from './plan.js';
-import type { StoreWrite } from './ports/index.js';
+import { JsonText, type StoreWrite } from './ports/index.js';
 import { IdempotencyCache, type JournalEntry, type Snapshot } from './records.js';
 import { ActorTimers } from './timers.js';
 
@@ -330,5 +330,5 @@ export function applyEntry(
   return rows;
 }
 
-/** A copy of a reply as it would go on the wire. */
-const frozen = (reply: unknown): unknown => (reply === undefined ? null : JSON.parse(JSON.stringify(reply)));
+/** A copy of a reply as it goes on the wire: its JSON text, sent as it is (`toWire`). */
+const frozen = (reply: unknown): JsonText => new JsonText(JSON.stringify(reply ?? null));

@@ -15,6 +15,9 @@ import { openSharedRateLimits } from './cluster-rate-limits.js';
 import type { Config } from './config.js';
 import type { Backend } from './server.js';
 
+/** In a cluster the queue's host may die while a poll waits there: a poll asks again this often. */
+const CLUSTER_POLL_SLICE_MS = 5_000;
+
 /** Asks waiting for a shard to find its new owner, per process; more fail at once with OVERLOADED. */
 const MAX_WAITING_ASKS = 1000;
 
@@ -51,6 +54,8 @@ export async function connectEdgeBackend(config: Config, cluster: ClusterConfig,
   return {
     actors,
     files,
+    shared: true,
+    pollSliceMs: CLUSTER_POLL_SLICE_MS,
     ...(limits && { rateLimitStores: limits.stores }),
     async close() {
       shardMap.close();

@@ -18,6 +18,8 @@ export interface Config {
   /** String id of the realm served when the Host names no other. */
   defaultRealm: string;
   shardCount: number;
+  /** Embedded: processes serving HTTP beside the one holding the actors (EDGE_WORKERS); 0: one process does both. */
+  edgeWorkers: number;
   askTimeoutMs: number;
   mailboxCapacity: number;
   passivateAfterMs: number;
@@ -104,6 +106,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env, overrides: Part
     externalUrl: env.EXTERNAL_URL || undefined,
     defaultRealm: env.DEFAULT_REALM ?? 'zulip',
     shardCount: integer(env, 'SHARD_COUNT', 16),
+    edgeWorkers: integer(env, 'EDGE_WORKERS', 0),
     askTimeoutMs: integer(env, 'ASK_TIMEOUT_MS', 10_000),
     mailboxCapacity: integer(env, 'MAILBOX_CAPACITY', 1000),
     passivateAfterMs: integer(env, 'PASSIVATE_AFTER_MS', 5 * 60_000),

@@ -10,6 +10,7 @@ import { DEV_REALM } from './dev-realm.js';
 import { DataFormatError } from './data-format.js';
 import { startEmbeddedNode } from './node.js';
 import { startServer } from './server.js';
+import { startEdgeWorkers } from './edge-workers.js';
 import { OUTBOX_USAGE, outboxCommand } from './outbox.js';
 import { createLogger } from '@chat/edge';
 
@@ -35,9 +36,19 @@ async function start(): Promise<void> {
     console.error(`Actor host ${cluster.hostId} of cluster '${cluster.namespace}' is serving its shards`);
     return; // Nest's shutdown hooks hand the shards off on SIGTERM and SIGINT.
   }
-  const backend = role === 'edge' ? await connectEdgeBackend(config, readClusterConfig(), log) : undefined;
-  const server = await startServer(config, backend);
-  const where = role === 'edge' ? `cluster '${readClusterConfig().namespace}'` : `data: ${config.dataDir}`;
+  const fatal = (err: Error) => {
+    console.error(`\n${err.message}: stopping`);
+    void server.close().finally(() => process.exit(1));
+  };
+  const server =
+    role === 'embedded' && config.edgeWorkers > 0
+      ? await startEdgeWorkers(config, log, fatal)
+      : await startServer(
+          config,
+          role === 'edge' ? await connectEdgeBackend(config, readClusterConfig(), log) : undefined,
+        );
+  const workers = role === 'embedded' && config.edgeWorkers > 0 ? `, ${config.edgeWorkers} edge workers` : '';
+  const where = role === 'edge' ? `cluster '${readClusterConfig().namespace}'` : `data: ${config.dataDir}${workers}`;
   // Lines for people go to stderr; stdout carries only the JSON log lines.
   console.error(`\nTeam chat server (${role}, ${config.mode} mode) at ${server.url}  ${where}`);
   if (config.mode === 'development') {

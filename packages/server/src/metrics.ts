@@ -2,25 +2,47 @@ import { Counter, Gauge, type Registry } from 'prom-client';
 import type { Admission } from '@chat/edge';
 import type { EmbeddedNode } from './node.js';
 
-/** Runtime figures next to the edge's: live actors, refusals, journal syncs. */
-export function registerNodeMetrics(registry: Registry, node: EmbeddedNode): void {
-  const stats = node.host.stats;
-  const gauge = (name: string, help: string, read: () => number) =>
+/** The actor host's figures and its journal's, as GET /metrics shows them. */
+export interface NodeFigures {
+  live: number;
+  activations: number;
+  passivations: number;
+  refusedFull: number;
+  checkpoints: number;
+  fsyncs: number;
+  records: number;
+}
+
+export const nodeFigures = (node: EmbeddedNode): NodeFigures => {
+  const { live, activations, passivations, refusedFull, checkpoints } = node.host.stats;
+  const { fsyncs, records } = node.journal.stats;
+  return { live, activations, passivations, refusedFull, checkpoints, fsyncs, records };
+};
+
+/**
+ * Runtime figures next to the edge's: live actors, refusals, journal syncs.
+ * `read` gives them at each scrape (an edge worker asks the process holding the actors).
+ */
+export function registerNodeMetrics(registry: Registry, read: () => NodeFigures | Promise<NodeFigures>): void {
+  let scrape: Promise<NodeFigures> | undefined;
+  // One read per scrape, however many gauges ask: the first gauge starts it, the last one ends it.
+  const figures = () => (scrape ??= Promise.resolve(read()).finally(() => setImmediate(() => (scrape = undefined))));
+  const gauge = (name: string, help: string, pick: (f: NodeFigures) => number) =>
     new Gauge({
       name,
       help,
       registers: [registry],
-      collect() {
-        this.set(read());
+      async collect() {
+        this.set(pick(await figures()));
       },
     });
-  gauge('chat_actors_live', 'Actors in memory', () => stats.live);
-  gauge('chat_actor_activations', 'Actors brought to life since start', () => stats.activations);
-  gauge('chat_actor_passivations', 'Idle actors dropped from memory since start', () => stats.passivations);
-  gauge('chat_mailbox_refusals', 'Messages refused by a full mailbox since start', () => stats.refusedFull);
-  gauge('chat_checkpoints', 'Partition checkpoints since start', () => stats.checkpoints);
-  gauge('chat_journal_fsyncs', 'Journal fsyncs since start', () => node.journal.stats.fsyncs);
-  gauge('chat_journal_records', 'Journal records appended since start', () => node.journal.stats.records);
+  gauge('chat_actors_live', 'Actors in memory', (f) => f.live);
+  gauge('chat_actor_activations', 'Actors brought to life since start', (f) => f.activations);
+  gauge('chat_actor_passivations', 'Idle actors dropped from memory since start', (f) => f.passivations);
+  gauge('chat_mailbox_refusals', 'Messages refused by a full mailbox since start', (f) => f.refusedFull);
+  gauge('chat_checkpoints', 'Partition checkpoints since start', (f) => f.checkpoints);
+  gauge('chat_journal_fsyncs', 'Journal fsyncs since start', (f) => f.fsyncs);
+  gauge('chat_journal_records', 'Journal records appended since start', (f) => f.records);
 }
 
 /** How well credential checks share messages to the realm: checks, and the messages that carried them. */

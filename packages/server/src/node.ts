@@ -5,10 +5,11 @@ import { ActorHost, TransportActorClient, type ActorClient, type Logger, type Po
 import { hostSettings } from './behaviors.js';
 import { checkDataFormat } from './data-format.js';
 import type { Config } from './config.js';
-import { registerNodeMetrics } from './metrics.js';
+import { nodeFigures, registerNodeMetrics } from './metrics.js';
 import type { Backend } from './server.js';
 
-const EMBEDDED_HOST = 'embedded';
+/** The one actor host of the embedded server, which owns every shard. */
+export const EMBEDDED_HOST = 'embedded';
 
 /** Everything behind the edge in one process: adapters, actor host and a client. */
 export interface EmbeddedNode extends Backend {
@@ -50,7 +51,7 @@ export async function startEmbeddedNode(config: Config, log: Logger): Promise<Em
     ports: { transport, journal, store, files },
     files,
     metrics(registry) {
-      registerNodeMetrics(registry, node);
+      registerNodeMetrics(registry, () => nodeFigures(node));
     },
     actors,
     host,

@@ -39,8 +39,6 @@ import { httpPushBouncer } from './push.js';
 import { createMailer } from './mail.js';
 import { createHttpServer } from './client-errors.js';
 
-const CLUSTER_POLL_SLICE_MS = 5_000;
-
 /** What an edge serves from: the actors (in this process, or over the cluster's transport) and the file store. */
 export interface Backend {
   actors: ActorClient;
@@ -49,6 +47,12 @@ export interface Backend {
   rateLimitStores?: RateLimitStores;
   /** Adds the backend's own figures to GET /metrics. */
   metrics?(registry: Registry): void;
+  /** Other edges serve beside this one (a cluster's, or the embedded server's edge workers). */
+  shared?: boolean;
+  /** How late the event loop of the process holding the actors runs, when it is another (an edge worker's). */
+  actorLagMs?(): number;
+  /** A long poll asks again this often (a cluster's queue may change host while a poll waits); unset: never. */
+  pollSliceMs?: number;
   close(): Promise<void>;
 }
 
@@ -92,8 +96,7 @@ export async function startServer(config: Config, backend?: Backend): Promise<Ru
     presenceEventUserLimit: config.presenceEventUserLimit,
     topicDeleteBudgetMs: config.topicDeleteBudgetMs,
     heartbeatMs: config.heartbeatMs,
-    // In a cluster the queue's host may die while a poll waits there: ask again every few seconds.
-    ...(backend && { pollSliceMs: CLUSTER_POLL_SLICE_MS }),
+    ...(node.pollSliceMs && { pollSliceMs: node.pollSliceMs }),
     ...(config.temporaryUrlKey && { temporaryUrlKey: Buffer.from(config.temporaryUrlKey) }),
     files: node.files,
     maxFileUploadSizeMib: config.maxFileUploadSizeMib,
@@ -116,7 +119,18 @@ export async function startServer(config: Config, backend?: Backend): Promise<Ru
     : {};
   const tus = tusUploads({ ...raw, directory: join(config.dataDir, 'tus') });
   const lag = new LagMonitor();
-  const admission = new Admission(config.admission, lag);
+  // An edge worker also refuses work when the loop of the actors it asks runs late.
+  const actorLagMs = node.actorLagMs;
+  const admission = new Admission(
+    config.admission,
+    actorLagMs
+      ? {
+          get lagMs() {
+            return Math.max(lag.lagMs, actorLagMs());
+          },
+        }
+      : lag,
+  );
   admissionMetrics(metrics, admission);
   const app = createEdgeApp({
     routes: apiRoutes(options),
@@ -144,13 +158,13 @@ export async function startServer(config: Config, backend?: Backend): Promise<Ru
   });
   server.on('request', app.callback());
   // Calls to outgoing webhook bots that a stopped process left owed. Embedded, nothing else is
-  // making calls, so every owed one is due at once; a cluster edge leaves the last minute's to
-  // the edges that may still be making them (OWED_WEBHOOK_GRACE_MS, a minute).
+  // making calls, so every owed one is due at once; an edge beside others (a cluster's, an edge
+  // worker) leaves the last minute's to those that may still be making them (OWED_WEBHOOK_GRACE_MS).
   const grace = config.owedWebhookGraceMs;
   const stopSweep = sweepOwedWebhooks(
     node.actors,
     config.defaultRealm,
-    Date.now() - (backend ? grace : 0),
+    Date.now() - (node.shared ? grace : 0),
     options,
     log,
     Math.min(30_000, grace / 2),

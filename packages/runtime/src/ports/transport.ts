@@ -1,4 +1,4 @@
-import { decode, encode } from '@chat/protocol';
+import { decode } from '@chat/protocol';
 
 /**
  * Subject-addressed messaging with request/reply, shaped after NATS so that
@@ -61,9 +61,34 @@ export class Carried extends Uint8Array {
   }
 }
 
+/**
+ * A value already written as JSON text (a reply copied as of its decision,
+ * `cell.ts`): as the `body` of what is sent, the text goes out as it is
+ * instead of being parsed back and written again. Anything else that writes
+ * it as JSON gets the same value (`toJSON`).
+ */
+export class JsonText {
+  constructor(readonly text: string) {}
+  toJSON(): unknown {
+    return JSON.parse(this.text);
+  }
+}
+
+const encoder = new TextEncoder();
+
 /** What to send: the value's JSON text when the transport carries it in this process, else its JSON bytes. */
-export const toWire = (transport: Transport, value: unknown): Uint8Array =>
-  transport.carriesValues ? new Carried(JSON.stringify(value)) : encode(value);
+export const toWire = (transport: Transport, value: unknown): Uint8Array => {
+  const text = jsonOf(value);
+  return transport.carriesValues ? new Carried(text) : encoder.encode(text);
+};
+
+/** `JSON.stringify(value)`, with a `body` that is `JsonText` written as its text. */
+function jsonOf(value: unknown): string {
+  const body = (value as { body?: unknown } | null)?.body;
+  if (!(body instanceof JsonText)) return JSON.stringify(value);
+  const rest = JSON.stringify({ ...(value as object), body: undefined });
+  return `${rest.slice(0, -1)}${rest.length > 2 ? ',' : ''}"body":${body.text}}`;
+}
 
 /** The value of a received message, whichever way it came: always a copy of its own. */
 export const fromWire = <T>(data: Uint8Array): T =>

@@ -1,0 +1,180 @@
+import {
+  Carried,
+  NoResponders,
+  TransportTimeout,
+  type Subscription,
+  type Transport,
+  type TransportHandler,
+} from '@chat/runtime';
+
+/**
+ * What a message between two processes (or threads) goes over: a child
+ * process's IPC channel (`process`, a cluster `Worker`) or a `MessagePort`
+ * seen the same way. Messages are structured-cloned, so a string or a byte
+ * array crosses as it is.
+ */
+export interface Channel {
+  send(message: unknown): unknown;
+  on(event: 'message', listener: (message: unknown) => void): unknown;
+}
+
+/** The JSON text of a `Carried` message, or the bytes of any other. */
+type Payload = { x: string } | { b: Uint8Array };
+
+/** From the side that has no actors (an edge worker) to the side that has them. */
+export type Upward =
+  | ({ t: 'req'; id: number; s: string; ms: number } & Payload)
+  | ({ t: 'pub'; s: string } & Payload)
+  | { t: 'call'; id: number; op: string; a: unknown };
+
+/** The answers: a reply, or a failure by the name of its error class. */
+export type Downward = ({ t: 'rep'; id: number } & Payload) | { t: 'err'; id: number; n: string; m: string };
+
+/**
+ * Sends in batches: the messages of one turn of the event loop go as one
+ * array, one write and one read on each side instead of one per message.
+ * A send to a channel that has closed is dropped, as a closed connection's.
+ */
+function batched(channel: Channel): (message: unknown) => void {
+  let batch: unknown[] | undefined;
+  const flush = () => {
+    const messages = batch!;
+    batch = undefined;
+    try {
+      channel.send(messages.length === 1 ? messages[0] : messages);
+    } catch {
+      /* the channel closed */
+    }
+  };
+  return (message) => {
+    if (batch) return void batch.push(message);
+    batch = [message];
+    setImmediate(flush);
+  };
+}
+
+/** Each message received, whether it came alone or in a batch. */
+function onMessages(channel: Channel, listener: (message: unknown) => void): void {
+  channel.on('message', (raw) => {
+    if (Array.isArray(raw)) for (const message of raw) listener(message);
+    else listener(raw);
+  });
+}
+
+const payload = (data: Uint8Array): Payload => (data instanceof Carried ? { x: data.text } : { b: data });
+const unpack = (p: Payload): Uint8Array => ('x' in p ? new Carried(p.x) : p.b);
+
+interface Pending {
+  resolve(value: unknown): void;
+  reject(err: Error): void;
+  timer?: NodeJS.Timeout;
+}
+
+/**
+ * A transport that sends every ask and tell over a channel to the side that
+ * holds the actors (`serveChannel`), as the JSON text the in-process
+ * transport carries (`Carried`). It only sends: an edge serves no subjects.
+ * `call` asks the other side's named operations (shared rate limits, the
+ * actor host's figures).
+ */
+export class ChannelTransport implements Transport {
+  readonly carriesValues = true;
+  private readonly pending = new Map<number, Pending>();
+  private next = 1;
+  private closed = false;
+  private readonly send: (message: Upward) => void;
+
+  constructor(channel: Channel) {
+    this.send = batched(channel);
+    onMessages(channel, (message) => this.receive(message as Downward));
+  }
+
+  request(subject: string, data: Uint8Array, timeoutMs: number): Promise<Uint8Array> {
+    return this.exchange<Uint8Array>({ t: 'req', id: 0, s: subject, ms: timeoutMs, ...payload(data) }, timeoutMs);
+  }
+
+  publish(subject: string, data: Uint8Array): void {
+    if (!this.closed) this.send({ t: 'pub', s: subject, ...payload(data) });
+  }
+
+  subscribe(subject: string, _handler: TransportHandler): Subscription {
+    throw new Error(`an edge worker serves no subjects (asked for ${subject})`);
+  }
+
+  /** Asks the other side's operation `op`. */
+  call<T>(op: string, args: unknown): Promise<T> {
+    return this.exchange<Carried>({ t: 'call', id: 0, op, a: args }).then((reply) => JSON.parse(reply.text) as T);
+  }
+
+  async close(): Promise<void> {
+    this.closed = true;
+    for (const entry of this.pending.values()) entry.reject(new Error('transport closed'));
+    this.pending.clear();
+  }
+
+  private exchange<T>(message: Extract<Upward, { id: number }>, timeoutMs?: number): Promise<T> {
+    if (this.closed) return Promise.reject(new Error('transport is closed'));
+    const id = this.next++;
+    return new Promise<T>((resolve, reject) => {
+      const entry: Pending = { resolve: resolve as (value: unknown) => void, reject };
+      // The other side times the ask out too; this one covers a channel that went quiet.
+      if (timeoutMs !== undefined)
+        entry.timer = setTimeout(() => {
+          this.pending.delete(id);
+          reject(new TransportTimeout(`no reply on ${(message as { s: string }).s} within ${timeoutMs} ms`));
+        }, timeoutMs + 1000);
+      this.pending.set(id, entry);
+      this.send({ ...message, id });
+    });
+  }
+
+  private receive(message: Downward): void {
+    const entry = this.pending.get(message.id);
+    if (!entry) return; // not a reply (the worker's own messages), or one that came too late
+    this.pending.delete(message.id);
+    clearTimeout(entry.timer);
+    if (message.t === 'err') entry.reject(rebuild(message.n, message.m));
+    else entry.resolve('x' in message || 'b' in message ? unpack(message) : undefined);
+  }
+}
+
+function rebuild(name: string, message: string): Error {
+  if (name === 'TransportTimeout') return new TransportTimeout(message);
+  if (name === 'NoResponders') return new NoResponders(message);
+  return new Error(message);
+}
+
+/** The other side's operations a `ChannelTransport` may `call`. */
+export type ChannelCalls = Record<string, (args: never) => Promise<unknown> | unknown>;
+
+/**
+ * Serves a `ChannelTransport` from the side that holds the actors: each ask
+ * and tell goes on over `transport` (the in-process one), each reply back.
+ */
+export function serveChannel(channel: Channel, transport: Transport, calls: ChannelCalls = {}): void {
+  const send: (message: Downward) => void = batched(channel);
+  const fail = (id: number, err: unknown) => {
+    const { name, message } = err instanceof Error ? err : new Error(String(err));
+    send({ t: 'err', id, n: name, m: message });
+  };
+  onMessages(channel, (raw) => {
+    const message = raw as Upward;
+    if (message.t === 'pub') {
+      transport.publish(message.s, unpack(message));
+    } else if (message.t === 'req') {
+      transport.request(message.s, unpack(message), message.ms).then(
+        (reply) => send({ t: 'rep', id: message.id, ...payload(reply) }),
+        (err: unknown) => fail(message.id, err),
+      );
+    } else if (message.t === 'call') {
+      const call = calls[message.op];
+      if (!call) return fail(message.id, new Error(`no operation ${message.op}`));
+      Promise.resolve()
+        .then(() => call(message.a as never))
+        .then(
+          (value) => send({ t: 'rep', id: message.id, x: JSON.stringify(value ?? null) }),
+          (err: unknown) => fail(message.id, err),
+        );
+    }
+  });
+}
