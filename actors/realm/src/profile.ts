@@ -2,10 +2,13 @@ import { uploadedAvatarUrl, type Principal, type UserProfile } from '@chat/proto
 import { groupsContaining } from './groups/model.js';
 import type { Account, RealmState } from './state.js';
 
+/** The address others see: the placeholder while the account hides its real one (accounts/email-visibility.ts). */
+export const apiEmailOf = (account: Account): string => account.apiEmail ?? account.email;
+
 export function toProfile(account: Account): UserProfile {
   return {
     user_id: account.id,
-    email: account.apiEmail ?? account.email,
+    email: apiEmailOf(account),
     delivery_email: account.email,
     ...(account.emailVisibility !== undefined && { email_address_visibility: account.emailVisibility }),
     full_name: account.fullName,

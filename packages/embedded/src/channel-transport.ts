@@ -30,6 +30,37 @@ export type Upward =
 /** The answers: a reply, or a failure by the name of its error class. */
 export type Downward = ({ t: 'rep'; id: number } & Payload) | { t: 'err'; id: number; n: string; m: string };
 
+/**
+ * Sends in batches: the messages of one turn of the event loop go as one
+ * array, one write and one read on each side instead of one per message.
+ * A send to a channel that has closed is dropped, as a closed connection's.
+ */
+function batched(channel: Channel): (message: unknown) => void {
+  let batch: unknown[] | undefined;
+  const flush = () => {
+    const messages = batch!;
+    batch = undefined;
+    try {
+      channel.send(messages.length === 1 ? messages[0] : messages);
+    } catch {
+      /* the channel closed */
+    }
+  };
+  return (message) => {
+    if (batch) return void batch.push(message);
+    batch = [message];
+    setImmediate(flush);
+  };
+}
+
+/** Each message received, whether it came alone or in a batch. */
+function onMessages(channel: Channel, listener: (message: unknown) => void): void {
+  channel.on('message', (raw) => {
+    if (Array.isArray(raw)) for (const message of raw) listener(message);
+    else listener(raw);
+  });
+}
+
 const payload = (data: Uint8Array): Payload => (data instanceof Carried ? { x: data.text } : { b: data });
 const unpack = (p: Payload): Uint8Array => ('x' in p ? new Carried(p.x) : p.b);
 
@@ -51,9 +82,11 @@ export class ChannelTransport implements Transport {
   private readonly pending = new Map<number, Pending>();
   private next = 1;
   private closed = false;
+  private readonly send: (message: Upward) => void;
 
-  constructor(private readonly channel: Channel) {
-    channel.on('message', (message) => this.receive(message as Downward));
+  constructor(channel: Channel) {
+    this.send = batched(channel);
+    onMessages(channel, (message) => this.receive(message as Downward));
   }
 
   request(subject: string, data: Uint8Array, timeoutMs: number): Promise<Uint8Array> {
@@ -61,7 +94,7 @@ export class ChannelTransport implements Transport {
   }
 
   publish(subject: string, data: Uint8Array): void {
-    if (!this.closed) this.channel.send({ t: 'pub', s: subject, ...payload(data) } satisfies Upward);
+    if (!this.closed) this.send({ t: 'pub', s: subject, ...payload(data) });
   }
 
   subscribe(subject: string, _handler: TransportHandler): Subscription {
@@ -91,13 +124,13 @@ export class ChannelTransport implements Transport {
           reject(new TransportTimeout(`no reply on ${(message as { s: string }).s} within ${timeoutMs} ms`));
         }, timeoutMs + 1000);
       this.pending.set(id, entry);
-      this.channel.send({ ...message, id });
+      this.send({ ...message, id });
     });
   }
 
   private receive(message: Downward): void {
     const entry = this.pending.get(message.id);
-    if (!entry) return;
+    if (!entry) return; // not a reply (the worker's own messages), or one that came too late
     this.pending.delete(message.id);
     clearTimeout(entry.timer);
     if (message.t === 'err') entry.reject(rebuild(message.n, message.m));
@@ -119,19 +152,12 @@ export type ChannelCalls = Record<string, (args: never) => Promise<unknown> | un
  * and tell goes on over `transport` (the in-process one), each reply back.
  */
 export function serveChannel(channel: Channel, transport: Transport, calls: ChannelCalls = {}): void {
-  // A reply to a worker that has gone is dropped, as a closed connection's would be.
-  const send = (message: Downward) => {
-    try {
-      channel.send(message);
-    } catch {
-      /* the channel closed */
-    }
-  };
+  const send: (message: Downward) => void = batched(channel);
   const fail = (id: number, err: unknown) => {
     const { name, message } = err instanceof Error ? err : new Error(String(err));
     send({ t: 'err', id, n: name, m: message });
   };
-  channel.on('message', (raw) => {
+  onMessages(channel, (raw) => {
     const message = raw as Upward;
     if (message.t === 'pub') {
       transport.publish(message.s, unpack(message));

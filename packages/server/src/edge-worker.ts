@@ -29,7 +29,13 @@ async function main(): Promise<void> {
       transport.call('rateLimitHit', { kind, key, limit, windowMs } satisfies RateLimitCall),
     reset: (key) => transport.call('rateLimitReset', { kind, key, limit: 0, windowMs: 0 } satisfies RateLimitCall),
   });
+  // The first process says how late its loop runs, every LAG_EVERY_MS (edge-workers.ts).
+  let actorLag = 0;
+  process.on('message', (message: { t?: string; ms?: number }) => {
+    if (message.t === 'lag') actorLag = message.ms ?? 0;
+  });
   const backend: Backend = {
+    actorLagMs: () => actorLag,
     actors,
     files,
     shared: true,

@@ -3,7 +3,7 @@ import { once } from 'node:events';
 import type { AddressInfo } from 'node:net';
 import { fileURLToPath } from 'node:url';
 import { serveChannel, type ChannelCalls } from '@chat/embedded';
-import { MemoryRateLimitStore, type RateLimitStores } from '@chat/edge';
+import { LagMonitor, MemoryRateLimitStore, type RateLimitStores } from '@chat/edge';
 import type { Logger } from '@chat/runtime';
 import type { Config } from './config.js';
 import { ensureDevRealm } from './dev-realm.js';
@@ -14,6 +14,8 @@ import type { RunningServer } from './server.js';
 /** A worker that dies this many times within RESTART_WINDOW_MS stops the server instead of starting again. */
 const MAX_RESTARTS = 5;
 const RESTART_WINDOW_MS = 60_000;
+/** How often the workers hear how late this process's loop runs (their admission counts it). */
+const LAG_EVERY_MS = 100;
 /** A worker told to stop that is still running after this long is killed. */
 const STOP_GRACE_MS = 10_000;
 
@@ -30,7 +32,8 @@ export interface RateLimitCall {
  * (`edge-worker.ts`, the `cluster` module sharing the listening port) and
  * the actors in this one. Each worker's asks and tells come here over its
  * IPC channel and go on over the in-process transport; rate limits are
- * counted here, so they hold across workers. A worker that dies is started
+ * counted here, so they hold across workers, and the workers' admission
+ * hears how late this process's loop runs. A worker that dies is started
  * again; one that keeps dying stops the server (`onFatal`).
  */
 export async function startEdgeWorkers(
@@ -101,12 +104,18 @@ export async function startEdgeWorkers(
     await node.close();
     throw err;
   }
+  const lag = new LagMonitor();
+  const tellLag = setInterval(() => {
+    for (const worker of workers) if (worker.isConnected()) worker.send({ t: 'lag', ms: lag.lagMs });
+  }, LAG_EVERY_MS);
   log.info({ port, workers: config.edgeWorkers, dataDir: config.dataDir }, 'edge workers listening');
   return {
     url: `http://${config.bindHost}:${port}`,
     node,
     async close() {
       stopping = true;
+      clearInterval(tellLag);
+      lag.stop();
       await Promise.all(
         [...workers].map(async (worker) => {
           const exited = once(worker, 'exit');

@@ -49,6 +49,8 @@ export interface Backend {
   metrics?(registry: Registry): void;
   /** Other edges serve beside this one (a cluster's, or the embedded server's edge workers). */
   shared?: boolean;
+  /** How late the event loop of the process holding the actors runs, when it is another (an edge worker's). */
+  actorLagMs?(): number;
   /** A long poll asks again this often (a cluster's queue may change host while a poll waits); unset: never. */
   pollSliceMs?: number;
   close(): Promise<void>;
@@ -117,7 +119,18 @@ export async function startServer(config: Config, backend?: Backend): Promise<Ru
     : {};
   const tus = tusUploads({ ...raw, directory: join(config.dataDir, 'tus') });
   const lag = new LagMonitor();
-  const admission = new Admission(config.admission, lag);
+  // An edge worker also refuses work when the loop of the actors it asks runs late.
+  const actorLagMs = node.actorLagMs;
+  const admission = new Admission(
+    config.admission,
+    actorLagMs
+      ? {
+          get lagMs() {
+            return Math.max(lag.lagMs, actorLagMs());
+          },
+        }
+      : lag,
+  );
   admissionMetrics(metrics, admission);
   const app = createEdgeApp({
     routes: apiRoutes(options),

@@ -109,7 +109,7 @@ test('changing the setting tells who gains or loses the address, and everyone th
 test('a hidden address appears nowhere in messages, message events or the register snapshot of others', async (t) => {
   const target = await hiding(t, 'Nobody Sees', 4);
   const api = await placeholder(t.context.hamlet, target.user_id);
-  const queue = await register(t.context.hamlet, { event_types: ['message', 'typing', 'reaction'] });
+  const queue = await register(t.context.hamlet, { event_types: ['message', 'typing', 'reaction', 'realm_user'] });
   await target.client.post('/users/me/presence', { status: 'active' });
   const dm = await bodyOf<{ id: number }>(
     target.client.post('/messages', { type: 'direct', to: JSON.stringify([IDS.hamlet]), content: 'psst' }),
@@ -122,6 +122,9 @@ test('a hidden address appears nowhere in messages, message events or the regist
   await target.client.post(`/messages/${dm.id}/reactions`, { emoji_name: 'smile' });
   const reaction = await next(queue, (e) => e.type === 'reaction');
   t.is((reaction.user as Body).email, api);
+  await target.client.patch('/settings', { timezone: 'Asia/Kolkata' });
+  const zone = await next(queue, (e) => e.type === 'realm_user' && (e.person as Body).timezone === 'Asia/Kolkata');
+  t.is((zone.person as Body).email, api);
   const fetched = await bodyOf<{ messages: Body[] }>(
     t.context.hamlet.get('/messages', { anchor: dm.id, num_before: 0, num_after: 0 }),
   );
@@ -145,6 +148,10 @@ test('lookups by address: the placeholder finds anyone, the real address only fo
     user_id: target.user_id,
     delivery_email: null,
   });
+  // So does presence by address: the real one of a hidden user names nobody.
+  await target.client.post('/users/me/presence', { status: 'active' });
+  await succeeds('GET', '/users/{user_id_or_email}/presence', t.context.hamlet.get(`/users/${api}/presence`));
+  await refused(t, t.context.hamlet.get(`/users/${encodeURIComponent(target.email)}/presence`), 'No such user');
   // Direct messages take the API address; the hidden real one names nobody.
   await succeeds('POST', '/messages', t.context.hamlet.post('/messages', { type: 'direct', to: api, content: 'hi' }));
   await refused(

@@ -32,7 +32,7 @@ const isMessage = (content: string) => (e: Event) =>
 test('a scheduled channel message is listed, announced, and sent when due', async (t) => {
   const [alice, bob] = (await people(t, 'Alice S', 'Bob S')) as [Person, Person];
   const place = await channel(alice, [bob]);
-  const own = await register(alice.client, { event_types: ['scheduled_messages'] });
+  const own = await register(alice.client, { event_types: ['scheduled_messages', 'user_topic'] });
   const theirs = await register(bob.client, { event_types: ['message'] });
   const at = inSeconds(3);
   const { scheduled_message_id: id } = await schedule(alice, {
@@ -60,6 +60,9 @@ test('a scheduled channel message is listed, announced, and sent when due', asyn
   t.true(Date.now() / 1000 >= at - 1);
   const gone = await next(own, (e) => e.type === 'scheduled_messages' && e.op === 'remove');
   t.is(gone.scheduled_message_id, id);
+  // As any message she sends: starting the topic follows it (her default policy).
+  const followed = await next(own, (e) => e.type === 'user_topic');
+  t.like(followed, { stream_id: place.id, topic_name: 'later', visibility_policy: 3 });
   t.deepEqual(
     (await bodyOf<{ scheduled_messages: unknown[] }>(alice.client.get('/scheduled_messages'))).scheduled_messages,
     [],

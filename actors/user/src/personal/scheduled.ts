@@ -9,11 +9,13 @@ import {
   type ReminderJson,
   type ScheduledMessageJson,
   userOfKey,
+  userTopicEvent,
   type QueueEvent,
   type StoredScheduled,
   type ScheduledProtocol,
 } from '@chat/protocol';
 import type { ActorContext, Decision } from '@chat/runtime';
+import { policyOnSend } from '../auto-topics.js';
 import { toOwnQueues } from '../queues.js';
 import type { UserEvent, UserHandlers, UserState } from '../state.js';
 import { emptyNumbered, keep, nextId, type Numbered } from './numbered.js';
@@ -169,6 +171,7 @@ export async function sendDue(ctx: Ctx): Promise<Decision<UserEvent>> {
   const events: UserEvent[] = [];
   const queueEvents: QueueEvent[] = [];
   const done = new Set<number>();
+  const policied = new Set<string>();
   for (const item of waiting(state).filter((i) => i.scheduled_delivery_timestamp * 1000 <= ctx.now)) {
     const key = `scheduled:${ctx.address.key}:${item.id}:${item.scheduled_delivery_timestamp}`;
     try {
@@ -182,6 +185,19 @@ export async function sendDue(ctx: Ctx): Promise<Decision<UserEvent>> {
       if (item.kind === 'message' && item.send.command.read_by_sender === false) {
         const target = { id: sent.id, key: item.send.key, own: true };
         events.push({ type: 'flagsChanged', op: 'remove', flag: 'read', targets: [target] });
+      }
+      // Sent now, it follows or unmutes its topic as any message the user sends (once a round per topic).
+      const { request } = item;
+      const topic = item.send.command.topic;
+      if (item.kind === 'message' && request.type === 'stream' && !item.send.command.sender.is_bot) {
+        const channelId = request.to as number;
+        const policy = policyOnSend(state, channelId, topic, sent.new_topic);
+        if (policy !== undefined && !policied.has(`${channelId}/${topic.toLowerCase()}`)) {
+          policied.add(`${channelId}/${topic.toLowerCase()}`);
+          const at = Math.floor(ctx.now / 1000);
+          events.push({ type: 'topicPolicySet', channelId, topic, policy, at });
+          queueEvents.push(userTopicEvent(channelId, topic, policy, at));
+        }
       }
     } catch (error) {
       // Busy or slow: the next round tries again.
