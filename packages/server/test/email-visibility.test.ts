@@ -1,7 +1,8 @@
 import type { ChatClient } from '@chat/testkit';
 import { withServer, IDS } from './context.js';
 import { newPerson, type Person } from './people.js';
-import { next, none, register, snapshotOf, type Body, type Event } from './queues.js';
+import { absentBefore, next, none, register, snapshotOf, type Body, type Event } from './queues.js';
+import { linkIn, mailsTo, openPage } from './invite-support.js';
 import { bodyOf, refused, succeeds } from './replies.js';
 
 /**
@@ -166,6 +167,28 @@ test('lookups by address: the placeholder finds anyone, the real address only fo
     password: target.password,
   });
   t.like(key.body, { result: 'success', email: target.email, user_id: target.user_id });
+});
+
+test('a hidden address that changes reaches only those who may see it; the API address stays', async (t) => {
+  const target = await hiding(t, 'Address Changer', 3);
+  const api = await placeholder(t.context.hamlet, target.user_id);
+  const [admin, member] = await Promise.all(
+    [t.context.iago, t.context.hamlet].map((c) => register(c, { event_types: ['realm_user'] })),
+  );
+  const fresh = `changed-${target.user_id}-${Date.now()}@example.com`;
+  await succeeds('PATCH', '/settings', target.client.patch('/settings', { email: fresh }));
+  const link = linkIn((await mailsTo(t.context.server, fresh))[0], '/accounts/confirm_new_email/');
+  t.is((await openPage(link)).status, 200);
+  const mine = (e: Event) => e.type === 'realm_user' && (e.person as Body).user_id === target.user_id;
+  t.deepEqual((await next(admin, mine)).person, { user_id: target.user_id, delivery_email: fresh });
+  // A later change everyone hears marks the end of what the address change sent.
+  const renamed = t.context.server.client.as({ email: fresh, apiKey: target.apiKey });
+  await succeeds('PATCH', '/settings', renamed.patch('/settings', { full_name: 'Address Changed' }));
+  const marker = (e: Event) => mine(e) && (e.person as Body).full_name === 'Address Changed';
+  t.true(await absentBefore(member, marker, (e) => mine(e) && (e.person as Body).full_name === undefined));
+  t.true(await absentBefore(admin, marker, (e) => mine(e) && 'new_email' in (e.person as Body)));
+  t.like(await userById(t.context.hamlet, target.user_id), { email: api, delivery_email: null });
+  t.like(await userById(t.context.iago, target.user_id), { email: api, delivery_email: fresh });
 });
 
 test.serial('the organization default applies to accounts created after it, with their placeholder', async (t) => {
