@@ -191,6 +191,16 @@ test('a hidden address that changes reaches only those who may see it; the API a
   t.like(await userById(t.context.iago, target.user_id), { email: api, delivery_email: fresh });
 });
 
+test('a bot given to an owner who hides the address names the owner by the placeholder', async (t) => {
+  const owner = await hiding(t, 'Bot Owner', 4);
+  const api = await placeholder(t.context.hamlet, owner.user_id);
+  const bot = await bodyOf<{ user_id: number }>(
+    t.context.iago.post('/bots', { full_name: 'Hidden Owner Bot', short_name: `hidden-owner-${owner.user_id}` }),
+  );
+  const changed = await bodyOf<Body>(t.context.iago.patch(`/bots/${bot.user_id}`, { bot_owner_id: owner.user_id }));
+  t.is(changed.bot_owner, api);
+});
+
 test.serial('the organization default applies to accounts created after it, with their placeholder', async (t) => {
   const set = (value: number) =>
     succeeds(
