@@ -1,3 +1,4 @@
+import { createHash } from 'node:crypto';
 import type { ChatClient } from '@chat/testkit';
 import { withServer, IDS } from './context.js';
 import { newPerson, type Person } from './people.js';
@@ -127,10 +128,17 @@ test('a hidden address appears nowhere in messages, message events or the regist
   const zone = await next(queue, (e) => e.type === 'realm_user' && (e.person as Body).timezone === 'Asia/Kolkata');
   t.is((zone.person as Body).email, api);
   const fetched = await bodyOf<{ messages: Body[] }>(
-    t.context.hamlet.get('/messages', { anchor: dm.id, num_before: 0, num_after: 0 }),
+    t.context.hamlet.get('/messages', { anchor: dm.id, num_before: 0, num_after: 0, client_gravatar: true }),
   );
   const message = fetched.messages[0]!;
   t.is(message.sender_email, api);
+  // The picture is the real address's gravatar, which a client cannot compute from the placeholder.
+  const gravatar = createHash('md5').update(target.email.toLowerCase()).digest('hex');
+  t.true(String(message.avatar_url).includes(gravatar));
+  const listed = await bodyOf<{ user: Body }>(
+    t.context.hamlet.get(`/users/${target.user_id}`, { client_gravatar: true }),
+  );
+  t.true(String(listed.user.avatar_url).includes(gravatar));
   t.true((message.display_recipient as Body[]).some((p) => p.id === target.user_id && p.email === api));
   for (const viewer of VIEWERS) {
     const snapshot = await snapshotOf(t.context[viewer], {});
