@@ -69,17 +69,30 @@ export function messageForEvent(state: ChannelState, key: string, message: Store
   };
 }
 
-/** Who has a message: the audience, with protected history only subscribers who joined before it. */
-export function holders(state: ChannelState, key: string, message: StoredMessage): number[] {
-  return audience(state, key).filter((id) => canSee(state, { user_id: id, groups: [], role: ROLES.member }, message));
+/**
+ * Who was sent a message (the original's UserMessage rows, as far as this
+ * actor knows them): a direct message's participants; a channel's
+ * subscribers who were subscribed when it was sent, or when it was moved in
+ * (kept for protected history only: in another channel, who subscribed
+ * between its sending and its move in is not counted, unlike the original).
+ */
+export function sentTo(state: ChannelState, key: string, message: StoredMessage): number[] {
+  if (state.kind !== 'channel') return audience(state, key);
+  return state.members.filter(
+    (id) => message.id > (state.joinedAfter[id] ?? 0) || (message.granted_to?.includes(id) ?? false),
+  );
 }
 
 /**
- * Who received a message plus whoever acted on it: the original always tells
- * the actor, even an administrator who is not subscribed.
+ * Who received a message (with protected history, only subscribers who
+ * joined before it), plus whoever acted on it: the original always tells the
+ * actor, even an administrator who is not subscribed.
  */
 export function receivers(state: ChannelState, key: string, message: StoredMessage, actorId: number): number[] {
-  return [...new Set([...holders(state, key, message), actorId])];
+  const got = audience(state, key).filter((id) =>
+    canSee(state, { user_id: id, groups: [], role: ROLES.member }, message),
+  );
+  return [...new Set([...got, actorId])];
 }
 
 /** Always bulk; the edge splits it for clients without `bulk_message_deletion`. */

@@ -7,7 +7,7 @@ import {
 } from '@chat/protocol';
 import type { ActorContext } from '@chat/runtime';
 import { canSee, invalidMessage, requireMessageAccess } from './access.js';
-import { fanout, holders, topicActivity } from './events.js';
+import { fanout, sentTo, topicActivity } from './events.js';
 import { findMessage, type ChannelDecision, type ChannelState } from './state.js';
 import { checkWidgetData } from './widgets/check.js';
 import { widgetContent, type WidgetType } from './widgets/parse.js';
@@ -52,8 +52,9 @@ function widgetType(message: StoredMessage): WidgetType | undefined {
 /**
  * `POST /submessage`: anyone who can access the message may add one, once
  * its sender has added the first; a widget's submessages are checked as
- * the widget takes them. Only those who have the message hear of it (the
- * original's UserMessage rows): a non-subscriber who votes does not.
+ * the widget takes them. Only those the message was sent to hear of it (the
+ * original's UserMessage rows): not a non-subscriber who votes, nor who
+ * subscribed after it.
  */
 export function decideSubmessage(ctx: ActorContext<ChannelState>, cmd: Add): ChannelDecision<'submessage.add'> {
   const state = ctx.state;
@@ -82,7 +83,7 @@ export function decideSubmessage(ctx: ActorContext<ChannelState>, cmd: Add): Cha
   return {
     events: [{ type: 'submessageAdded', submessage }],
     fanouts: [
-      fanout(ctx.address.key, holders(state, ctx.address.key, message), [event]),
+      fanout(ctx.address.key, sentTo(state, ctx.address.key, message), [event]),
       ...topicActivity(
         state,
         ctx.address.key,

@@ -7,7 +7,7 @@ import {
   type UserRef,
 } from '@chat/protocol';
 import { groupsByName } from './groups/model.js';
-import { toPrincipal } from './profile.js';
+import { apiEmailOf, hiddenGravatar, toPrincipal } from './profile.js';
 import type { Account, RealmState } from './state.js';
 import type { RealmHandlers } from './state.js';
 import type { RealmProtocol } from '@chat/protocol';
@@ -32,7 +32,8 @@ const noChannel = (name: string) =>
 
 export const toUserRef = (a: Account): UserRef => ({
   user_id: a.id,
-  email: a.apiEmail ?? a.email,
+  email: apiEmailOf(a),
+  ...hiddenGravatar(a),
   full_name: a.fullName,
   role: a.role,
   is_bot: a.botType !== null,
@@ -45,7 +46,7 @@ export const toUserRef = (a: Account): UserRef => ({
  * it: the real address of those who show it, the placeholder of those who
  * hide it (never their real one, which would tell whose it is).
  */
-function byApiEmail(state: RealmState, email: string): Account | undefined {
+export function byApiEmail(state: RealmState, email: string): Account | undefined {
   const lower = email.trim().toLowerCase();
   const id = state.byEmail[lower];
   const account = id !== undefined ? state.accounts[id] : undefined;

@@ -1,4 +1,4 @@
-import { pino, type DestinationStream, type Logger, type LoggerOptions } from 'pino';
+import { pino, type ChildLoggerOptions, type DestinationStream, type Logger, type LoggerOptions } from 'pino';
 
 const SECRETS = ['password', 'api_key', 'old_password', 'new_password'];
 
@@ -49,7 +49,10 @@ export function lazyChild(parent: Logger, bindings: Record<string, unknown>): Lo
     get(target, prop, receiver) {
       if (prop === REAL) return made();
       if (child === undefined) {
-        if (prop === 'child') return (more: Record<string, unknown>) => lazyChild(receiver as Logger, more);
+        if (prop === 'child') {
+          return (more: Record<string, unknown>, options?: ChildLoggerOptions) =>
+            options ? made().child(more, options) : lazyChild(receiver as Logger, more);
+        }
         if (prop === 'isLevelEnabled') return target.isLevelEnabled.bind(target);
         if (prop === 'level' || prop === 'levelVal') return Reflect.get(target, prop);
         if (typeof prop === 'string' && LEVELS.has(prop) && !target.isLevelEnabled(prop)) return noop;

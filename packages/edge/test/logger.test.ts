@@ -43,4 +43,9 @@ test('a lazy child makes no pino child until a line is written at an enabled lev
   t.is(made.children, 2, 'the parent made for the grandchild is the one used');
   t.like(lines.at(-1), { requestId: 'r1', msg: 'also' });
   t.false('userId' in (lines.at(-1) ?? {}));
+
+  const chatty = lazyChild(logger, { requestId: 'r2' }).child({ part: 'x' }, { level: 'info' });
+  chatty.info('an option of the child is kept');
+  await flushed();
+  t.like(lines.at(-1), { requestId: 'r2', part: 'x', msg: 'an option of the child is kept' });
 });

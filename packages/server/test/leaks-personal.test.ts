@@ -78,7 +78,7 @@ test("another's navigation views are not listed, edited or removed", async (t) =
 
 test("another's push tokens cannot be removed or tested", async (t) => {
   const { hamlet, othello } = t.context;
-  const apns = { token: 'feedbeef01', appid: 'org.zulip.Zulip' };
+  const apns = { token: 'feedbeef0123', appid: 'org.zulip.Zulip' };
   await expectOk(hamlet.post('/users/me/apns_device_token', apns));
   await expectOk(hamlet.post('/users/me/android_gcm_reg_id', { token: 'hamlet-android' }));
   const gone = { status: 400, body: { code: 'BAD_REQUEST', msg: 'Token does not exist' } };

@@ -255,3 +255,29 @@ test('an answer that is not JSON is reported, not retried', async (t) => {
   t.true(notice.content.endsWith('resulted in the following error:\n> Invalid JSON in response'));
   t.is(hook.calls.length, 1);
 });
+
+test("an answer's widget_content becomes the reply's widget; a bad one is reported as the send's error", async (t) => {
+  const { hamlet } = t.context;
+  const zform = {
+    widget_type: 'zform',
+    extra_data: { type: 'choices', heading: 'Menu', choices: [{ short_name: 'A', long_name: 'Apple', reply: 'a' }] },
+  };
+  const hook = await endpoint((call) =>
+    (JSON.parse(call.body) as { data: string }).data === 'menu'
+      ? [200, { content: 'pick one', widget_content: JSON.stringify(zform) }]
+      : [200, { content: 'broken', widget_content: '{"color": "red"}' }],
+  );
+  t.teardown(() => hook.server.close());
+  const bot = await makeBot(hamlet, hook.url);
+  const narrow = [{ operator: 'dm', operand: [bot.id] }];
+  await hamlet.post('/messages', { type: 'direct', to: JSON.stringify([bot.id]), content: 'menu' });
+  const menu = await waitFor(hamlet, narrow, (m) => m.content === 'pick one');
+  const { body } = await hamlet.get<{ message: { submessages: Array<{ msg_type: string; content: string }> } }>(
+    `/messages/${menu.id}`,
+  );
+  t.like(body.message.submessages, [{ msg_type: 'widget' }]);
+  t.deepEqual(JSON.parse(body.message.submessages[0]!.content), zform);
+  await hamlet.post('/messages', { type: 'direct', to: JSON.stringify([bot.id]), content: 'again' });
+  const failure = await waitFor(hamlet, narrow, (m) => m.content.startsWith('Failure!'));
+  t.is(failure.content, 'Failure! Widgets: widget_type is not in widget_content');
+});

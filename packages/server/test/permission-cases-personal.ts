@@ -36,7 +36,7 @@ async function ownToken(caller: Caller, kind: 'apns_device_token' | 'android_gcm
   return { path: `/users/me/${kind}`, params: { token } };
 }
 
-/** A token of each caller's own (APNs tokens are hex). */
+/** A token of each caller's own (APNs tokens are hex, whole groups of four characters as the original decodes them). */
 const tokenOf = (caller: Caller, hex: boolean) =>
   hex ? `ba5eba${CALLER_ROLES.indexOf(caller.role).toString(16).padStart(2, '0')}` : `matrix-${caller.role}`;
 
@@ -124,7 +124,7 @@ export const personalCases: Operation[] = [
   {
     method: 'DELETE',
     template: '/users/me/apns_device_token',
-    request: (_fx, caller) => ownToken(caller, 'apns_device_token', `${tokenOf(caller, true)}ff`),
+    request: (_fx, caller) => ownToken(caller, 'apns_device_token', `${tokenOf(caller, true)}ffff`),
     expect: HUMANS,
   },
   {

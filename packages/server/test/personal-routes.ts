@@ -95,7 +95,7 @@ function cases(): LadderCase[] {
       method: 'POST',
       path: '/users/me/apns_device_token',
       auth: true,
-      valid: { token: 'c0ffee', appid: 'org.zulip.Zulip' },
+      valid: { token: 'c0ffee00', appid: 'org.zulip.Zulip' },
       bad: missing('appid', { token: 'c0ffee' }),
     },
     {

@@ -112,7 +112,7 @@ test('a token the bouncer does not know is INVALID_REMOTE_PUSH_DEVICE_TOKEN; a f
   t.like(failing.body, { result: 'error', code: 'INTERNAL_SERVER_ERROR_ON_BOUNCER', msg: broken });
 });
 
-test('token checks: empty, too long, not hex for APNs, appid required', async (t) => {
+test('token checks: empty, too long, not base64 for APNs, appid required', async (t) => {
   const shiva = await t.context.server.login('shiva@zulip.com');
   const length = 'Empty or invalid length token';
   await fails(t, shiva.post(APNS, { token: '', appid: 'org.zulip.Zulip' }), 'BAD_REQUEST', length, ['POST', APNS]);
@@ -120,6 +120,14 @@ test('token checks: empty, too long, not hex for APNs, appid required', async (t
   await fails(t, shiva.post(APNS, { token: long, appid: 'org.zulip.Zulip' }), 'BAD_REQUEST', length, ['POST', APNS]);
   const notHex = shiva.post(APNS, { token: 'not-hex', appid: 'org.zulip.Zulip' });
   await fails(t, notHex, 'BAD_REQUEST', 'Invalid APNS token', ['POST', APNS]);
+  // As the original's b64_to_hex decodes them: whole groups of four, padded, ASCII.
+  for (const token of ['abcde', 'abc', 'ab=', 'abcd\u00e9']) {
+    await fails(t, shiva.post(APNS, { token, appid: 'org.zulip.Zulip' }), 'BAD_REQUEST', 'Invalid APNS token');
+  }
+  for (const token of ['zzzz', 'ab==', 'abc=', 'c0ffee==']) {
+    t.is((await shiva.post(APNS, { token, appid: 'org.zulip.Zulip' })).status, 200, token);
+    t.is((await shiva.delete(APNS, { token })).status, 200, token);
+  }
   await fails(t, shiva.post(FCM, { token: '' }), 'BAD_REQUEST', length, ['POST', FCM]);
   const missing = await shiva.post(APNS, { token: 'c0ffee' });
   t.like(missing.body, { code: 'REQUEST_VARIABLE_MISSING', var_name: 'appid' });

@@ -105,7 +105,7 @@ test('a plain message takes any JSON, but from others only after its sender adde
   );
 });
 
-test('a vote reaches only those who have the message: not a voter who is not subscribed', async (t) => {
+test('a vote reaches only those the message was sent to: not a voter who is not subscribed, nor who subscribed after', async (t) => {
   const { iago, hamlet, othello } = t.context;
   await bodyOf(
     iago.post('/channels/create', { name: 'widgets public', subscribers: JSON.stringify([IDS.iago, IDS.hamlet]) }),
@@ -129,6 +129,14 @@ test('a vote reaches only those who have the message: not a voter who is not sub
       (e) => e.type === 'submessage',
     ),
   );
+  // Subscribed after the poll was sent, he still does not have it: Hamlet's vote does not reach him either.
+  const join = { subscriptions: JSON.stringify([{ name: 'widgets public' }]) };
+  await bodyOf(othello.post('/users/me/subscriptions', join));
+  await bodyOf(submit(hamlet, id, '{"type":"vote","key":"canned,0","vote":1}'));
+  await next(await qi, (e) => e.type === 'submessage' && e.message_id === id && e.sender_id === IDS.hamlet);
+  await bodyOf(othello.post(`/messages/${id}/reactions`, { emoji_name: 'heart' }));
+  const marker = (e: Body) => e.type === 'reaction' && e.emoji_name === 'heart';
+  t.true(await absentBefore(await qo, marker, (e) => e.type === 'submessage'));
 });
 
 const zform = {

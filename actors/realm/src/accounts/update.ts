@@ -9,6 +9,7 @@ import {
 } from '@chat/protocol';
 import type { ActorContext, Decision } from '@chat/runtime';
 import { toEveryone } from '../broadcast.js';
+import { apiEmailOf } from '../profile.js';
 import type { RealmEvent, RealmState } from '../state.js';
 
 /** A user's own changes to what the realm keeps of their account (`PATCH /settings`). */
@@ -59,10 +60,10 @@ export function decideAccountUpdate(
   }
   if (command.timezone !== undefined && command.timezone !== account.timezone) {
     event.timezone = command.timezone;
-    const person = { user_id: account.id, email: account.email, timezone: command.timezone };
+    const person = { user_id: account.id, email: apiEmailOf(account), timezone: command.timezone };
     everyone.push(realmUserUpdated(person));
     // The time zone is also one of the user's settings for their own clients.
-    own = settingEvents(account.email, 'timezone', command.timezone);
+    own = settingEvents(apiEmailOf(account), 'timezone', command.timezone);
   }
   if (command.password_hash !== undefined) event.passwordHash = command.password_hash;
   const changed = Object.keys(event).filter((k) => k !== 'type' && k !== 'userId');

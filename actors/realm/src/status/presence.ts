@@ -8,6 +8,8 @@ import {
 } from '@chat/protocol';
 import type { ActorContext, Decision } from '@chat/runtime';
 import { toEveryone } from '../broadcast.js';
+import { apiEmailOf } from '../profile.js';
+import { byApiEmail } from '../directory.js';
 import type { Account, RealmEvent, RealmState } from '../state.js';
 import { isInvisible } from './status.js';
 import type { RealmHandlers } from '../state.js';
@@ -94,7 +96,7 @@ function report(ctx: Ctx, command: Extract<OwnCommand, { type: 'realm.reportPres
   if (!cameOnline || activeUsers(state) > command.event_user_limit) return { events, reply: null };
   const event = presenceEvent({
     user_id: userId,
-    email: account.apiEmail ?? account.email,
+    email: apiEmailOf(account),
     server_timestamp: ctx.now / 1000,
     presence: { website: legacyEntry(row, account).website },
     presences: { [userId]: modernPresence(row, account) },
@@ -114,7 +116,7 @@ function presences(ctx: Ctx, query: Extract<OwnCommand, { type: 'realm.presences
   const result: PresenceReply['presences'] = {};
   for (const [account, row] of rows) {
     if (modern) result[account.id] = modernPresence(row, account);
-    else result[account.apiEmail ?? account.email] = legacyEntry(row, account);
+    else result[apiEmailOf(account)] = legacyEntry(row, account);
   }
   const newest = rows.reduce((max, [, row]) => Math.max(max, row.updateId), -1);
   return {
@@ -126,8 +128,8 @@ function presences(ctx: Ctx, query: Extract<OwnCommand, { type: 'realm.presences
 
 function userPresence(ctx: Ctx, user: number | string) {
   const state = ctx.state;
-  const id = typeof user === 'number' ? user : state.byEmail[user.toLowerCase()];
-  const account = id === undefined ? undefined : state.accounts[id];
+  // By address: the API one, so a hidden real address names nobody (directory.ts).
+  const account = typeof user === 'number' ? state.accounts[user] : byApiEmail(state, user);
   if (!account || (typeof user === 'string' && !account.isActive)) throw new ChatError('BAD_REQUEST', 'No such user');
   if (account.botType !== null) throw new ChatError('BAD_REQUEST', 'Presence is not supported for bot users.');
   const row = state.presence?.[account.id];

@@ -157,7 +157,7 @@ export function sweepOwedWebhooks(
 class Unreachable extends Error {}
 
 async function deliver(bot: CallerContext, delivery: Delivery, options: ApiOptions, log: Logger): Promise<void> {
-  const reply = (content: string) => replyInConversation(bot, delivery, content, options);
+  const reply = (content: string, widget?: string) => replyInConversation(bot, delivery, content, options, widget);
   for (let attempt = 0; ; attempt++) {
     try {
       const answer = await post(delivery, options.allowPrivateWebhooks === true);
@@ -166,8 +166,8 @@ async function deliver(bot: CallerContext, delivery: Delivery, options: ApiOptio
         await notifyOwner(bot, delivery, options, `\nThe webhook got a response with status code *${answer.status}*.`);
         return;
       }
-      const content = contentOf(delivery.service, answer.text);
-      if (content !== null) await reply(content);
+      const answered = contentOf(delivery.service, answer.text);
+      if (answered !== null) await reply(answered.content, answered.widget_content);
       return;
     } catch (err) {
       if (err instanceof Unreachable && attempt < RETRIES) {
@@ -245,8 +245,14 @@ async function post(
   }
 }
 
-/** The message an answer asks for, or null: `response_not_required`, no content, or blank content. */
-function contentOf(service: OutgoingService, text: string): string | null {
+/**
+ * The message an answer asks for, or null: `response_not_required`, no
+ * content, or blank content. With `content` (not `response_string`), the
+ * Zulip interface also takes a `widget_content`, as the original does (a
+ * JSON text, checked when sent; the original fails on any other kind, this
+ * server leaves it out).
+ */
+function contentOf(service: OutgoingService, text: string): { content: string; widget_content?: string } | null {
   let json: unknown;
   try {
     json = JSON.parse(text);
@@ -262,15 +268,30 @@ function contentOf(service: OutgoingService, text: string): string | null {
   else content = answer.response_string ?? answer.content;
   if (content === undefined || content === null) return null;
   const s = String(content);
-  return s.trim() === '' ? null : s;
+  if (s.trim() === '') return null;
+  const widget = answer.response_string === undefined ? answer.widget_content : undefined;
+  return service.interface !== SLACK_INTERFACE && typeof widget === 'string'
+    ? { content: s, widget_content: widget }
+    : { content: s };
 }
 
-async function replyInConversation(bot: CallerContext, { message }: Delivery, content: string, options: ApiOptions) {
+async function replyInConversation(
+  bot: CallerContext,
+  { message }: Delivery,
+  content: string,
+  options: ApiOptions,
+  widget_content?: string,
+) {
   const request =
     message.type === 'stream'
       ? { type: 'stream', to: message.stream_id as number, topic: message.subject as string, content }
       : { type: 'private', to: (message.display_recipient as { id: number }[]).map((p) => p.id), content };
-  await sendMessage(bot, request, options, 'OutgoingWebhookResponse');
+  await sendMessage(
+    bot,
+    { ...request, ...(widget_content !== undefined && { widget_content }) },
+    options,
+    'OutgoingWebhookResponse',
+  );
 }
 
 /** The original's notice to the bot's owner, a direct message from the bot. */

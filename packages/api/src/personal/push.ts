@@ -7,11 +7,35 @@ import { bouncerFailure, bouncerOf, humansOnly, testPayload } from './push-commo
 
 const MAX_TOKEN_LENGTH = 4096;
 
-/** The original's checks: a token of sane length; APNs tokens are hex (the bytes Apple gave the app). */
+/**
+ * Whether Python's `base64.b64decode` (not strict) decodes the text: ASCII
+ * only; it skips characters outside the alphabet and needs whole groups of
+ * four, padding counted, stopping at a complete padding.
+ */
+function pythonDecodesBase64(text: string): boolean {
+  if (!/^[\x00-\x7f]*$/.test(text)) return false;
+  let place = 0;
+  let pads = 0;
+  for (const c of text) {
+    if (c === '=') {
+      if (place >= 2 && place + ++pads >= 4) return true;
+    } else if (/[A-Za-z0-9+/]/.test(c)) {
+      pads = 0;
+      place = (place + 1) % 4;
+    }
+  }
+  return place === 0;
+}
+
+/**
+ * The original's checks (`validate_token`): a token of sane length; an APNs
+ * token must decode as the original decodes it (`b64_to_hex`), which
+ * the hex tokens apps send do.
+ */
 function checkToken(token: string, kind: PushKind): string {
   if (token === '' || token.length > MAX_TOKEN_LENGTH)
     throw new ChatError('BAD_REQUEST', 'Empty or invalid length token');
-  if (kind === 'apns' && !/^(?:[0-9a-fA-F]{2})+$/.test(token)) throw new ChatError('BAD_REQUEST', 'Invalid APNS token');
+  if (kind === 'apns' && !pythonDecodesBase64(token)) throw new ChatError('BAD_REQUEST', 'Invalid APNS token');
   return token;
 }
 

@@ -6,8 +6,8 @@ import { renderUser, type Viewer } from '../../users/json.js';
 interface Rendering {
   active: RawJson;
   nonActive: RawJson;
-  /** The active users' rows, made only when a viewer's own row differs from its class's (see below). */
-  rows?: string[];
+  /** Where each active user's row starts in `active` (and, last, its length), to write one row anew. */
+  starts: Int32Array;
 }
 
 interface Cached {
@@ -35,13 +35,25 @@ function render(users: UserProfile[], viewer: Viewer, clientGravatar: boolean): 
 
 const joined = (rows: string[]) => new RawJson(`[${rows.join(',')}]`);
 
+/** Row i of `[r0,r1,...]` spans starts[i] to starts[i + 1] - 1 (the comma, or the closing bracket). */
+function rowStarts(rows: string[]): Int32Array {
+  const starts = new Int32Array(rows.length + 1);
+  let at = 1;
+  rows.forEach((row, i) => {
+    starts[i] = at;
+    at += row.length + 1;
+  });
+  starts[rows.length] = Math.max(at, 2);
+  return starts;
+}
+
 /**
  * `realm_users` and `realm_non_active_users` as this caller sees them. Who
  * sees which real address depends only on the class of the caller's role,
  * so each class's rendering is made once per list and shared. The one
  * exception is the caller's own row, whose address the caller always sees:
  * when the caller's own setting hides it from the caller's class, that row
- * is written anew into a copy of the class's rows.
+ * is written anew between slices of the class's text.
  */
 export async function realmUsers(caller: CallerContext, clientGravatar: boolean) {
   const key = formatAddress(caller.realm);
@@ -68,14 +80,16 @@ export async function realmUsers(caller: CallerContext, clientGravatar: boolean)
       classViewer,
       clientGravatar,
     );
-    rendered = { active: joined(render(cached.active, classViewer, clientGravatar)), nonActive: joined(nonActive) };
+    const rows = render(cached.active, classViewer, clientGravatar);
+    rendered = { active: joined(rows), nonActive: joined(nonActive), starts: rowStarts(rows) };
     cached.rendered.set(renderingKey, rendered);
   }
   const mine = cached.at.get(me.user_id);
   const own = mine !== undefined ? cached.active[mine]! : undefined;
   if (mine === undefined || !own || seesAddress(classViewer, own)) return { users: cached.users, ...rendered };
-  rendered.rows ??= render(cached.active, classViewer, clientGravatar);
-  const rows = [...rendered.rows];
-  rows[mine] = JSON.stringify(renderUser(own, me, clientGravatar));
-  return { users: cached.users, active: joined(rows), nonActive: rendered.nonActive };
+  // Slices and a concatenation of the shared text: no copy of the other rows.
+  const text = rendered.active.json;
+  const row = JSON.stringify(renderUser(own, me, clientGravatar));
+  const patched = text.slice(0, rendered.starts[mine]) + row + text.slice(rendered.starts[mine + 1]! - 1);
+  return { users: cached.users, active: new RawJson(patched), nonActive: rendered.nonActive };
 }
