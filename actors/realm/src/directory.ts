@@ -7,7 +7,7 @@ import {
   type UserRef,
 } from '@chat/protocol';
 import { groupsByName } from './groups/model.js';
-import { apiEmailOf, toPrincipal } from './profile.js';
+import { apiEmailOf, hiddenGravatar, toPrincipal } from './profile.js';
 import type { Account, RealmState } from './state.js';
 import type { RealmHandlers } from './state.js';
 import type { RealmProtocol } from '@chat/protocol';
@@ -33,6 +33,7 @@ const noChannel = (name: string) =>
 export const toUserRef = (a: Account): UserRef => ({
   user_id: a.id,
   email: apiEmailOf(a),
+  ...hiddenGravatar(a),
   full_name: a.fullName,
   role: a.role,
   is_bot: a.botType !== null,

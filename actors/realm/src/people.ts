@@ -1,5 +1,6 @@
 import {
   addressClass,
+  gravatarUrl,
   isAdministrator,
   seesAddress,
   type Role,
@@ -39,7 +40,10 @@ export function personOf(account: Account, seen = true): NewPerson {
     bot_owner_id: profile.bot_owner_id,
     role: profile.role,
     timezone: profile.timezone,
-    avatar_url: profile.avatar_url ?? null,
+    // Left to the client, except where it cannot compute it: from a placeholder address.
+    avatar_url:
+      profile.avatar_url ??
+      (account.apiEmail !== undefined ? gravatarUrl(account.email, profile.avatar_version) : null),
     avatar_version: profile.avatar_version,
     profile_data: {},
   };

@@ -1,9 +1,13 @@
-import { uploadedAvatarUrl, type Principal, type UserProfile } from '@chat/protocol';
+import { gravatarUrl, uploadedAvatarUrl, type Principal, type UserProfile } from '@chat/protocol';
 import { groupsContaining } from './groups/model.js';
 import type { Account, RealmState } from './state.js';
 
 /** The address others see: the placeholder while the account hides its real one (accounts/email-visibility.ts). */
 export const apiEmailOf = (account: Account): string => account.apiEmail ?? account.email;
+
+/** For a user who hides the address: the gravatar of the real one, which clients cannot compute from the API address. */
+export const hiddenGravatar = (account: Account): { gravatar_url?: string } =>
+  account.apiEmail === undefined ? {} : { gravatar_url: gravatarUrl(account.email, 1) };
 
 export function toProfile(account: Account): UserProfile {
   return {
@@ -30,7 +34,7 @@ export function toPrincipal(state: RealmState, account: Account): Principal {
     realm: state.stringId,
     user_id: account.id,
     email: account.email,
-    ...(account.apiEmail !== undefined && { api_email: account.apiEmail }),
+    ...(account.apiEmail !== undefined && { api_email: account.apiEmail, ...hiddenGravatar(account) }),
     role: account.role,
     is_bot: account.botType !== null,
     bot_type: account.botType,

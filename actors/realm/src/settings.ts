@@ -29,6 +29,7 @@ import {
 import type { Decision, Tell } from '@chat/runtime';
 import { toEveryone } from './broadcast.js';
 import { checkGroupSetting } from './groups/settings.js';
+import { apiEmailOf } from './profile.js';
 import type { Account, RealmEvent, RealmHandlers, RealmState } from './state.js';
 
 type Setting = RealmValue | GroupSetting;
@@ -159,7 +160,7 @@ export function startingSettings(state: RealmState, accounts: Account[]): Tell[]
   if (Object.keys(settings).length === 0) return [];
   return accounts.map((account) => ({
     to: userAddress(state.stringId, account.id),
-    body: { type: 'user.updateSettings', settings, email: account.email },
+    body: { type: 'user.updateSettings', settings, email: apiEmailOf(account) },
   }));
 }
 

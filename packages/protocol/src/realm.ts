@@ -89,8 +89,9 @@ export interface Principal {
   user_id: number;
   /** The real address, which authenticates; others see `api_email` when set (email-visibility.ts). */
   email: string;
-  /** The placeholder address while the user hides the real one. */
+  /** The placeholder address while the user hides the real one, and the real one's gravatar. */
   api_email?: string;
+  gravatar_url?: string;
   role: Role;
   is_bot: boolean;
   /** The bot's type (bots.ts BOT_TYPES); absent or null for people. */
@@ -164,7 +165,10 @@ export interface ChannelEntry {
 /** A user as other operations need to see them (mentions, recipients, principals). */
 export interface UserRef {
   user_id: number;
+  /** The API address (the placeholder while the user hides the real one). */
   email: string;
+  /** Set while the user hides the address: the gravatar of the real one, which `email` cannot give. */
+  gravatar_url?: string;
   full_name: string;
   role: Role;
   is_bot: boolean;

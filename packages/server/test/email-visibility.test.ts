@@ -1,7 +1,9 @@
+import { createHash } from 'node:crypto';
 import type { ChatClient } from '@chat/testkit';
 import { withServer, IDS } from './context.js';
 import { newPerson, type Person } from './people.js';
-import { next, none, register, snapshotOf, type Body, type Event } from './queues.js';
+import { absentBefore, next, none, register, snapshotOf, type Body, type Event } from './queues.js';
+import { linkIn, mailsTo, openPage } from './invite-support.js';
 import { bodyOf, refused, succeeds } from './replies.js';
 
 /**
@@ -87,6 +89,9 @@ test('changing the setting tells who gains or loses the address, and everyone th
     t.deepEqual((await next(queue, about('new_email'))).person, { user_id: target.user_id, new_email: api });
   }
   t.true(await none(iago, about('delivery_email')), 'administrators saw it and still do');
+  // And the avatar, which clients computed from the address: the real address's gravatar.
+  const gravatar = createHash('md5').update(target.email.toLowerCase()).digest('hex');
+  t.true(String(((await next(hamlet, about('avatar_url'))).person as Body).avatar_url).includes(gravatar));
 
   // Administrators -> members: members gain it back; the API address stays the placeholder.
   hamlet.seen.length = 0;
@@ -126,10 +131,17 @@ test('a hidden address appears nowhere in messages, message events or the regist
   const zone = await next(queue, (e) => e.type === 'realm_user' && (e.person as Body).timezone === 'Asia/Kolkata');
   t.is((zone.person as Body).email, api);
   const fetched = await bodyOf<{ messages: Body[] }>(
-    t.context.hamlet.get('/messages', { anchor: dm.id, num_before: 0, num_after: 0 }),
+    t.context.hamlet.get('/messages', { anchor: dm.id, num_before: 0, num_after: 0, client_gravatar: true }),
   );
   const message = fetched.messages[0]!;
   t.is(message.sender_email, api);
+  // The picture is the real address's gravatar, which a client cannot compute from the placeholder.
+  const gravatar = createHash('md5').update(target.email.toLowerCase()).digest('hex');
+  t.true(String(message.avatar_url).includes(gravatar));
+  const listed = await bodyOf<{ user: Body }>(
+    t.context.hamlet.get(`/users/${target.user_id}`, { client_gravatar: true }),
+  );
+  t.true(String(listed.user.avatar_url).includes(gravatar));
   t.true((message.display_recipient as Body[]).some((p) => p.id === target.user_id && p.email === api));
   for (const viewer of VIEWERS) {
     const snapshot = await snapshotOf(t.context[viewer], {});
@@ -166,6 +178,38 @@ test('lookups by address: the placeholder finds anyone, the real address only fo
     password: target.password,
   });
   t.like(key.body, { result: 'success', email: target.email, user_id: target.user_id });
+});
+
+test('a hidden address that changes reaches only those who may see it; the API address stays', async (t) => {
+  const target = await hiding(t, 'Address Changer', 3);
+  const api = await placeholder(t.context.hamlet, target.user_id);
+  const [admin, member] = await Promise.all(
+    [t.context.iago, t.context.hamlet].map((c) => register(c, { event_types: ['realm_user'] })),
+  );
+  const fresh = `changed-${target.user_id}-${Date.now()}@example.com`;
+  await succeeds('PATCH', '/settings', target.client.patch('/settings', { email: fresh }));
+  const link = linkIn((await mailsTo(t.context.server, fresh))[0], '/accounts/confirm_new_email/');
+  t.is((await openPage(link)).status, 200);
+  const mine = (e: Event) => e.type === 'realm_user' && (e.person as Body).user_id === target.user_id;
+  t.deepEqual((await next(admin, mine)).person, { user_id: target.user_id, delivery_email: fresh });
+  // A later change everyone hears marks the end of what the address change sent.
+  const renamed = t.context.server.client.as({ email: fresh, apiKey: target.apiKey });
+  await succeeds('PATCH', '/settings', renamed.patch('/settings', { full_name: 'Address Changed' }));
+  const marker = (e: Event) => mine(e) && (e.person as Body).full_name === 'Address Changed';
+  t.true(await absentBefore(member, marker, (e) => mine(e) && (e.person as Body).full_name === undefined));
+  t.true(await absentBefore(admin, marker, (e) => mine(e) && 'new_email' in (e.person as Body)));
+  t.like(await userById(t.context.hamlet, target.user_id), { email: api, delivery_email: null });
+  t.like(await userById(t.context.iago, target.user_id), { email: api, delivery_email: fresh });
+});
+
+test('a bot given to an owner who hides the address names the owner by the placeholder', async (t) => {
+  const owner = await hiding(t, 'Bot Owner', 4);
+  const api = await placeholder(t.context.hamlet, owner.user_id);
+  const bot = await bodyOf<{ user_id: number }>(
+    t.context.iago.post('/bots', { full_name: 'Hidden Owner Bot', short_name: `hidden-owner-${owner.user_id}` }),
+  );
+  const changed = await bodyOf<Body>(t.context.iago.patch(`/bots/${bot.user_id}`, { bot_owner_id: owner.user_id }));
+  t.is(changed.bot_owner, api);
 });
 
 test.serial('the organization default applies to accounts created after it, with their placeholder', async (t) => {

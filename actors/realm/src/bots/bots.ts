@@ -23,7 +23,7 @@ import type { ActorContext, Decision } from '@chat/runtime';
 import { checkFullName } from '../accounts/update.js';
 import { toEveryone, toUsers } from '../broadcast.js';
 import { usersAdded } from '../people.js';
-import { toPrincipal } from '../profile.js';
+import { toPrincipal, apiEmailOf } from '../profile.js';
 import type { Account, RealmEvent, RealmHandlers, RealmState } from '../state.js';
 import { startingSettings } from '../settings.js';
 import { accountByEmail, newAccount } from '../behavior.js';
@@ -210,7 +210,8 @@ function change(ctx: Ctx, command: Of<'realm.updateBot'>): Decision<RealmEvent, 
   if (toAudience.length > 0) fanouts.push(botEvents(state, after, toAudience));
   const changed = Object.keys(event).length > 2;
   const owner = after.botOwnerId === null ? undefined : state.accounts[after.botOwnerId];
-  const reply = { bot: botJson(state, after), owner_email: owner?.email ?? null };
+  // The owner's API address, as others see it (the placeholder while the owner hides the real one).
+  const reply = { bot: botJson(state, after), owner_email: owner ? apiEmailOf(owner) : null };
   return changed ? { events: [event], fanouts, reply } : { reply };
 }
 

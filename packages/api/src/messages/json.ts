@@ -65,7 +65,10 @@ export function messageJson(m: ViewedMessage, users: Map<number, UserRef>, forma
     sender_email: sender?.email ?? '',
     sender_full_name: sender?.full_name ?? 'Unknown user',
     sender_realm_str: format.realm,
-    avatar_url: format.client_gravatar || !sender ? null : gravatarUrl(sender.email, 1),
+    // A client cannot compute a hidden sender's gravatar from the placeholder, so it gets the URL regardless.
+    avatar_url: !sender
+      ? null
+      : (sender.gravatar_url ?? (format.client_gravatar ? null : gravatarUrl(sender.email, 1))),
     client: m.client,
     content: format.apply_markdown ? m.rendered : m.content,
     content_type: format.apply_markdown ? 'text/html' : 'text/x-markdown',

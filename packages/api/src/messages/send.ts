@@ -54,6 +54,7 @@ const asRef = (p: Principal): UserRef => ({
   user_id: p.user_id,
   // What others see: the placeholder while the sender hides the real address.
   email: p.api_email ?? p.email,
+  ...(p.gravatar_url !== undefined && { gravatar_url: p.gravatar_url }),
   full_name: p.full_name,
   role: p.role,
   is_bot: p.is_bot,

@@ -37,7 +37,12 @@ export function renderUser(user: UserProfile, viewer: Viewer, clientGravatar: bo
     role: user.role,
     timezone: user.timezone,
     // The gravatar is the real address's, as the original's; the address itself stays out of the answer.
-    avatar_url: user.avatar_url ?? (clientGravatar ? null : gravatarUrl(user.delivery_email, user.avatar_version)),
+    // A client computes a gravatar from `email`, which it cannot do from a placeholder: then the server does.
+    avatar_url:
+      user.avatar_url ??
+      (clientGravatar && user.email === user.delivery_email
+        ? null
+        : gravatarUrl(user.delivery_email, user.avatar_version)),
     avatar_version: user.avatar_version,
     // As the original: only when asked for, and never for bots, which cannot have custom profile fields.
     ...(withProfileData && !user.is_bot ? { profile_data: user.profile_data ?? {} } : {}),
