@@ -89,6 +89,9 @@ test('changing the setting tells who gains or loses the address, and everyone th
     t.deepEqual((await next(queue, about('new_email'))).person, { user_id: target.user_id, new_email: api });
   }
   t.true(await none(iago, about('delivery_email')), 'administrators saw it and still do');
+  // And the avatar, which clients computed from the address: the real address's gravatar.
+  const gravatar = createHash('md5').update(target.email.toLowerCase()).digest('hex');
+  t.true(String(((await next(hamlet, about('avatar_url'))).person as Body).avatar_url).includes(gravatar));
 
   // Administrators -> members: members gain it back; the API address stays the placeholder.
   hamlet.seen.length = 0;

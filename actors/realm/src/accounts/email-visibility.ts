@@ -1,6 +1,8 @@
 import {
   EMAIL_VISIBILITY,
+  gravatarUrl,
   placeholderEmail,
+  uploadedAvatarUrl,
   realmUserUpdated,
   seesAddress,
   type UserAdminProtocol,
@@ -47,7 +49,8 @@ export function applyEmailVisibilitySet(state: RealmState, event: EmailVisibilit
 /**
  * The original's events for the change: `delivery_email` (the address, or
  * null) to each user who gains or loses sight of it, and, when the API
- * address itself changes (to or from "everyone"), `new_email` to everyone.
+ * address itself changes (to or from "everyone"), `new_email` and the
+ * avatar's URLs to everyone.
  */
 function announce(state: RealmState, account: Account, before: number, after: number, apiEmail: string | null) {
   const gained: number[] = [];
@@ -64,7 +67,17 @@ function announce(state: RealmState, account: Account, before: number, after: nu
   if (gained.length) fanouts.push(toUsers(state, gained, person({ delivery_email: account.email })));
   if (lost.length) fanouts.push(toUsers(state, lost, person({ delivery_email: null })));
   if (before === EMAIL_VISIBILITY.everyone || after === EMAIL_VISIBILITY.everyone) {
-    fanouts.push(toEveryone(state, person({ new_email: apiEmail ?? account.email })));
+    // Then the avatar too, as the original's notify_avatar_url_change: clients computed it from the old address.
+    const url = account.avatarFile
+      ? uploadedAvatarUrl(account.avatarFile, account.avatarVersion)
+      : gravatarUrl(account.email, account.avatarVersion);
+    const avatar = {
+      avatar_source: account.avatarFile ? 'U' : 'G',
+      avatar_url: url,
+      avatar_url_medium: account.avatarFile ? url : `${url}&s=500`,
+      avatar_version: account.avatarVersion,
+    };
+    fanouts.push(toEveryone(state, [...person({ new_email: apiEmail ?? account.email }), ...person(avatar)]));
   }
   return fanouts;
 }
