@@ -32,6 +32,18 @@ function target(state: RealmState, command: SetAvatar): Account {
   return bot;
 }
 
+/** The avatar fields of a `realm_user` update: an account's image (`file`; null: its gravatar) at `version`. */
+export function avatarFields(email: string, file: string | null, version: number) {
+  const uploaded = file === null ? null : uploadedAvatarUrl(file, version);
+  const avatar_url = uploaded ?? gravatarUrl(email, version);
+  return {
+    avatar_source: uploaded ? 'U' : 'G',
+    avatar_url,
+    avatar_url_medium: uploaded ?? `${avatar_url}&s=500`,
+    avatar_version: version,
+  };
+}
+
 /**
  * The original's `do_change_avatar_fields`: a new version, `realm_user`
  * update to everyone with the new URLs and, for a bot, `realm_bot` update to
@@ -39,16 +51,9 @@ function target(state: RealmState, command: SetAvatar): Account {
  */
 export function setAvatar(state: RealmState, command: SetAvatar): Decision<RealmEvent, BotReplies['realm.setAvatar']> {
   const account = target(state, command);
-  const version = account.avatarVersion + 1;
-  const uploaded = command.file === null ? null : uploadedAvatarUrl(command.file, version);
-  const avatar_url = uploaded ?? gravatarUrl(account.email, version);
-  const person = {
-    user_id: account.id,
-    avatar_source: uploaded ? 'U' : 'G',
-    avatar_url,
-    avatar_url_medium: uploaded ?? `${avatar_url}&s=500`,
-    avatar_version: version,
-  };
+  const fields = avatarFields(account.email, command.file, account.avatarVersion + 1);
+  const { avatar_url } = fields;
+  const person = { user_id: account.id, ...fields };
   const fanouts = [toEveryone(state, [realmUserUpdated(person)])];
   if (account.botType !== null) {
     fanouts.push(toUsers(state, botAudience(state, account), [botUpdated({ user_id: account.id, avatar_url })]));

@@ -1,13 +1,12 @@
 import {
   EMAIL_VISIBILITY,
-  gravatarUrl,
   placeholderEmail,
-  uploadedAvatarUrl,
   realmUserUpdated,
   seesAddress,
   type UserAdminProtocol,
 } from '@chat/protocol';
 import type { Fanout } from '@chat/runtime';
+import { avatarFields } from '../avatars.js';
 import { toEveryone, toUsers } from '../broadcast.js';
 import type { Account, RealmHandlers, RealmState } from '../state.js';
 
@@ -68,15 +67,7 @@ function announce(state: RealmState, account: Account, before: number, after: nu
   if (lost.length) fanouts.push(toUsers(state, lost, person({ delivery_email: null })));
   if (before === EMAIL_VISIBILITY.everyone || after === EMAIL_VISIBILITY.everyone) {
     // Then the avatar too, as the original's notify_avatar_url_change: clients computed it from the old address.
-    const url = account.avatarFile
-      ? uploadedAvatarUrl(account.avatarFile, account.avatarVersion)
-      : gravatarUrl(account.email, account.avatarVersion);
-    const avatar = {
-      avatar_source: account.avatarFile ? 'U' : 'G',
-      avatar_url: url,
-      avatar_url_medium: account.avatarFile ? url : `${url}&s=500`,
-      avatar_version: account.avatarVersion,
-    };
+    const avatar = avatarFields(account.email, account.avatarFile ?? null, account.avatarVersion);
     fanouts.push(toEveryone(state, [...person({ new_email: apiEmail ?? account.email }), ...person(avatar)]));
   }
   return fanouts;
