@@ -176,7 +176,7 @@ const samples: Record<Exclude<ClientEvent['type'], (typeof RESHAPED)[number]>, C
     reactionEvent(
       'add',
       30,
-      { emoji_name: 'smile', emoji_code: '1f642', reaction_type: 'unicode_emoji', user_id: 8 },
+      { emoji_name: 'smile', emoji_code: '1f604', reaction_type: 'unicode_emoji', user_id: 8 },
       {
         user_id: 8,
         email: me.email,
