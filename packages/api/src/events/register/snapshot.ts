@@ -14,6 +14,7 @@ import type { ApiOptions } from '../../options.js';
 import { FEATURE_LEVEL, ZULIP_VERSION } from '../../options.js';
 import { realmUsers, type Restriction } from './realm-users.js';
 import { accessibleUserIds } from '../../users/access.js';
+import { fakeEmailDomain } from '../../email-domain.js';
 import { presentBot } from '../../bots/json.js';
 import { UnreadIndex } from './unread.js';
 import { mutingSections, personalSections, scheduledSections } from './personal.js';
@@ -103,7 +104,11 @@ export class Snapshot {
     const settings = await caller.settings();
     const access = await accessibleUserIds(caller);
     const restriction: Restriction | undefined = access
-      ? { access, domain: new URL(options.externalUrl).hostname, incomplete: this.req.user_list_incomplete ?? false }
+      ? {
+          access,
+          domain: fakeEmailDomain(options.externalUrl, options.fakeEmailDomain),
+          incomplete: this.req.user_list_incomplete ?? false,
+        }
       : undefined;
     this.body.zulip_version = ZULIP_VERSION;
     this.body.zulip_feature_level = FEATURE_LEVEL;
