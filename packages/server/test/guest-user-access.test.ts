@@ -205,6 +205,17 @@ test.serial('a message from a user the guest may not access shows its sender as 
   );
   await restrict(t, true);
   try {
+    const queue = await register(guest.client, { event_types: ['message', 'presence'] });
+    await expectOk(
+      outsider.client.post('/messages', { type: 'stream', to: 'guest reading room', topic: 'again', content: 'hi' }),
+    );
+    const event = await next(queue, (e) => e.type === 'message');
+    t.like(event.message as Body, { sender_id: outsider.user_id, sender_full_name: 'Unknown user' });
+    // His presence does not reach the guest; the guest's own does.
+    await expectOk(outsider.client.post('/users/me/presence', { status: 'active' }));
+    await expectOk(guest.client.post('/users/me/presence', { status: 'active' }));
+    const seen = await eventsUntil(queue, (e) => e.type === 'presence' && e.user_id === guest.user_id);
+    t.false(seen.some((e) => e.type === 'presence' && e.user_id === outsider.user_id));
     const { message } = await expectOk(guest.client.get<{ message: Body }>(`/messages/${sent.id}`));
     t.like(message, { sender_id: outsider.user_id, sender_full_name: 'Unknown user' });
     t.regex(message.sender_email as string, new RegExp(`^user${outsider.user_id}@`));

@@ -16,7 +16,7 @@ import { linkifiersOf } from './content.js';
 import { messageJson, referencedUsers, type MessageFormat } from './json.js';
 import type { ApiOptions } from '../options.js';
 import { fakeEmailDomain } from '../email-domain.js';
-import { asAccessible } from '../users/access.js';
+import { accessibleUserIds, asAccessible } from '../users/access.js';
 
 /** The original's LARGER_THAN_MAX_MESSAGE_ID: the anchor of "newest", and of "first_unread" with nothing unread. */
 export const LATEST = 10_000_000_000_000_000;
@@ -45,7 +45,8 @@ async function formatOf(
 
 export async function renderMessages(caller: CallerContext, messages: ViewedMessage[], format: MessageFormat) {
   const [known, linkifiers] = await Promise.all([caller.users(referencedUsers(messages)), linkifiersOf(caller)]);
-  const users = format.fake_domain === undefined ? known : await asAccessible(caller, known, format.fake_domain);
+  const users =
+    format.fake_domain === undefined ? known : asAccessible(known, await accessibleUserIds(caller), format.fake_domain);
   return messages.map((m) => ({
     ...messageJson(m, users, linkifiers ? { ...format, linkifiers } : format),
     ...(m.match_content !== undefined ? { match_content: m.match_content, match_subject: m.match_subject } : {}),

@@ -66,12 +66,11 @@ export const mayAccess = (access: Set<number> | null, user: { user_id: number; i
 export const insufficientPermission = () => new ChatError('BAD_REQUEST', 'Insufficient permission');
 
 /**
- * The users a message list names, as a restricted guest may see them: the
- * others as the original's inaccessible senders (placeholder name, address
- * and avatar). Everyone else gets `users` back after one role check.
+ * The users a message list names, as a restricted guest may see them
+ * (`access`, null: no restriction): the others as the original's
+ * inaccessible senders (placeholder name, address and avatar).
  */
-export async function asAccessible(caller: CallerContext, users: Map<number, UserRef>, domain: string) {
-  const access = await accessibleUserIds(caller);
+export function asAccessible(users: Map<number, UserRef>, access: Set<number> | null, domain: string) {
   if (access === null) return users;
   const shown = new Map<number, UserRef>();
   for (const [id, user] of users) {
