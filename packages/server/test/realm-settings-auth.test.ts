@@ -1,4 +1,5 @@
 import type { ChatClient } from '@chat/testkit';
+import { Browser } from './browser.js';
 import { withServer } from './context.js';
 import { newPerson, type Person } from './people.js';
 import { next, register, snapshotOf, type Body, type Event } from './queues.js';
@@ -98,6 +99,17 @@ test.serial(
           code: 'PASSWORD_AUTH_DISABLED',
         });
       }
+      // The browser's login form says so, and starts no session.
+      const b = new Browser(t.context.server.client);
+      const page = await b.send('GET', '/accounts/login/');
+      const form = await b.send('POST', '/accounts/login/', {
+        username: person.email,
+        password: person.password,
+        csrfmiddlewaretoken: Browser.formToken(page.text),
+      });
+      t.is(form.status, 200);
+      t.regex(form.text, /Password authentication is disabled in this organization/);
+      t.false(b.cookies.has('sessionid'));
       // The same table again changes nothing, so names nothing.
       const again = await bodyOf(patch(desdemona, { Email: false, Dev: true }));
       t.false('authentication_methods' in again);
