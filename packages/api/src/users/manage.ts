@@ -5,6 +5,7 @@ import type { ActorClient } from '@chat/runtime';
 import { renderUser } from './json.js';
 import { setProfileData } from '../realm/profile-fields.js';
 import type { ApiOptions } from '../options.js';
+import { fakeEmailDomain } from '../email-domain.js';
 
 /** Addresses go to the `{email}` routes, everything else to the `{user_id}` ones. */
 const isAddress = (path: Record<string, string>) => (path.email ?? '').includes('@');
@@ -24,7 +25,7 @@ async function userByEmail(actors: ActorClient, principal: Principal, email: str
     type: 'realm.userByEmail',
     email,
     viewer: { user_id: principal.user_id, role: principal.role },
-    domain: new URL(options.externalUrl).hostname,
+    domain: fakeEmailDomain(options.externalUrl, options.fakeEmailDomain),
   });
 }
 

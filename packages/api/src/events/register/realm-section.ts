@@ -3,6 +3,7 @@ import { LIMITS } from '../../limits.js';
 import type { ApiOptions } from '../../options.js';
 import { PRESENCE_TIMING } from '../../users/presence.js';
 import { gravatarUrl } from '../../users/json.js';
+import { fakeEmailDomain } from '../../email-domain.js';
 
 /** The original's preset external accounts of custom profile fields. */
 export const EXTERNAL_ACCOUNTS: Record<string, { name: string; text: string; hint: string; url_pattern: string }> = {
@@ -121,7 +122,7 @@ export function realmSection(org: Organization, info: RealmInfo, options: ApiOpt
     realm_date_created: Math.floor(info.date_created / 1000),
     realm_url: url,
     realm_uri: url,
-    realm_bot_domain: new URL(url).hostname,
+    realm_bot_domain: fakeEmailDomain(url, options.fakeEmailDomain),
     realm_icon_url: gravatarUrl(info.string_id, 1),
     realm_logo_url: `${url}/static/images/logo/zulip-org-logo.svg`,
     realm_night_logo_url: `${url}/static/images/logo/zulip-org-logo.svg`,
