@@ -14,6 +14,7 @@ import { CallerContext } from '../context.js';
 import { renderDescription } from '../markdown.js';
 import { FEATURE_LEVEL, ZULIP_VERSION, type ApiOptions } from '../options.js';
 import { gravatarUrl, renderUser } from './json.js';
+import { accessibleUserIds, insufficientPermission, mayAccess } from './access.js';
 import { startSession } from '../sessions/sessions.js';
 
 // Verified when the username is unknown, so both failures cost the same time.
@@ -161,10 +162,14 @@ export function accountRoutes(options: ApiOptions): Route[] {
       description: 'Every user of the organization, bots and deactivated users included.',
       tags: ['users'],
       async handler({ params, principal, actors }) {
-        const users = await actors.ask(realmAddress(principal.realm), { type: 'realm.listUsers' });
+        const [users, access] = await Promise.all([
+          actors.ask(realmAddress(principal.realm), { type: 'realm.listUsers' }),
+          accessibleUserIds(new CallerContext(actors, principal)),
+        ]);
         const wanted = params.user_ids && new Set(params.user_ids);
+        // A restricted guest gets only the users he may access, as the original's (no "Unknown user" here).
         const members = users
-          .filter((user) => !wanted || wanted.has(user.user_id))
+          .filter((user) => (!wanted || wanted.has(user.user_id)) && mayAccess(access, user))
           .map((user) =>
             renderUser(user, principal, params.client_gravatar ?? true, params.include_custom_profile_fields),
           );
@@ -219,10 +224,11 @@ export function accountRoutes(options: ApiOptions): Route[] {
       description: 'One user of the organization.',
       tags: ['users'],
       async handler({ params, principal, actors }) {
-        const user = await actors.ask(realmAddress(principal.realm), {
-          type: 'realm.getUser',
-          user_id: params.user_id,
-        });
+        const [user, access] = await Promise.all([
+          actors.ask(realmAddress(principal.realm), { type: 'realm.getUser', user_id: params.user_id }),
+          accessibleUserIds(new CallerContext(actors, principal)),
+        ]);
+        if (!mayAccess(access, user)) throw insufficientPermission();
         return {
           user: renderUser(user, principal, params.client_gravatar ?? true, params.include_custom_profile_fields),
         };
