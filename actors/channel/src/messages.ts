@@ -2,7 +2,8 @@ import { ChatError, inGroupSetting, mayDeleteTopic, reactionEvent, type ChannelC
 import type { ActorContext } from '@chat/runtime';
 import { can, canSee, invalidMessage, requireContentAccess, requireMessageAccess } from './access.js';
 import { deleteEvent, fanout, receivers, topicActivity } from './events.js';
-import { holdersOf } from './holders.js';
+import { holds, holdersOf } from './holders.js';
+import { toUsers } from './members.js';
 import { findMessage, type ChannelState, type ChannelDecision } from './state.js';
 
 type Of<T extends ChannelCommand['type']> = Extract<ChannelCommand, { type: T }>;
@@ -75,11 +76,23 @@ export function decideReaction(
   const to = receivers(state, ctx.address.key, [message], cmd.actor.user_id);
   // Reacting is taking part in the topic (bots never follow topics).
   const participant = add && !cmd.actor.is_bot ? [cmd.actor.user_id] : [];
+  // Reacting to a channel message one does not have gives it (a historical row, read): see holders.ts.
+  const historical =
+    add && state.kind === 'channel' && !holds(state, cmd.actor.user_id, message)
+      ? [
+          toUsers(ctx.address.key, [cmd.actor.user_id], {
+            type: 'user.historical',
+            key: ctx.address.key,
+            message_id: message.id,
+          }),
+        ]
+      : [];
   return {
     events: [{ type: add ? 'reactionAdded' : 'reactionRemoved', id: message.id, reaction: r }],
     fanouts: [
       fanout(ctx.address.key, to, [event]),
       ...topicActivity(state, ctx.address.key, participant, message.topic, 'participated'),
+      ...historical,
     ],
     reply: null,
   };

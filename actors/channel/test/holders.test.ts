@@ -64,6 +64,9 @@ test('reactions reach a public channel subscribers and whoever else has the mess
   // A non-subscriber who reacts gets a historical row: later events reach them, and votes too.
   const historical = await kit.run(react(outsider, id));
   t.deepEqual(keysOf(historical.fanouts[0]), users(2, 3, 4, 5, 6));
+  const rows = (d: typeof reacted) => d.fanouts.filter((f) => (f.body as { type: string }).type === 'user.historical');
+  t.deepEqual(rows(historical).map(keysOf), [users(6)], 'the row reads as read, as the original makes it');
+  t.deepEqual(rows(reacted), []);
   t.deepEqual((await kit.run(holders(stays, id))).reply, [2, 3, 4, 6]);
   t.deepEqual(keysOf((await kit.run(vote(stays, id))).fanouts[0]), users(2, 3, 4, 6));
   const deleted = await kit.run({

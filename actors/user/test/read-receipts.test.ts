@@ -36,6 +36,10 @@ test('a read receipt counts what the conversation says the user has, and not wha
   await k.run({ type: 'user.flags', op: 'add', flag: 'read', messages: [{ id: 12, key, own: false }] });
   t.false(await receipt(k, 12));
   t.true((await k.run({ type: 'user.readReceipt', key, message_id: 12, asker: 9, held: true })).reply);
+  // Reacting to a message of a channel never joined: the original's historical row, read.
+  const other = 'zulip:channel:8';
+  await k.run({ type: 'user.historical', key: other, message_id: 70 });
+  t.true((await k.run({ type: 'user.readReceipt', key: other, message_id: 70, asker: 9, held: true })).reply);
   // 50 arrives from a channel the user was not in: read, yet not received.
   await k.run({ type: 'user.moved', from: 'zulip:channel:8', to: key, ids: [50], copy: false });
   t.false(await receipt(k, 50));
