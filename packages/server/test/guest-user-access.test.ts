@@ -243,3 +243,29 @@ test.serial('a message from a user the guest may not access shows its sender as 
   const { message } = await expectOk(guest.client.get<{ message: Body }>(`/messages/${sent.id}`));
   t.is(message.sender_full_name, 'Outside Sender');
 });
+
+test.serial(
+  'a new user the guest may not access reaches him as "Unknown user", or not at all with user_list_incomplete',
+  async (t) => {
+    const guest = await newGuest(t, 'Watching Guest');
+    await restrict(t, true);
+    try {
+      const plain = await register(guest.client, { event_types: ['realm_user'] });
+      const incomplete = await register(guest.client, {
+        event_types: ['realm_user'],
+        client_capabilities: JSON.stringify({ user_list_incomplete: true }),
+      });
+      const newcomer = await newPerson(t.context, 'Newcomer Unseen');
+      const added = (e: Event) => e.type === 'realm_user' && e.op === 'add';
+      const event = await next(plain, added);
+      t.like(event.person as User, { user_id: newcomer.user_id, full_name: 'Unknown user', is_active: true });
+      t.false(JSON.stringify(event).includes('Newcomer Unseen'));
+      // His own rename marks the end of what the creation could have caused.
+      await expectOk(guest.client.patch('/settings', { full_name: 'Watching Guest Renamed' }));
+      const seen = await eventsUntil(incomplete, (e) => e.type === 'realm_user' && e.op === 'update');
+      t.deepEqual(seen.filter(added), []);
+    } finally {
+      await restrict(t, false);
+    }
+  },
+);
