@@ -42,7 +42,7 @@ npx ava "${files[@]}"
 # Files about the embedded deployment itself (its process, data folder and crashes) do not run
 # against the cluster; nor does zulip-terminal's, which drives a server started the README's way
 # (embedded): the operations it calls are checked on the cluster by their own conformance files.
-embedded_only='admin|admission|can-create-users|compose|crash-loop|durability|edge-workers|production|secrets|startup|zulip-terminal'
+embedded_only='admin|admission|can-create-users|compose|crash-loop|dev-realm|durability|edge-workers|production|secrets|startup|zulip-terminal'
 mapfile -t conformance < <(ls packages/server/dist/test/*.test.js | grep -Ev "/($embedded_only|$faults)\.test\.js$")
 echo "test: ${#conformance[@]} conformance files against a local cluster"
 CHAT_TEST_TARGET=cluster npx ava "${conformance[@]}"

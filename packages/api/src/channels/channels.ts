@@ -18,6 +18,7 @@ import { channelAdminRoutes } from './admin.js';
 import { checkColor, subscriptionSettingsRoutes } from './subscription-settings.js';
 import { channelRetention, createChannel, type NewChannelSpec } from './create.js';
 import { channelJson, subscriptionJson } from './json.js';
+import { restrictsGuests, tellAccessChanges } from '../users/access-events.js';
 import { CallerContext } from '../context.js';
 import { checkChannelCount, checkDescription, LIMITS } from '../limits.js';
 import type { ApiOptions } from '../options.js';
@@ -120,13 +121,9 @@ async function subscribe(caller: CallerContext, params: SubscribeParams) {
         ...newChannelSpec(principal, settings, { ...params, name, description: sub.description }),
         ...color,
       };
-      await createChannel(
-        actors,
-        principal.realm,
-        spec,
-        principal.user_id,
-        users.map((u) => u.user_id),
-      );
+      const ids = users.map((u) => u.user_id);
+      const channelId = await createChannel(actors, principal.realm, spec, principal.user_id, ids);
+      await tellAccessChanges(actors, principal.realm, channelId, [], ids);
       for (const u of users) (subscribed[u.user_id] ??= []).push(name);
       continue;
     }
@@ -146,6 +143,7 @@ async function subscribe(caller: CallerContext, params: SubscribeParams) {
       unauthorized.push(found.name);
       continue;
     }
+    if (result.added.length > 0) await tellSubscribersChanged(caller, found.channel_id, result.added, []);
     for (const id of result.added) (subscribed[id] ??= []).push(found.name);
     for (const id of result.already) (already[id] ??= []).push(found.name);
   }
@@ -154,6 +152,16 @@ async function subscribe(caller: CallerContext, params: SubscribeParams) {
     already_subscribed: already,
     ...(params.authorization_errors_fatal === false ? { unauthorized } : {}),
   };
+}
+
+/** A restricted guest's access follows the channel's subscribers (see `tellAccessChanges`). */
+async function tellSubscribersChanged(caller: CallerContext, channelId: number, added: number[], removed: number[]) {
+  const { actors, principal } = caller;
+  if (!(await restrictsGuests(actors, principal.realm))) return;
+  const info = await actors.ask(channelAddress(principal.realm, channelId), { type: 'channel.info' });
+  const after = info.subscribers;
+  const before = [...after.filter((id) => !added.includes(id)), ...removed];
+  await tellAccessChanges(actors, principal.realm, channelId, before, after);
 }
 
 /** Unsubscribes the caller (or, with permission, the principals): DELETE and PATCH /users/me/subscriptions. */
@@ -170,6 +178,7 @@ async function unsubscribe(caller: CallerContext, names: string[], principals: n
       actor: principal,
       users,
     });
+    if (result.removed.length > 0) await tellSubscribersChanged(caller, entry.channel_id, [], result.removed);
     (result.removed.length > 0 ? removed : notRemoved).push(entry.name);
   }
   return { removed, not_removed: notRemoved };
