@@ -275,3 +275,29 @@ test.serial(
     }
   },
 );
+
+test.serial('changes to a user the guest may not access do not reach him; a bot’s do', async (t) => {
+  const guest = await newGuest(t, 'Quiet Guest');
+  const stranger = await newPerson(t.context, 'Stranger Before');
+  await restrict(t, true);
+  try {
+    const queue = await register(guest.client, { event_types: ['realm_user', 'realm_bot'] });
+    await expectOk(stranger.client.patch('/settings', { full_name: 'Stranger After' }));
+    const bot = await expectOk(
+      t.context.hamlet.post<{ user_id: number }>('/bots', { full_name: 'Quiet Bot', short_name: 'quiet' }),
+    );
+    await expectOk(t.context.hamlet.patch(`/bots/${bot.user_id}`, { full_name: 'Quiet Bot Renamed' }));
+    await expectOk(guest.client.patch('/settings', { full_name: 'Quiet Guest Renamed' }));
+    const seen = await eventsUntil(
+      queue,
+      (e) => e.type === 'realm_user' && e.op === 'update' && (e.person as User).user_id === guest.user_id,
+    );
+    t.false(JSON.stringify(seen).includes('Stranger After'));
+    t.true(
+      seen.some((e) => e.type === 'realm_user' && (e.person as User).full_name === 'Quiet Bot Renamed'),
+      'the bot’s rename',
+    );
+  } finally {
+    await restrict(t, false);
+  }
+});
