@@ -184,3 +184,62 @@ test.serial('with the setting off, a guest hears no access events', async (t) =>
     [],
   );
 });
+
+test.serial('a message from a user the guest may not access shows its sender as "Unknown user"', async (t) => {
+  const guest = await newGuest(t, 'Reading Guest');
+  const outsider = await newPerson(t.context, 'Outside Sender');
+  await expectOk(
+    t.context.iago.post('/users/me/subscriptions', {
+      subscriptions: JSON.stringify([{ name: 'guest reading room' }]),
+      principals: JSON.stringify([guest.user_id]),
+    }),
+  );
+  // One not subscribed may still send to a public channel.
+  const sent = await expectOk(
+    outsider.client.post<{ id: number }>('/messages', {
+      type: 'stream',
+      to: 'guest reading room',
+      topic: 'from outside',
+      content: 'knock knock',
+    }),
+  );
+  await restrict(t, true);
+  try {
+    const queue = await register(guest.client, { event_types: ['message', 'presence'] });
+    await expectOk(
+      outsider.client.post('/messages', { type: 'stream', to: 'guest reading room', topic: 'again', content: 'hi' }),
+    );
+    const event = await next(queue, (e) => e.type === 'message');
+    t.like(event.message as Body, { sender_id: outsider.user_id, sender_full_name: 'Unknown user' });
+    // His presence does not reach the guest; the guest's own does.
+    await expectOk(outsider.client.post('/users/me/presence', { status: 'active' }));
+    await expectOk(guest.client.post('/users/me/presence', { status: 'active' }));
+    const seen = await eventsUntil(queue, (e) => e.type === 'presence' && e.user_id === guest.user_id);
+    t.false(seen.some((e) => e.type === 'presence' && e.user_id === outsider.user_id));
+    const { message } = await expectOk(guest.client.get<{ message: Body }>(`/messages/${sent.id}`));
+    t.like(message, { sender_id: outsider.user_id, sender_full_name: 'Unknown user' });
+    t.regex(message.sender_email as string, new RegExp(`^user${outsider.user_id}@`));
+    t.false(JSON.stringify(message).includes('Outside Sender'));
+    // A direct message makes its sender accessible, as in the original.
+    await expectOk(
+      t.context.hamlet.post('/messages', { type: 'private', to: JSON.stringify([guest.user_id]), content: 'hello' }),
+    );
+    t.is(byId(await realmUsers(guest), IDS.hamlet)?.full_name, 'King Hamlet');
+    const member = await expectOk(
+      t.context.hamlet.get<{ messages: Body[] }>('/messages', {
+        anchor: 'newest',
+        num_before: 5,
+        num_after: 0,
+        narrow: JSON.stringify([{ operator: 'channel', operand: 'guest reading room' }]),
+      }),
+    );
+    t.true(
+      member.messages.some((m) => m.sender_full_name === 'Outside Sender'),
+      'members see the name',
+    );
+  } finally {
+    await restrict(t, false);
+  }
+  const { message } = await expectOk(guest.client.get<{ message: Body }>(`/messages/${sent.id}`));
+  t.is(message.sender_full_name, 'Outside Sender');
+});

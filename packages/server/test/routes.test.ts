@@ -362,6 +362,17 @@ test('the table covers every documented operation', async (t) => {
   t.deepEqual([...documented].sort(), [...covered].sort());
 });
 
+test('the served document gives an enum of whole numbers as an integer, as the reference does', async (t) => {
+  type Doc = {
+    paths: Record<string, Record<string, { requestBody: { content: Record<string, { schema: Params }> } }>>;
+  };
+  const { body } = await t.context.server.client.get<Doc>('//api/v1/openapi.json');
+  const settings = body.paths['/settings']!.patch!.requestBody.content['application/x-www-form-urlencoded']!.schema;
+  const properties = settings.properties as Record<string, unknown>;
+  t.deepEqual(properties.color_scheme, { type: 'integer', enum: [1, 2, 3] });
+  t.deepEqual(properties.web_home_view, { type: 'string', enum: ['recent_topics', 'inbox', 'all_messages'] });
+});
+
 for (const c of CASES) {
   const name = `${c.method} ${c.template ?? c.path}`;
 

@@ -40,7 +40,7 @@ function audiences(state: ChannelState, cmd: MoveOut, f: MoveFacts) {
   const losing = source.filter((id) => !inTarget.has(id) && (cmd.target.invite_only || guests.has(id)));
   const lost = new Set(losing);
   const newest = f.moved.reduce((a, m) => (m.id > a.id ? m : a), f.target);
-  const had = receivers(state, f.key, newest, cmd.actor.user_id);
+  const had = receivers(state, f.key, [newest], cmd.actor.user_id);
   // Guests who only now see the channel's messages would not know the old location.
   const newGuests = new Set(target.filter((id) => guests.has(id) && !inSource.has(id)));
   const notified = state.channel!.history_public_to_subscribers

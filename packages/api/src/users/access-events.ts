@@ -71,7 +71,7 @@ export async function restrictsGuests(actors: ActorClient, realm: string): Promi
   return setting !== undefined && setting !== SYSTEM_GROUPS['role:everyone'];
 }
 
-/** Whom `guest` may access through everything but one channel: himself, his other channels' subscribers, his group direct messages. */
+/** Whom `guest` may access through everything but one channel: himself, his other channels' subscribers, his direct-message partners. */
 async function accessApartFrom(actors: ActorClient, realm: string, guest: number, channelId: number) {
   const state = await actors.ask(userAddress(realm, guest), { type: 'user.state' });
   const ids = new Set<number>([guest]);
@@ -82,7 +82,7 @@ async function accessApartFrom(actors: ActorClient, realm: string, guest: number
     channels.map((id) => actors.ask(channelAddress(realm, id), { type: 'channel.info' })),
   );
   for (const info of infos) for (const id of info.subscribers) ids.add(id);
-  for (const c of state.conversations) if (c.user_ids.length > 2) for (const id of c.user_ids) ids.add(id);
+  for (const c of state.conversations) for (const id of c.user_ids) ids.add(id);
   return ids;
 }
 

@@ -1,11 +1,19 @@
-import { ChatError, inGroupSetting, isGuest, placeholderEmail, ROLES, type GroupSetting } from '@chat/protocol';
+import {
+  ChatError,
+  inGroupSetting,
+  isGuest,
+  placeholderEmail,
+  ROLES,
+  type GroupSetting,
+  type UserRef,
+} from '@chat/protocol';
 import type { CallerContext } from '../context.js';
 
 /**
  * Which users a guest may know of when the realm's `can_access_all_users_group`
  * leaves guests out (the original's `user_access_restricted_in_realm` and
  * `check_user_can_access_all_users`): himself, every bot, and whoever shares a
- * channel or a group direct message with him (`get_accessible_user_ids`). The
+ * channel or a direct-message conversation with him (`get_accessible_user_ids`). The
  * decision is the edge's, per request, and only for guests: everyone else
  * gets `null` (no restriction) without a single extra ask, so the shared
  * rendering of the realm's user list stays one copy for them.
@@ -19,8 +27,9 @@ export async function accessibleUserIds(caller: CallerContext): Promise<Set<numb
   const channels = await Promise.all(Object.keys(state.subscriptions).map((id) => caller.channelInfo(Number(id))));
   const ids = new Set<number>([caller.principal.user_id]);
   for (const info of channels) for (const id of info.subscribers) ids.add(id);
-  // As the original: a group direct message is a shared subscription; a one-to-one conversation is not.
-  for (const c of state.conversations) if (c.user_ids.length > 2) for (const id of c.user_ids) ids.add(id);
+  // A conversation of direct messages counts as a shared one: the original's DM groups, which, as its
+  // push code says, a direct message also gives a guest access to its sender.
+  for (const c of state.conversations) for (const id of c.user_ids) ids.add(id);
   return ids;
 }
 
@@ -55,3 +64,29 @@ export const mayAccess = (access: Set<number> | null, user: { user_id: number; i
 
 /** `GET /users/{id}` of a user the caller may not access: the original's `access_user_common`. */
 export const insufficientPermission = () => new ChatError('BAD_REQUEST', 'Insufficient permission');
+
+/**
+ * The users a message list names, as a restricted guest may see them
+ * (`access`, null: no restriction): the others as the original's
+ * inaccessible senders (placeholder name, address and avatar).
+ */
+export function asAccessible(users: Map<number, UserRef>, access: Set<number> | null, domain: string) {
+  if (access === null) return users;
+  const shown = new Map<number, UserRef>();
+  for (const [id, user] of users) {
+    shown.set(
+      id,
+      mayAccess(access, user)
+        ? user
+        : {
+            ...user,
+            email: placeholderEmail(id, domain),
+            full_name: UNKNOWN_USER_NAME,
+            gravatar_url: UNKNOWN_USER_AVATAR,
+            role: ROLES.member,
+            bot_owner_id: null,
+          },
+    );
+  }
+  return shown;
+}

@@ -42,11 +42,13 @@ export function accountRoutes(options: ApiOptions): Route[] {
       tags: ['server_and_organizations'],
       async handler({ actors, request }) {
         const realm = await actors.ask(realmOf(request), { type: 'realm.info' });
+        // As the register's realm_authentication_methods: what the server offers and the realm has on.
+        const { Dev: dev, Email: email } = realm.authentication;
         return {
           authentication_methods: {
-            password: true,
-            dev: development && realm.development,
-            email: true,
+            password: email,
+            dev: development && realm.development && dev,
+            email,
             ldap: false,
             remoteuser: false,
             github: false,
@@ -63,7 +65,7 @@ export function accountRoutes(options: ApiOptions): Route[] {
           zulip_merge_base: ZULIP_VERSION,
           push_notifications_enabled: false,
           is_incompatible: false,
-          email_auth_enabled: true,
+          email_auth_enabled: email,
           require_email_format_usernames: true,
           realm_url: options.externalUrl,
           realm_uri: options.externalUrl,
@@ -92,7 +94,7 @@ export function accountRoutes(options: ApiOptions): Route[] {
         const username = `${options.realmOf(request)}:${params.username.toLowerCase()}`;
         await limits?.loginAttempt(username);
         const candidate = await actors
-          .ask(realmOf(request), { type: 'realm.loginCandidate', username: params.username })
+          .ask(realmOf(request), { type: 'realm.loginCandidate', username: params.username, login: true })
           .catch(async (err: unknown) => {
             if (err instanceof ChatError && err.code === 'AUTHENTICATION_FAILED') {
               await verifyPassword(params.password, DECOY_PASSWORD_HASH);
