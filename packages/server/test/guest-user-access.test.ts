@@ -1,5 +1,6 @@
 import type { ExecutionContext } from 'ava';
 import { SYSTEM_GROUPS } from '@chat/protocol';
+import { checkEvent, checkResponse } from '@chat/testkit';
 import { expectOk } from './matrix-fixtures.js';
 import { IDS, withServer, type Logins } from './context.js';
 import { eventsUntil, next, register, snapshotOf, type Body, type Event } from './queues.js';
@@ -69,6 +70,8 @@ test.serial('with the setting at members, a guest sees only the users he shares 
     t.false(JSON.stringify(users).includes('hamlet@zulip.com'));
     t.false(JSON.stringify(users).includes('King Hamlet'));
     t.is(byId(await realmUsers(guest, { user_list_incomplete: true }), IDS.hamlet), undefined);
+    const whole = await guest.client.post<Body>('/register', { fetch_event_types: JSON.stringify(['realm_user']) });
+    t.deepEqual(checkResponse('post', '/register', 200, whole.body).errors, [], 'the reference’s shape');
 
     const listed = await expectOk(guest.client.get<{ members: User[] }>('/users'));
     t.is(byId(listed.members, IDS.hamlet), undefined);
@@ -150,12 +153,14 @@ test.serial('a guest hears of users as he gains and loses access to them', async
     );
     const added = await next(queue, about('add'));
     t.like(added.person as User, { full_name: 'Othello, the Moor of Venice', is_bot: false });
+    t.deepEqual(checkEvent(added).errors, []);
     // The guest leaves: he loses access, and hears of it with the placeholder name.
     await expectOk(
       guest.client.delete('/users/me/subscriptions', { subscriptions: JSON.stringify(['guest hearing room']) }),
     );
     const removed = await next(queue, about('remove'));
     t.deepEqual(removed.person, { user_id: IDS.othello, full_name: 'Unknown user' });
+    t.deepEqual(checkEvent(removed).errors, []);
   } finally {
     await restrict(t, false);
   }
@@ -243,3 +248,30 @@ test.serial('a message from a user the guest may not access shows its sender as 
   const { message } = await expectOk(guest.client.get<{ message: Body }>(`/messages/${sent.id}`));
   t.is(message.sender_full_name, 'Outside Sender');
 });
+
+test.serial(
+  'a new user the guest may not access reaches him as "Unknown user", or not at all with user_list_incomplete',
+  async (t) => {
+    const guest = await newGuest(t, 'Watching Guest');
+    await restrict(t, true);
+    try {
+      const plain = await register(guest.client, { event_types: ['realm_user'] });
+      const incomplete = await register(guest.client, {
+        event_types: ['realm_user'],
+        client_capabilities: JSON.stringify({ user_list_incomplete: true }),
+      });
+      const newcomer = await newPerson(t.context, 'Newcomer Unseen');
+      const added = (e: Event) => e.type === 'realm_user' && e.op === 'add';
+      const event = await next(plain, added);
+      t.like(event.person as User, { user_id: newcomer.user_id, full_name: 'Unknown user', is_active: true });
+      t.false(JSON.stringify(event).includes('Newcomer Unseen'));
+      t.deepEqual(checkEvent(event).errors, []);
+      // His own rename marks the end of what the creation could have caused.
+      await expectOk(guest.client.patch('/settings', { full_name: 'Watching Guest Renamed' }));
+      const seen = await eventsUntil(incomplete, (e) => e.type === 'realm_user' && e.op === 'update');
+      t.deepEqual(seen.filter(added), []);
+    } finally {
+      await restrict(t, false);
+    }
+  },
+);

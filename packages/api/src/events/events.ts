@@ -28,7 +28,7 @@ import { messageJson } from '../messages/json.js';
 import { linkifiersOf } from '../messages/content.js';
 import type { ApiOptions } from '../options.js';
 import { checkedQueueId } from './queue-id.js';
-import { accessibleUserIds, asAccessible } from '../users/access.js';
+import { accessibleUserIds, asAccessible, mayAccess, unknownUser } from '../users/access.js';
 import { fakeEmailDomain } from '../email-domain.js';
 import { pollQueue } from './poll.js';
 
@@ -102,13 +102,24 @@ export async function present(caller: CallerContext, events: NumberedEvent[], sp
   const linkifiers = messages.length > 0 ? await linkifiersOf(caller) : undefined;
   // A restricted guest sees the senders he may not access as "Unknown user", and hears nothing of their
   // presence or status, as the original's (only guests are asked about it).
-  const personal = events.some((e) => isMessageEvent(e) || e.type === 'presence' || e.type === 'user_status');
+  const personal = events.some(
+    (e) => isMessageEvent(e) || isRealmUserAdd(e) || e.type === 'presence' || e.type === 'user_status',
+  );
   const access = isGuest(caller.principal) && personal ? await accessibleUserIds(caller) : null;
   const people = new Map<number, UserRef>(messages.flatMap((e) => e.people.map((u) => [u.user_id, u])));
   const shown = asAccessible(people, access, fakeDomain);
   return events.flatMap((event): Body[] => {
     if (access && (event.type === 'presence' || event.type === 'user_status')) {
       if (!access.has((event as { user_id: number }).user_id)) return [];
+    }
+    // A new user he may not access: an "Unknown user", or nothing with `user_list_incomplete`.
+    if (
+      access &&
+      isRealmUserAdd(event) &&
+      !mayAccess(access, { user_id: event.person.user_id, is_bot: event.person.is_bot === true })
+    ) {
+      if (spec.capabilities.user_list_incomplete) return [];
+      return [{ id: event.id, type: 'realm_user', op: 'add', person: unknownUser(event.person.user_id, fakeDomain) }];
     }
     if (!isMessageEvent(event)) return presentPlain(event, spec, emptyTopicName, global);
     const users = new Map<number, UserRef>(event.people.map((u) => [u.user_id, shown.get(u.user_id) ?? u]));
