@@ -148,7 +148,13 @@ function messagingCases(): Case[] {
     messageCase('DELETE', '', {}, { path: '/messages/x', params: {}, name: 'message_id' }),
     messageCase('GET', '/history', {}, { path: '/messages/x/history', params: {}, name: 'message_id' }),
     messageCase('POST', '/reactions', { emoji_name: 'smile' }, missing('emoji_name')),
-    messageCase('DELETE', '/reactions', { emoji_name: 'smile' }, missing('emoji_name')),
+    // emoji_name is optional when removing (emoji_code may name the reaction instead).
+    messageCase(
+      'DELETE',
+      '/reactions',
+      { emoji_name: 'smile' },
+      { path: '/messages/x/reactions', params: { emoji_name: 'smile' }, name: 'message_id' },
+    ),
     {
       // On a message of its own, which the caller may always attach a submessage to.
       method: 'POST',
