@@ -331,3 +331,31 @@ test.serial('a user the guest may not access: his presence and status are refuse
   t.true(JSON.stringify(open.presences).includes(stranger.email), 'with the setting off it is there');
   t.is((await guest.client.get(`/users/${stranger.user_id}/status`)).status, 200);
 });
+
+test.serial('a guest may not start a direct message with a user he may not access', async (t) => {
+  const guest = await newGuest(t, 'Writing Guest');
+  const stranger = await newPerson(t.context, 'Unwritten Stranger');
+  await restrict(t, true);
+  try {
+    const refused = await guest.client.post<Body>('/messages', {
+      type: 'direct',
+      to: JSON.stringify([stranger.user_id]),
+      content: 'hello?',
+    });
+    t.is(refused.status, 400);
+    t.like(refused.body, {
+      result: 'error',
+      code: 'BAD_REQUEST',
+      msg: 'You do not have permission to access some of the recipients.',
+    });
+    // Once the stranger wrote to him, he may answer.
+    await expectOk(
+      stranger.client.post('/messages', { type: 'direct', to: JSON.stringify([guest.user_id]), content: 'hi' }),
+    );
+    await expectOk(
+      guest.client.post('/messages', { type: 'direct', to: JSON.stringify([stranger.user_id]), content: 'hi back' }),
+    );
+  } finally {
+    await restrict(t, false);
+  }
+});

@@ -14,6 +14,7 @@ import { checkDirectMessage } from './direct-permission.js';
 import { CallerContext } from '../context.js';
 import { checkContent, normalizeTopic } from '../limits.js';
 import { claimUploads } from '../uploads/uploads.js';
+import { checkMayAccessAll } from '../users/access.js';
 import type { ApiOptions } from '../options.js';
 import { triggerOutgoingWebhooks } from '../bots/outgoing.js';
 
@@ -103,6 +104,7 @@ export async function prepareSend(
   if (direct) {
     const others = (await participantsOf(caller, req.to)).filter((u) => u.user_id !== sender.user_id);
     people.push(...others);
+    await checkMayAccessAll(caller, others);
     address = conversationAddress(sender.realm, [sender.user_id, ...others.map((u) => u.user_id)]);
     await checkDirectMessage(caller, sender, others, settings, address.key);
   } else {
