@@ -26,6 +26,10 @@ set +a
 # packages/edge/test/admission.test.ts; packages/server/test/admission.test.ts sets its own.
 export ADMISSION_MAX_LAG_MS="${ADMISSION_MAX_LAG_MS:-60000}" ADMISSION_TARGET_MS="${ADMISSION_TARGET_MS:-0}"
 export ADMISSION_DEADLINE_MS="${ADMISSION_DEADLINE_MS:-30000}"
+# Values handed over inside one process are frozen and checked to be plain JSON (`toWire` in
+# packages/runtime/src/ports/transport.ts): a change after the send, or a value a cluster would
+# see differently, throws. Production skips the check.
+export CHAT_CHECK_VALUES=1
 
 tests() { ls packages/*/dist/test/*.test.js actors/*/dist/test/*.test.js bench/dist/test/*.test.js 2>/dev/null; }
 # Restarting engines or killing hosts must not hit other files' clusters, so these run last, alone.
@@ -38,7 +42,7 @@ npx ava "${files[@]}"
 # Files about the embedded deployment itself (its process, data folder and crashes) do not run
 # against the cluster; nor does zulip-terminal's, which drives a server started the README's way
 # (embedded): the operations it calls are checked on the cluster by their own conformance files.
-embedded_only='admin|admission|can-create-users|compose|crash-loop|durability|edge-workers|production|secrets|startup|zulip-terminal'
+embedded_only='admin|admission|can-create-users|compose|crash-loop|dev-realm|durability|edge-workers|production|secrets|startup|zulip-terminal'
 mapfile -t conformance < <(ls packages/server/dist/test/*.test.js | grep -Ev "/($embedded_only|$faults)\.test\.js$")
 echo "test: ${#conformance[@]} conformance files against a local cluster"
 CHAT_TEST_TARGET=cluster npx ava "${conformance[@]}"

@@ -7,6 +7,7 @@ import {
   type ChannelPermission,
   type Person,
 } from '@chat/protocol';
+import { holds } from './holders.js';
 import type { ChannelState } from './state.js';
 import type { StoredMessage } from '@chat/protocol';
 
@@ -41,14 +42,14 @@ export function canAdminister(state: ChannelState, who: Actor): boolean {
   return isAdministrator(who) || can(state, 'can_administer_channel_group', who);
 }
 
-/** Private channels with protected history show a subscriber only what was sent after they joined. */
+/**
+ * Private channels with protected history show a subscriber only what they
+ * have (the original's UserMessage rows: what came after joining, see holders.ts).
+ */
 export function canSee(state: ChannelState, who: Actor, message: StoredMessage): boolean {
   const channel = state.channel;
   if (!channel || !channel.invite_only || channel.history_public_to_subscribers) return true;
-  // Subscribers from the channel's creation have no join point: they saw everything.
-  const joined = state.joinedAfter[who.user_id] ?? (isMember(state, who.user_id) ? 0 : undefined);
-  // Messages moved in name who subscribed then (see move/in.ts).
-  return joined !== undefined && (message.id > joined || (message.granted_to?.includes(who.user_id) ?? false));
+  return isMember(state, who.user_id) && holds(state, who.user_id, message);
 }
 
 export function requireContentAccess(state: ChannelState, who: Actor): void {

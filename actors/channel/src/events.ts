@@ -4,7 +4,6 @@ import {
   streamCreateEvent,
   realmAddress,
   realmOfKey,
-  ROLES,
   type ChannelInfo,
   type ChannelSettings,
   type QueueEvent,
@@ -12,7 +11,7 @@ import {
   participantsOfKey,
 } from '@chat/protocol';
 import type { Tell } from '@chat/runtime';
-import { canSee } from './access.js';
+import { actionAudience, holdersOf } from './holders.js';
 import { toUsers } from './members.js';
 import { lastMessageId, type ChannelState } from './state.js';
 
@@ -69,30 +68,16 @@ export function messageForEvent(state: ChannelState, key: string, message: Store
   };
 }
 
-/**
- * Who was sent a message (the original's UserMessage rows, as far as this
- * actor knows them): a direct message's participants; a channel's
- * subscribers who were subscribed when it was sent, or when it was moved in
- * (kept for protected history only: in another channel, who subscribed
- * between its sending and its move in is not counted, unlike the original).
- */
-export function sentTo(state: ChannelState, key: string, message: StoredMessage): number[] {
-  if (state.kind !== 'channel') return audience(state, key);
-  return state.members.filter(
-    (id) => message.id > (state.joinedAfter[id] ?? 0) || (message.granted_to?.includes(id) ?? false),
-  );
-}
+/** Who has a message (the original's UserMessage rows): see holders.ts. */
+export const sentTo = holdersOf;
 
 /**
- * Who received a message (with protected history, only subscribers who
- * joined before it), plus whoever acted on it: the original always tells the
+ * Who hears of a reaction to or deletion of `messages` (see
+ * `actionAudience`), plus whoever acted: the original always tells the
  * actor, even an administrator who is not subscribed.
  */
-export function receivers(state: ChannelState, key: string, message: StoredMessage, actorId: number): number[] {
-  const got = audience(state, key).filter((id) =>
-    canSee(state, { user_id: id, groups: [], role: ROLES.member }, message),
-  );
-  return [...new Set([...got, actorId])];
+export function receivers(state: ChannelState, key: string, messages: StoredMessage[], actorId: number): number[] {
+  return [...new Set([...actionAudience(state, key, messages), actorId])];
 }
 
 /** Always bulk; the edge splits it for clients without `bulk_message_deletion`. */

@@ -2,6 +2,8 @@ import { ChatError, inGroupSetting, mayDeleteTopic, reactionEvent, type ChannelC
 import type { ActorContext } from '@chat/runtime';
 import { can, canSee, invalidMessage, requireContentAccess, requireMessageAccess } from './access.js';
 import { deleteEvent, fanout, receivers, topicActivity } from './events.js';
+import { holds, holdersOf } from './holders.js';
+import { toUsers } from './members.js';
 import { findMessage, type ChannelState, type ChannelDecision } from './state.js';
 
 type Of<T extends ChannelCommand['type']> = Extract<ChannelCommand, { type: T }>;
@@ -26,7 +28,7 @@ export function decideDelete(ctx: Ctx, cmd: Of<'message.delete'>): ChannelDecisi
   if (!anyMessage && limit !== null && ctx.now / 1000 - message.timestamp > limit) {
     throw new ChatError('BAD_REQUEST', 'The time limit for deleting this message has passed');
   }
-  const to = receivers(state, ctx.address.key, message, cmd.actor.user_id);
+  const to = receivers(state, ctx.address.key, [message], cmd.actor.user_id);
   return {
     events: [{ type: 'messagesRemoved', ids: [message.id] }],
     fanouts: [fanout(ctx.address.key, to, [deleteEvent(state, [message])])],
@@ -47,8 +49,7 @@ export function decideTopicDelete(ctx: Ctx, cmd: Of<'topic.delete'>): ChannelDec
   const ids = batch.map((m) => m.id);
   const complete = ids.length === inTopic.length;
   if (ids.length === 0) return { reply: { complete, deleted: [] } };
-  // The newest message of the batch reached everyone who received any of it.
-  const to = receivers(state, ctx.address.key, batch.at(-1)!, cmd.actor.user_id);
+  const to = receivers(state, ctx.address.key, batch, cmd.actor.user_id);
   return {
     events: [{ type: 'messagesRemoved', ids }],
     fanouts: [fanout(ctx.address.key, to, [deleteEvent(state, batch)])],
@@ -64,22 +65,37 @@ export function decideReaction(
   requireMessageAccess(state, cmd.actor);
   const message = findMessage(state, cmd.message_id);
   if (!message || !canSee(state, cmd.actor, message)) throw invalidMessage();
-  const r = cmd.reaction;
-  const exists = message.reactions.some(
-    (x) => x.user_id === r.user_id && x.emoji_code === r.emoji_code && x.reaction_type === r.reaction_type,
+  const asked = cmd.reaction;
+  const found = message.reactions.find(
+    (x) => x.user_id === asked.user_id && x.emoji_code === asked.emoji_code && x.reaction_type === asked.reaction_type,
   );
+  const exists = found !== undefined;
   const add = cmd.type === 'reaction.add';
+  // A removal may name the reaction by code alone: the event names it as it was added.
+  const r = add || !found ? asked : found;
   if (add && exists) throw new ChatError('BAD_REQUEST', 'Reaction already exists.');
   if (!add && !exists) throw new ChatError('BAD_REQUEST', "Reaction doesn't exist.");
   const event = reactionEvent(add ? 'add' : 'remove', message.id, r, cmd.actor);
-  const to = receivers(state, ctx.address.key, message, cmd.actor.user_id);
+  const to = receivers(state, ctx.address.key, [message], cmd.actor.user_id);
   // Reacting is taking part in the topic (bots never follow topics).
   const participant = add && !cmd.actor.is_bot ? [cmd.actor.user_id] : [];
+  // Reacting to a channel message one does not have gives it (a historical row, read): see holders.ts.
+  const historical =
+    add && state.kind === 'channel' && !holds(state, cmd.actor.user_id, message)
+      ? [
+          toUsers(ctx.address.key, [cmd.actor.user_id], {
+            type: 'user.historical',
+            key: ctx.address.key,
+            message_id: message.id,
+          }),
+        ]
+      : [];
   return {
     events: [{ type: add ? 'reactionAdded' : 'reactionRemoved', id: message.id, reaction: r }],
     fanouts: [
       fanout(ctx.address.key, to, [event]),
       ...topicActivity(state, ctx.address.key, participant, message.topic, 'participated'),
+      ...historical,
     ],
     reply: null,
   };
@@ -95,4 +111,13 @@ export function decideTopics(ctx: Ctx, cmd: Of<'topic.list'>): ChannelDecision<'
     newest.set(m.topic.toLowerCase(), { name: m.topic, max_id: m.id });
   }
   return { reply: [...newest.values()].sort((a, b) => b.max_id - a.max_id) };
+}
+
+/** Who has a message the actor may see (for read receipts): see holders.ts. */
+export function decideHolders(ctx: Ctx, cmd: Of<'message.holders'>): ChannelDecision<'message.holders'> {
+  const state = ctx.state;
+  requireMessageAccess(state, cmd.actor);
+  const message = findMessage(state, cmd.message_id);
+  if (!message || !canSee(state, cmd.actor, message)) throw invalidMessage();
+  return { reply: holdersOf(state, ctx.address.key, message) };
 }

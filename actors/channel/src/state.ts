@@ -3,12 +3,14 @@ import type {
   ChannelChanges,
   ChannelReplies,
   ChannelSettings,
+  IdRanges,
   MessageEdit,
   Reaction,
   StoredMessage,
   Submessage,
 } from '@chat/protocol';
 import type { Decision } from '@chat/runtime';
+import { giveHistorical, keepOnLeaving } from './holders.js';
 import { applyMoveEvent, type MoveEvent, type PendingMove } from './move/state.js';
 
 /**
@@ -25,6 +27,10 @@ export interface ChannelState {
    * subscriber joined; they see only what came after.
    */
   joinedAfter: Record<number, number>;
+  /** Ids users have beyond their current subscription: see holders.ts (absent in older snapshots). */
+  held?: Record<number, IdRanges>;
+  /** Those of them who were guests when they left: a public channel's events leave them out. */
+  heldByGuests?: number[];
   messages: StoredMessage[];
   /** Moves to another channel not yet finished, by move id (absent in older snapshots). */
   moving?: Record<string, PendingMove>;
@@ -34,7 +40,8 @@ export type ChannelEvent =
   | { type: 'channelCreated'; channel: ChannelSettings; subscribers: number[] }
   | { type: 'dmOpened'; userIds: number[] }
   | { type: 'subscribed'; userIds: number[] }
-  | { type: 'unsubscribed'; userIds: number[] }
+  /** `guests`: those of them who are guests (absent when none). */
+  | { type: 'unsubscribed'; userIds: number[]; guests?: number[] }
   | { type: 'channelUpdated'; changes: ChannelChanges }
   | { type: 'messageSent'; message: StoredMessage }
   /** Content edits and topic moves inside the conversation; `content` fields only for a content edit. */
@@ -96,6 +103,7 @@ export function applyEvent(state: ChannelState, event: ChannelEvent): void {
       return;
     case 'unsubscribed': {
       const gone = new Set(event.userIds);
+      keepOnLeaving(state, event.userIds, lastMessageId(state), event.guests ?? []);
       state.members = state.members.filter((id) => !gone.has(id));
       for (const id of event.userIds) delete state.joinedAfter[id];
       return;
@@ -132,9 +140,13 @@ export function applyEvent(state: ChannelState, event: ChannelEvent): void {
     case 'messagesImported':
       state.messages = [...state.messages, ...event.messages].sort((a, b) => a.id - b.id);
       return;
-    case 'reactionAdded':
-      findMessage(state, event.id)?.reactions.push(event.reaction);
+    case 'reactionAdded': {
+      const message = findMessage(state, event.id);
+      if (!message) return;
+      giveHistorical(state, event.reaction.user_id, message);
+      message.reactions.push(event.reaction);
       return;
+    }
     case 'reactionRemoved': {
       const message = findMessage(state, event.id);
       if (!message) return;

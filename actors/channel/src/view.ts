@@ -30,8 +30,9 @@ function participated(state: ChannelState, userId: number, message: StoredMessag
 }
 
 export function view(state: ChannelState, key: string, viewer: Viewer, message: StoredMessage): ViewedMessage {
+  const { holders: _holders, granted_to: _granted, ...rest } = message;
   return {
-    ...message,
+    ...rest,
     channel_id: state.channel?.stream_id ?? null,
     channel_name: state.channel?.name ?? null,
     dm_user_ids: state.kind === 'dm' ? state.members : (participantsOfKey(key) ?? []),

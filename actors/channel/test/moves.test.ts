@@ -177,10 +177,13 @@ test('the time limit counts from each message, with 20 s of grace; change_all sa
   t.like(all.error?.extra, { total_messages_in_topic: 4, total_messages_allowed_to_move: 1 });
 });
 
-test('a protected-history target names its current subscribers on the moved messages', async (t) => {
+test('moved messages name who has them: who had them and is subscribed here, every subscriber with protected history', async (t) => {
   const { kit, ids } = await source();
   const move: ChannelMove = ((await moveOut(kit, ids[0]!, 'change_one')).reply as MoveBegun).move;
-  const target = channel(11, created(11, MEMBERS, { invite_only: true, history_public_to_subscribers: false }));
-  const imported = await target.run({ type: 'message.moveIn', move });
-  t.deepEqual(imported.state.messages[0]?.granted_to, MEMBERS);
+  t.deepEqual(move.messages[0]?.holders, MEMBERS);
+  // 4 never had it (not in the source): the original gives a public target's subscribers no row.
+  const open = channel(11, created(11, [3, 4]));
+  t.deepEqual((await open.run({ type: 'message.moveIn', move })).state.messages[0]?.holders, [3]);
+  const closed = channel(12, created(12, [2, 4], { invite_only: true, history_public_to_subscribers: false }));
+  t.deepEqual((await closed.run({ type: 'message.moveIn', move })).state.messages[0]?.holders, [2, 4]);
 });

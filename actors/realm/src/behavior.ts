@@ -1,4 +1,5 @@
 import {
+  authMethodEnabled,
   ChatError,
   generateApiKey,
   isOwner,
@@ -171,6 +172,10 @@ const handlers: RealmHandlers<RealmProtocol> = {
         development: state.development,
         web_public_access_enabled: state.webPublicAccessEnabled,
         date_created: state.dateCreated,
+        authentication: {
+          Dev: authMethodEnabled(state.options ?? {}, 'Dev'),
+          Email: authMethodEnabled(state.options ?? {}, 'Email'),
+        },
       },
     };
   },
@@ -203,6 +208,10 @@ const handlers: RealmHandlers<RealmProtocol> = {
     };
   },
   'realm.loginCandidate': ({ state }, command) => {
+    // As the original's EmailAuthBackend, before it looks the user up.
+    if (command.login && !authMethodEnabled(state.options ?? {}, 'Email')) {
+      throw new ChatError('PASSWORD_AUTH_DISABLED', 'Password authentication is disabled in this organization');
+    }
     const account = activeAccount(state, command.username);
     if (account.botType !== null) throw wrongLogin();
     return {
@@ -216,6 +225,8 @@ const handlers: RealmHandlers<RealmProtocol> = {
   },
   'realm.devApiKey': ({ state }, command) => {
     if (!state.development) throw new ChatError('BAD_REQUEST', 'DevAuthBackend not enabled.');
+    // The original's DevAuthBackend finds no one while the realm has "Dev" off.
+    if (!authMethodEnabled(state.options ?? {}, 'Dev')) throw wrongLogin();
     const account = activeAccount(state, command.username);
     return { reply: { api_key: account.apiKey, email: account.email, user_id: account.id } };
   },

@@ -1,4 +1,7 @@
 import {
+  AUTH_METHOD_OPTIONS,
+  authMethodEnabled,
+  type AuthMethodsChange,
   ChatError,
   isAdministrator,
   isOwner,
@@ -89,6 +92,26 @@ function eventFor(name: string, value: Setting): QueueEvent {
   return realmUpdated(name, value);
 }
 
+/**
+ * The original's `do_set_realm_authentication_methods`: a change when the
+ * request differs from the whole current table (names the request leaves out
+ * keep their value); the event carries the whole table after it.
+ */
+function authMethodsChanged(now: Record<string, Setting>, change: AuthMethodsChange) {
+  const current = Object.fromEntries(change.offered.map((method) => [method, authMethodEnabled(now, method)]));
+  const requested = Object.entries(change.requested);
+  const same = requested.length === change.offered.length && requested.every(([method, on]) => current[method] === on);
+  if (same) return undefined;
+  const after = { ...current, ...change.requested };
+  const values = Object.fromEntries(
+    requested.map(([method, on]) => [AUTH_METHOD_OPTIONS[method as keyof typeof AUTH_METHOD_OPTIONS], on]),
+  );
+  const table = Object.fromEntries(
+    Object.entries(after).map(([method, enabled]) => [method, { enabled, available: true }]),
+  );
+  return { values, event: realmUpdatedDict({ authentication_methods: table }) };
+}
+
 function update(
   state: RealmState,
   cmd: Extract<RealmSettingsCommand, { type: 'realm.updateSettings' }>,
@@ -96,6 +119,7 @@ function update(
   const actor = state.accounts[cmd.actor_id];
   if (!actor?.isActive || !isAdministrator(actor)) throw notAdministrator();
   const names = [...Object.keys(cmd.values), ...Object.keys(cmd.groups)];
+  if (cmd.authentication_methods && !isOwner(actor)) throw notOwner();
   if (names.some((name) => OWNER_ONLY_SETTINGS.has(name)) && !isOwner(actor)) throw notOwner();
   const current = organization(state);
   const now: Record<string, Setting> = { ...current.settings, name: current.name, description: current.description };
@@ -117,11 +141,17 @@ function update(
     const value = checkRealmGroup(state, name, change.new);
     if (!sameGroupSetting(value, before)) changed[name] = value;
   }
-  const reply = Object.fromEntries(
+  const reply: Record<string, unknown> = Object.fromEntries(
     Object.entries(changed).map(([name, value]) => [name, typeof value === 'string' ? 'updated' : value]),
   );
-  if (Object.keys(changed).length === 0) return { reply };
   const events = Object.entries(changed).map(([name, value]) => eventFor(name, value));
+  const methods = cmd.authentication_methods && authMethodsChanged(now, cmd.authentication_methods);
+  if (methods) {
+    Object.assign(changed, methods.values);
+    reply.authentication_methods = cmd.authentication_methods!.requested;
+    events.push(methods.event);
+  }
+  if (Object.keys(changed).length === 0) return { reply };
   return {
     events: [{ type: 'realmSettingsChanged', values: changed }],
     fanouts: [toEveryone(state, events)],

@@ -181,6 +181,12 @@ const handlers: UserHandlers<UserProtocol> = {
   'user.moved': ({ state }, command) => {
     return decideMoved(state, command);
   },
+  'user.historical': ({ state }, { key, message_id }) => {
+    if (isRead(state, key, message_id)) return {};
+    const targets = [{ id: message_id, key, own: false }];
+    // No event to the user's queues: the original makes the row silently.
+    return { events: [{ type: 'flagsChanged', op: 'add', flag: 'read', targets }] };
+  },
 };
 
 function isRead(state: UserState, key: string, id: number): boolean {

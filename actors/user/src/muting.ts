@@ -159,7 +159,7 @@ export const mutingHandlers: UserHandlers<MutingProtocol> = {
   'user.addAlertWords': (ctx, command) => changeAlertWords(ctx, command.words, true),
   'user.removeAlertWords': (ctx, command) => changeAlertWords(ctx, command.words, false),
   'user.readReceipt': ({ state }, command) => {
-    const received = !inRanges(state.notReceived?.[command.key] ?? [], command.message_id);
+    const received = command.held === true || !inRanges(state.notReceived?.[command.key] ?? [], command.message_id);
     const read = received && inRanges(state.read[command.key] ?? [], command.message_id);
     const shows = settingOf(state, 'send_read_receipts') === true;
     const muted = state.mutedUsers?.[command.asker] !== undefined;

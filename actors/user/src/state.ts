@@ -35,7 +35,9 @@ export interface UserState {
    * Channel message ids the user never received: those sent before they
    * subscribed, which `read` counts as read so they are not unread. A read
    * receipt needs the message received (the original's UserMessage row);
-   * flagging one by hand receives it (the original's historical row).
+   * starring one, or marking it unread, receives it (the original's
+   * historical row; marking read makes none). Messages moved in from a
+   * channel the user was not in are not received either.
    */
   notReceived?: Record<string, IdRanges>;
   starred: number[];
@@ -77,6 +79,7 @@ export type UserEvent =
   | { type: 'unsubscribed'; channelId: number }
   | { type: 'conversationSeen'; key: string; userIds: number[]; messageId: number }
   | { type: 'flagsChanged'; op: 'add' | 'remove'; flag: 'read' | 'starred'; targets: FlagTarget[] }
+  | { type: 'notReceived'; key: string; ids: number[] }
   | { type: 'topicPolicySet'; channelId: number; topic: string; policy: number; at: number }
   | { type: 'subscriptionChanged'; channelId: number; property: SubscriptionProperty; value: unknown }
   | { type: 'queueAdded'; queueId: string; allPublic?: boolean }
@@ -155,11 +158,20 @@ export function applyEvent(state: UserState, event: UserEvent): void {
     case 'flagsChanged':
       for (const target of event.targets) {
         const unseen = state.notReceived?.[target.key];
-        if (event.op === 'add' && unseen) state.notReceived![target.key] = removeId(unseen, target.id);
+        // The original's historical row: flags a message without a row could not have.
+        const historical = (event.flag === 'starred') === (event.op === 'add');
+        if (historical && unseen) state.notReceived![target.key] = removeId(unseen, target.id);
         if (event.flag === 'read') setRead(state, target, event.op === 'add');
         else state.starred = event.op === 'add' ? withId(state.starred, target.id) : without(state.starred, target.id);
       }
       return;
+    case 'notReceived': {
+      state.notReceived ??= {};
+      let ranges = state.notReceived[event.key] ?? [];
+      for (const id of event.ids) ranges = addRange(ranges, id, id);
+      state.notReceived[event.key] = ranges;
+      return;
+    }
     case 'topicPolicySet': {
       const key = topicKey(event.channelId, event.topic);
       if (event.policy === 0) delete state.topics[key];

@@ -49,6 +49,7 @@ import type { ApiOptions } from './options.js';
 
 export { authenticateWith } from './authenticate.js';
 export { FEATURE_LEVEL, ZULIP_VERSION, type ApiOptions } from './options.js';
+export { fakeEmailDomain, fakeEmailDomainProblem } from './email-domain.js';
 
 /** Every operation the server serves. */
 export function apiRoutes(options: ApiOptions): Route[] {

@@ -43,6 +43,8 @@ export interface ApiOptions {
   invitationValidityMinutes?: number;
   /** A BigBlueButton server (`BIG_BLUE_BUTTON_URL`, `BIG_BLUE_BUTTON_SECRET`): video calls can then use it. */
   bigBlueButton?: { url: string; secret: string };
+  /** The domain of made-up addresses when the server's host cannot be one (`FAKE_EMAIL_DOMAIN`; see email-domain.ts). */
+  fakeEmailDomain?: string;
 }
 
 /** The feature level of the API this server implements. */

@@ -70,6 +70,54 @@ test('request without a reply rejects with TransportTimeout', async (t) => {
   await seen.promise;
 });
 
+test('many concurrent requests each get their own reply, answered out of order', async (t) => {
+  const namespace = freshNamespace();
+  const server = await transports.connect(url, namespace);
+  const client = await transports.connect(url, namespace);
+  // Later requests are answered first: a reply found by arrival order would go to the wrong caller.
+  server.subscribe('echo', (msg) => {
+    const n = Number(text(msg.data));
+    setTimeout(() => msg.respond?.(bytes(`re:${n}`)), (500 - n) % 7);
+  });
+  await server.flush();
+  const asks = Array.from({ length: 500 }, (_, n) => client.request('echo', bytes(String(n)), 30_000));
+  const replies = (await Promise.all(asks)).map(text);
+  t.deepEqual(
+    replies,
+    Array.from({ length: 500 }, (_, n) => `re:${n}`),
+  );
+});
+
+test('a reply after the timeout is dropped; the next request gets its own', async (t) => {
+  const namespace = freshNamespace();
+  const server = await transports.connect(url, namespace);
+  const client = await transports.connect(url, namespace);
+  const late = deferred<void>();
+  server.subscribe('late', (msg) => {
+    if (text(msg.data) === 'slow') setTimeout(() => (msg.respond?.(bytes('too late')), late.resolve()), 300);
+    else msg.respond?.(bytes(`now:${text(msg.data)}`));
+  });
+  await server.flush();
+  await t.throwsAsync(client.request('late', bytes('slow'), 100), {
+    instanceOf: TransportTimeout,
+    message: 'no reply on late within 100 ms',
+  });
+  const next = client.request('late', bytes('fast'), 5000);
+  await late.promise;
+  t.is(text(await next), 'now:fast');
+  t.is(text(await client.request('late', bytes('again'), 5000)), 'now:again');
+});
+
+test('no responders is told apart from a timeout, and names the subject', async (t) => {
+  const transport = await transports.connect(url, freshNamespace());
+  const err = await t.throwsAsync(transport.request('nobody.here', bytes('?'), 30_000), { instanceOf: NoResponders });
+  t.is(err?.message, 'no responders for nobody.here');
+  t.false(err instanceof TransportTimeout);
+  // An empty reply from a responder is a reply, not "no responders".
+  transport.subscribe('empty', (msg) => msg.respond?.(new Uint8Array(0)));
+  t.is((await transport.request('empty', bytes('?'), 5000)).length, 0);
+});
+
 test('a queue group gets each message once; every plain subscriber gets all', async (t) => {
   const namespace = freshNamespace();
   // Each member on its own connection, as hosts in separate processes would be.
@@ -186,10 +234,10 @@ test('close drains: pending requests are rejected, later calls fail or drop', as
   const seen = deferred<void>();
   server.subscribe('slow', () => seen.resolve());
   await server.flush();
-  const pending = client.request('slow', bytes('?'), 60_000);
+  const pending = Array.from({ length: 20 }, () => client.request('slow', bytes('?'), 60_000));
   await seen.promise;
   await client.close();
-  await t.throwsAsync(pending, { message: /closed/ });
+  for (const request of pending) await t.throwsAsync(request, { message: 'transport closed' });
   await t.throwsAsync(client.request('slow', bytes('?'), 1000), { message: /closed/ });
   t.notThrows(() => client.publish('slow', bytes('dropped')));
   t.throws(() => client.subscribe('x', () => {}), { message: /closed/ });

@@ -1,5 +1,6 @@
 import {
   Carried,
+  jsonOf,
   NoResponders,
   TransportTimeout,
   type Subscription,
@@ -18,7 +19,7 @@ export interface Channel {
   on(event: 'message', listener: (message: unknown) => void): unknown;
 }
 
-/** The JSON text of a `Carried` message, or the bytes of any other. */
+/** A `Carried` message's value as JSON text (the channel copies it), or the bytes of any other. */
 type Payload = { x: string } | { b: Uint8Array };
 
 /** From the side that has no actors (an edge worker) to the side that has them. */
@@ -61,8 +62,8 @@ function onMessages(channel: Channel, listener: (message: unknown) => void): voi
   });
 }
 
-const payload = (data: Uint8Array): Payload => (data instanceof Carried ? { x: data.text } : { b: data });
-const unpack = (p: Payload): Uint8Array => ('x' in p ? new Carried(p.x) : p.b);
+const payload = (data: Uint8Array): Payload => (data instanceof Carried ? { x: jsonOf(data.value) } : { b: data });
+const unpack = (p: Payload): Uint8Array => ('x' in p ? new Carried(JSON.parse(p.x)) : p.b);
 
 interface Pending {
   resolve(value: unknown): void;
@@ -72,8 +73,9 @@ interface Pending {
 
 /**
  * A transport that sends every ask and tell over a channel to the side that
- * holds the actors (`serveChannel`), as the JSON text the in-process
- * transport carries (`Carried`). It only sends: an edge serves no subjects.
+ * holds the actors (`serveChannel`): the values the runtime hands it
+ * (`Carried`) cross as JSON text, and the other side hands on the value
+ * parsed from it. It only sends: an edge serves no subjects.
  * `call` asks the other side's named operations (shared rate limits, the
  * actor host's figures).
  */
@@ -103,7 +105,7 @@ export class ChannelTransport implements Transport {
 
   /** Asks the other side's operation `op`. */
   call<T>(op: string, args: unknown): Promise<T> {
-    return this.exchange<Carried>({ t: 'call', id: 0, op, a: args }).then((reply) => JSON.parse(reply.text) as T);
+    return this.exchange<Carried>({ t: 'call', id: 0, op, a: args }).then((reply) => reply.value as T);
   }
 
   async close(): Promise<void> {

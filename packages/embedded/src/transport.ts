@@ -28,7 +28,7 @@ const isWildcard = (tokens: string[]) => tokens.some((t) => t === '*' || t === '
 /**
  * A copy that is a plain Uint8Array. `Buffer#slice` returns a view (not a
  * copy), so a Buffer passed in would otherwise still be shared. A `Carried`
- * message goes as it is: its JSON text is immutable, and each receiver parses its own copy.
+ * message goes as it is: its value is never changed once sent (see `Carried`).
  */
 const copy = (data: Uint8Array): Uint8Array => (data instanceof Carried ? data : new Uint8Array(data));
 
@@ -60,8 +60,9 @@ export interface InProcessTransportOptions {
  * own copy, and handlers run in a later microtask, never inside the caller's
  * `publish`/`request`, so code that works here does not depend on synchronous
  * re-entrancy that a real network would not give it. The runtime's asks and
- * replies travel as JSON text (`Carried`) rather than bytes: no UTF-8 encode,
- * byte copy or decode, but every receiver still gets a copy of its own.
+ * replies travel as values (`Carried`) rather than bytes: no JSON text is
+ * written or parsed, and the receivers share the value, which nobody changes
+ * once sent (the test runs freeze it and check it is plain JSON, `toWire`).
  */
 export class InProcessTransport implements Transport {
   readonly carriesValues = true;

@@ -26,7 +26,7 @@ function pair(calls = {}) {
 test('an ask crosses as JSON text and its reply comes back as a value of its own', async (t) => {
   const { inside, worker, close } = pair();
   inside.subscribe('actor.realm.0', (msg) => {
-    t.true(msg.data instanceof Carried, 'the in-process side gets the text, not bytes');
+    t.true(msg.data instanceof Carried, 'the in-process side gets a value, not bytes');
     const asked = fromWire<{ n: number }>(msg.data);
     msg.respond?.(toWire(inside, { twice: asked.n * 2 }));
   });

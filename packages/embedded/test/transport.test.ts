@@ -1,5 +1,13 @@
 import test from 'ava';
-import { Carried, fromWire, NoResponders, toWire, TransportTimeout, type TransportMessage } from '@chat/runtime';
+import {
+  Carried,
+  checkValues,
+  fromWire,
+  NoResponders,
+  toWire,
+  TransportTimeout,
+  type TransportMessage,
+} from '@chat/runtime';
 import { InProcessTransport } from '../src/index.js';
 import { bytes, deferred, text } from './helpers.js';
 
@@ -153,23 +161,22 @@ test('a throwing handler is reported and does not stop the others', async (t) =>
   await transport.close();
 });
 
-test('a carried message reaches each receiver as its own copy as of the send, as JSON would give it', async (t) => {
-  const transport = new InProcessTransport();
-  const first = deferred<unknown>();
+test('a carried message is the value itself; in check mode a receiver changing it throws, and the others see it unchanged', async (t) => {
+  checkValues(true); // what scripts/test.sh turns on (CHAT_CHECK_VALUES=1)
+  const failed = deferred<unknown>();
+  const transport = new InProcessTransport({ onHandlerError: (err) => failed.resolve(err) });
   const second = deferred<unknown>();
   transport.subscribe('s', (msg) => {
-    const value = fromWire<{ list: number[] }>(msg.data);
-    value.list.push(99); // a receiver changing its copy must not reach the other one
-    first.resolve(value);
+    fromWire<{ list: number[] }>(msg.data).list.push(99); // not allowed: others share it
   });
   transport.subscribe('s', (msg) => second.resolve(fromWire(msg.data)));
-  const sent = { list: [1, 2], gone: undefined };
-  const data = toWire(transport, sent);
-  t.true(data instanceof Carried, 'in this process the JSON text travels, not bytes');
+  const sent = { list: [1, 2] };
+  const data = toWire(transport, sent, 's');
+  t.true(data instanceof Carried, 'in this process the value travels, not bytes');
   transport.publish('s', data);
-  sent.list.push(3); // a change after the send does not travel
-  t.deepEqual(await first.promise, { list: [1, 2, 99] });
-  t.deepEqual(await second.promise, { list: [1, 2] });
-  t.false('gone' in ((await second.promise) as object));
+  t.throws(() => sent.list.push(3), { instanceOf: TypeError }, 'nor may the sender change it');
+  t.true((await failed.promise) instanceof TypeError);
+  t.is(await second.promise, sent);
+  t.deepEqual(sent, { list: [1, 2] });
   await transport.close();
 });

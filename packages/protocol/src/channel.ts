@@ -128,6 +128,12 @@ export interface StoredMessage extends ContentFacts {
    * they see it although it is older than their joining (absent otherwise).
    */
   granted_to?: number[];
+  /**
+   * Who has the message (the original's UserMessage rows), named on a
+   * message moved in from another channel, where joining dates do not say
+   * it (absent otherwise: see actors/channel/src/holders.ts).
+   */
+  holders?: number[];
 }
 
 /** A message as a viewer sees it: where it lives and the viewer's flags. */
@@ -252,6 +258,8 @@ export type ChannelCommand =
   | ({ type: 'reaction.remove' } & ReactionChange)
   | { type: 'topic.list'; viewer: Principal }
   | { type: 'submessage.add'; actor: Principal; message_id: number; msg_type: string; content: string }
+  /** Who has a message the actor may see (the original's UserMessage rows): for read receipts. */
+  | { type: 'message.holders'; actor: Principal; message_id: number }
   | MoveCommand;
 
 export type ReactionChange = { actor: Principal; message_id: number; reaction: Reaction };
@@ -295,6 +303,7 @@ export type ChannelReplies = MoveReplies & {
   'reaction.add': null;
   'reaction.remove': null;
   'submessage.add': null;
+  'message.holders': number[];
   /** Newest first. */
   'topic.list': TopicSummary[];
 };

@@ -38,7 +38,14 @@ export type MutingCommand =
    * Whether the user shows `asker` having read this message: read, read
    * receipts on, and `asker` not muted by them.
    */
-  | { type: 'user.readReceipt'; key: string; message_id: number; asker: number }
+  | {
+      type: 'user.readReceipt';
+      key: string;
+      message_id: number;
+      asker: number;
+      /** The conversation says the user has the message (a former subscriber's, say). */
+      held?: boolean;
+    }
   /** The register sections named in `sections` (`muted_users`, `alert_words`). */
   | { type: 'user.mutingSnapshot'; sections: string[] };
 

@@ -125,6 +125,24 @@ export const OWNER_ONLY_SETTINGS = new Set<string>([
   'waiting_period_threshold',
 ]);
 
+/**
+ * The original's authentication backends this server has, by the names of
+ * `authentication_methods`, each with the realm option that keeps whether it
+ * is on (unset: on). "Email" is password login; "Dev" the development
+ * server's login without a password, offered only there.
+ */
+export const AUTH_METHOD_OPTIONS = { Dev: 'dev_auth_enabled', Email: 'email_auth_enabled' } as const;
+export type AuthMethod = keyof typeof AUTH_METHOD_OPTIONS;
+
+export const authMethodEnabled = (settings: Record<string, unknown>, method: AuthMethod): boolean =>
+  settings[AUTH_METHOD_OPTIONS[method]] !== false;
+
+/** A request's `authentication_methods` (names already checked), with the methods this server offers. */
+export interface AuthMethodsChange {
+  requested: Partial<Record<AuthMethod, boolean>>;
+  offered: AuthMethod[];
+}
+
 export const systemGroupDefault = (name: RealmGroupSettingName): number =>
   SYSTEM_GROUPS[REALM_GROUP_RULES[name].default];
 
@@ -143,6 +161,8 @@ export type RealmSettingsCommand =
       actor_id: number;
       values: Record<string, RealmValue>;
       groups: Partial<Record<RealmGroupSettingName, GroupSettingChange>>;
+      /** Owners only: which ways to log in are on. */
+      authentication_methods?: AuthMethodsChange;
     };
 
 export type RealmSettingsReplies = {

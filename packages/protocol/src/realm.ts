@@ -1,6 +1,6 @@
 import type { EmojiCommand, EmojiReplies } from './emoji.js';
 import type { FolderCommand, FolderReplies } from './folders.js';
-import type { RealmSettingsCommand, RealmSettingsReplies } from './realm-settings.js';
+import type { AuthMethod, RealmSettingsCommand, RealmSettingsReplies } from './realm-settings.js';
 import type { UserAdminCommand, UserAdminReplies } from './user-admin.js';
 import type { DefaultChannelCommand, DefaultChannelReplies } from './default-channels.js';
 import type { PlaygroundCommand, PlaygroundReplies } from './playgrounds.js';
@@ -81,6 +81,8 @@ export interface RealmInfo {
   development: boolean;
   web_public_access_enabled: boolean;
   date_created: number;
+  /** Whether each way to log in is on (`authentication_methods`; "Dev" counts only where offered). */
+  authentication: Record<AuthMethod, boolean>;
 }
 
 /** Who is calling, as the edge learns it from authentication. */
@@ -238,7 +240,12 @@ export type RealmCommand =
   /** Credential checks, many in one message (an edge's concurrent requests); replies AuthenticateResult[] in order. */
   | { type: 'realm.authenticateMany'; credentials: Array<{ email: string; api_key: string }> }
   /** For password login: the edge verifies the hash, so the actor never spends ~50 ms on it. */
-  | { type: 'realm.loginCandidate'; username: string }
+  | {
+      type: 'realm.loginCandidate';
+      username: string;
+      /** A login by password: refused (PASSWORD_AUTH_DISABLED) while the realm has "Email" off. */
+      login?: boolean;
+    }
   | { type: 'realm.devApiKey'; username: string }
   | { type: 'realm.getUser'; user_id: number }
   | { type: 'realm.listUsers' }

@@ -127,6 +127,8 @@ export type UserCommand =
   | { type: 'user.deliver'; events: QueueEvent[] }
   /** A public channel's message events the user did not receive: for the `all_public_streams` queues only. */
   | { type: 'user.deliverPublic'; events: QueueEvent[] }
+  /** The user reacted to a channel message they did not have: the original's historical row, which reads as read. */
+  | { type: 'user.historical'; key: string; message_id: number }
   | AttachmentCommand
   | PersonalCommand
   | MutingCommand
@@ -158,6 +160,7 @@ export type UserReplies = PersonalReplies &
     /** For an `all_public_streams` queue, the number of the user's listener change it made (`realm.publicListener`). */
     'user.addQueue': { public_seq: number } | null;
     'user.removeQueue': null;
+    'user.historical': null;
     'user.deliver': null;
     'user.deliverPublic': null;
   };

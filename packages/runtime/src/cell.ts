@@ -17,7 +17,7 @@ import {
   type Answer,
   type Change,
 } from './plan.js';
-import { JsonText, type StoreWrite } from './ports/index.js';
+import { copyJson, JsonText, type StoreWrite } from './ports/index.js';
 import { IdempotencyCache, type JournalEntry, type Snapshot } from './records.js';
 import { ActorTimers } from './timers.js';
 
@@ -38,6 +38,8 @@ export interface CellHost {
   loadSnapshot(address: ActorAddress): Promise<Snapshot | undefined>;
   /** The cell's state changed without a journal entry (`Decision.soft`): its next snapshot must save it. */
   changedSoftly(cell: ActorCell): void;
+  /** What the cell sends goes as values in this process (`Transport.carriesValues`), not as JSON. */
+  readonly carriesValues?: boolean;
 }
 
 /**
@@ -177,6 +179,7 @@ export class ActorCell {
     let decision: Decision<TypedEvent>;
     try {
       decision = await decide();
+      if (this.host.carriesValues) decision = copied(decision);
     } catch (err) {
       if (!isChatError(err)) this.log.error({ err, requestId }, 'actor failed to handle a message');
       return this.answer(planFailure(err), respond);
@@ -252,8 +255,8 @@ export class ActorCell {
     }
     // A reply may share objects with the state (a read's answer). It waits for
     // earlier replies, so it is copied as it is now: later changes, perhaps not
-    // yet durable, must not show in it.
-    const body = frozen(plan.reply);
+    // yet durable, must not show in it. As values it was copied with the decision.
+    const body = this.host.carriesValues ? (plan.reply ?? null) : frozen(plan.reply);
     this.afterPrevious(respond, async () => {
       if (durable) {
         try {
@@ -328,6 +331,27 @@ export function applyEntry(
     if (behavior.rows) rows.push(...behavior.rows(state, event, address));
   }
   return rows;
+}
+
+/**
+ * A decision copied (`copyJson`) where it meets values that others hold, for
+ * a transport that hands values over (in this process): what it sends
+ * (reply, tells, fan-outs) may hold parts of the state, which `apply` changes
+ * in place, and its receivers get the very value sent, which nobody may
+ * change any more (`Carried`); its events may hold parts of the message
+ * received, which belongs to its sender and the other receivers, and `apply`
+ * keeps them in the state. So the state never shares an object with a value
+ * that crossed the transport, either way, as with JSON bytes.
+ */
+function copied<E>(d: Decision<E>): Decision<E> {
+  const copy = { ...d };
+  if (d.events) copy.events = copyJson(d.events) as E[];
+  if (d.soft) copy.soft = copyJson(d.soft) as E[];
+  if (d.reply !== undefined) copy.reply = copyJson(d.reply);
+  if (d.tells) copy.tells = d.tells.map((t) => ({ ...t, body: copyJson(t.body) }) as typeof t);
+  if (d.fanouts) copy.fanouts = d.fanouts.map((f) => ({ ...f, body: copyJson(f.body) }) as typeof f);
+  if (d.release) copy.release = d.release.map((r) => (r.reply === undefined ? r : { ...r, reply: copyJson(r.reply) }));
+  return copy;
 }
 
 /** A copy of a reply as it goes on the wire: its JSON text, sent as it is (`toWire`). */

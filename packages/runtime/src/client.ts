@@ -159,13 +159,14 @@ export class TransportActorClient implements ActorClient {
   ): Promise<CommandReply<T, K>> {
     const timeoutMs = opts.timeoutMs ?? this.options.defaultTimeoutMs;
     const envelope = this.envelope('ask', to, body as Command, timeoutMs, opts);
-    const data = toWire(this.transport, envelope);
+    const subject = this.subject(to);
+    const data = toWire(this.transport, envelope, subject);
     for (let attempt = 0; ; attempt++) {
       const left = envelope.deadline - Date.now();
       let reply: ReplyEnvelope | undefined;
       try {
         if (left <= 0) throw new TransportTimeout();
-        reply = fromWire<ReplyEnvelope>(await this.transport.request(this.subject(to), data, left));
+        reply = fromWire<ReplyEnvelope>(await this.transport.request(subject, data, left));
       } catch (err) {
         if (err instanceof TransportTimeout) {
           throw new ChatError('REQUEST_TIMEOUT', `No answer within ${timeoutMs} ms`);
@@ -203,9 +204,10 @@ export class TransportActorClient implements ActorClient {
     opts: TellOptions = {},
   ) {
     const timeoutMs = opts.timeoutMs ?? this.options.defaultTimeoutMs;
+    const subject = this.subject(to);
     this.transport.publish(
-      this.subject(to),
-      toWire(this.transport, this.envelope('tell', to, body as Command, timeoutMs, opts)),
+      subject,
+      toWire(this.transport, this.envelope('tell', to, body as Command, timeoutMs, opts), subject),
     );
   }
 
@@ -219,7 +221,7 @@ export class TransportActorClient implements ActorClient {
     for (const [subject, group] of this.bySubject(type, keys)) {
       const envelope = this.envelope('fanout', { type, key: '' }, body as Command, timeoutMs, opts);
       envelope.keys = group;
-      this.transport.publish(subject, toWire(this.transport, envelope));
+      this.transport.publish(subject, toWire(this.transport, envelope, subject));
     }
   }
 
@@ -235,7 +237,7 @@ export class TransportActorClient implements ActorClient {
       envelope.keys = group;
       try {
         const reply = fromWire<ReplyEnvelope>(
-          await this.transport.request(subject, toWire(this.transport, envelope), timeoutMs),
+          await this.transport.request(subject, toWire(this.transport, envelope, subject), timeoutMs),
         );
         return reply.ok ? (reply.body as FanoutReply).failed : group;
       } catch (err) {

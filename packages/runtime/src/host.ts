@@ -119,7 +119,7 @@ export class ActorHost implements CellHost {
     if (this.options.hostId !== undefined) {
       const subject = hostSubject(this.options.hostId);
       this.subscriptions.push(
-        this.options.transport.subscribe(subject, (msg) => this.deliver(msg.data, msg.respond, true)),
+        this.options.transport.subscribe(subject, (msg) => this.deliver(msg.subject, msg.data, msg.respond, true)),
       );
     }
     // Only now is every receiver of what recovery found owed served, fan-outs to this host included.
@@ -169,7 +169,9 @@ export class ActorHost implements CellHost {
         this.partitions.set(partition.id, partition);
         for (const key of partition.resident) this.cellFor({ type: behavior.type, key });
         subscriptions.push(
-          transport.subscribe(shardSubject(behavior.type, shard), (msg) => this.deliver(msg.data, msg.respond)),
+          transport.subscribe(shardSubject(behavior.type, shard), (msg) =>
+            this.deliver(msg.subject, msg.data, msg.respond),
+          ),
         );
       }
       if (flush)
@@ -321,8 +323,10 @@ export class ActorHost implements CellHost {
   }
 
   /** `viaHost`: it came to this host's fan-out subject, from a sender that believed this host owns the keys. */
-  private deliver(data: Uint8Array, respond?: (data: Uint8Array) => void, viaHost = false): void {
-    const reply = respond ? (r: ReplyEnvelope) => respond(toWire(this.options.transport, r)) : undefined;
+  private deliver(subject: string, data: Uint8Array, respond?: (data: Uint8Array) => void, viaHost = false): void {
+    const reply = respond
+      ? (r: ReplyEnvelope) => respond(toWire(this.options.transport, r, `reply to ${subject}`))
+      : undefined;
     let envelope: AskEnvelope;
     try {
       envelope = fromWire<AskEnvelope>(data);
@@ -382,10 +386,8 @@ export class ActorHost implements CellHost {
       respond?.(errorReply(mailboxFull(to)));
     }
     for (const [shard, keys] of elsewhere) {
-      this.options.transport.publish(
-        shardSubject(envelope.to.type, shard),
-        toWire(this.options.transport, { ...envelope, keys }),
-      );
+      const subject = shardSubject(envelope.to.type, shard);
+      this.options.transport.publish(subject, toWire(this.options.transport, { ...envelope, keys }, subject));
     }
     if (reply) void Promise.all(answers).then(() => reply({ v: ENVELOPE_VERSION, ok: true, body: { failed } }));
   }
@@ -421,6 +423,10 @@ export class ActorHost implements CellHost {
   }
 
   // --- CellHost ---
+
+  get carriesValues(): boolean {
+    return this.options.transport.carriesValues === true;
+  }
 
   changedSoftly(cell: ActorCell): void {
     this.partitionOf(cell.address).changedSoftly(cell);

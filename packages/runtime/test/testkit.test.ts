@@ -1,6 +1,6 @@
 import test from 'ava';
 import { ChatError } from '@chat/protocol';
-import type { ActorBehavior } from '../src/index.js';
+import { checkingValues, checkValues, type ActorBehavior } from '../src/index.js';
 import { BehaviorTestKit, runCommand } from '../src/testkit/index.js';
 import { counterBehavior, type CounterEvent, type CounterState } from './counter.js';
 
@@ -87,4 +87,37 @@ test('events of an older version go through upcast', async (t) => {
   t.throws(() => new BehaviorTestKit(counterBehavior()).given([{ type: 'plus', n: 3 }], 0), {
     message: /no upcast/,
   });
+});
+
+test('in the check mode a behavior receives its message frozen, as the embedded transport hands it over', async (t) => {
+  type Kept = { lists: number[][] };
+  type Event = { type: 'kept'; list: number[] };
+  // Sorts the list it received in place: what the rule forbids (the sender and other receivers share it).
+  const keeper: ActorBehavior<Kept, Event> = {
+    type: 'keeper' as never,
+    eventVersion: 1,
+    initial: () => ({ lists: [] }),
+    handle: (_ctx, body) => {
+      const { list } = body as unknown as { list: number[] };
+      return { events: [{ type: 'kept', list: list.sort() }] };
+    },
+    apply: (state, event) => {
+      // Changing what it keeps in place is its own business: the cell applies a copy.
+      state.lists.forEach((l) => l.push(0));
+      state.lists.push(event.list);
+    },
+  };
+  const kept = async (check: boolean) => {
+    const was = checkingValues();
+    checkValues(check);
+    try {
+      const kit = new BehaviorTestKit(keeper);
+      await kit.run({ type: 'keep', list: [1, 0] } as never);
+      return await kit.run({ type: 'keep', list: [2, 1] } as never);
+    } finally {
+      checkValues(was);
+    }
+  };
+  await t.throwsAsync(kept(true), { instanceOf: TypeError });
+  await t.notThrowsAsync(kept(false), 'production does not check');
 });

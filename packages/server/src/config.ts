@@ -3,6 +3,7 @@ import { resolve } from 'node:path';
 import { readEmailSettings, type EmailSettings } from './mail-config.js';
 import { DEFAULT_ADMISSION, type AdmissionSettings, type RateLimitSettings } from '@chat/edge';
 import { readRateLimitSettings } from './rate-limit-config.js';
+import { fakeEmailDomainProblem } from '@chat/api';
 
 export type Mode = 'development' | 'production';
 
@@ -16,6 +17,8 @@ export interface Config {
   dataDir: string;
   /** Base URL clients reach this server at (realm_url); the listening address if unset. */
   externalUrl: string | undefined;
+  /** FAKE_EMAIL_DOMAIN: made-up addresses' domain when the external host cannot be one (see @chat/api email-domain.ts). */
+  fakeEmailDomain: string | undefined;
   /** String id of the realm served when the Host names no other. */
   defaultRealm: string;
   shardCount: number;
@@ -117,6 +120,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env, overrides: Part
     bindHost,
     dataDir: resolve(env.DATA_DIR ?? 'data'),
     externalUrl: env.EXTERNAL_URL || undefined,
+    fakeEmailDomain: env.FAKE_EMAIL_DOMAIN || undefined,
     defaultRealm: env.DEFAULT_REALM ?? 'zulip',
     shardCount: integer(env, 'SHARD_COUNT', 16),
     edgeWorkers: integer(env, 'EDGE_WORKERS', defaultEdgeWorkers()),
@@ -148,6 +152,8 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env, overrides: Part
     admission: readAdmission(env),
     ...overrides,
   };
+  const fakeDomainProblem = config.fakeEmailDomain && fakeEmailDomainProblem(config.fakeEmailDomain);
+  if (fakeDomainProblem) throw new Error(fakeDomainProblem);
   // Message ids keep the shard in 6 bits (see actors/channel/src/ids.ts).
   if (config.shardCount < 1 || config.shardCount > 64) throw new Error('SHARD_COUNT must be between 1 and 64');
   // Node refuses a headers timeout longer than the whole request's (0 turns the request timeout off).

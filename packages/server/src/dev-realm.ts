@@ -1,5 +1,5 @@
 import { ChatError, realmAddress, ROLES, type ErrorCode, type NewUser, type Role } from '@chat/protocol';
-import type { ActorClient } from '@chat/runtime';
+import { withOptions, type ActorClient } from '@chat/runtime';
 import { createChannel } from '@chat/api';
 
 /**
@@ -68,23 +68,32 @@ export const DEV_REALM = {
 
 /**
  * Creates the development realm unless it exists. Each step is idempotent,
- * so a start interrupted half-way finishes the job on the next start.
+ * so a start interrupted half-way finishes the job on the next start. Each
+ * write goes under an idempotency key of its own (the same on every edge and
+ * every start), so that it applies once when sent twice: by the client's
+ * retry of an ask that was in fact applied (a shard's old owner, whose lease
+ * ran out while it still heard the shard's subject, answers "not owner"
+ * before the new owner's answer), or by two edges seeding at once.
  */
 export async function ensureDevRealm(actors: ActorClient): Promise<'created' | 'present'> {
   const realm = realmAddress(DEV_REALM.stringId);
   const realmExists = await succeeds(actors.ask(realm, { type: 'realm.info' }), 'NONEXISTENT_SUBDOMAIN');
   if (!realmExists) {
-    await actors.ask(realm, {
-      type: 'realm.create',
-      name: DEV_REALM.name,
-      description: DEV_REALM.description,
-      development: true,
-      web_public_access_enabled: true,
-      // As the original's development realm: spectators may read web-public channels.
-      settings: { enable_spectator_access: true },
-      users: USERS,
-      first_user_id: FIRST_USER_ID,
-    });
+    await actors.ask(
+      realm,
+      {
+        type: 'realm.create',
+        name: DEV_REALM.name,
+        description: DEV_REALM.description,
+        development: true,
+        web_public_access_enabled: true,
+        // As the original's development realm: spectators may read web-public channels.
+        settings: { enable_spectator_access: true },
+        users: USERS,
+        first_user_id: FIRST_USER_ID,
+      },
+      { idempotencyKey: `dev-realm:${DEV_REALM.stringId}` },
+    );
   }
   const users = await actors.ask(realm, { type: 'realm.listUsers' });
   const idOf = new Map(users.map((user) => [user.email.split('@')[0]!, user.user_id]));
@@ -100,8 +109,11 @@ export async function ensureDevRealm(actors: ActorClient): Promise<'created' | '
       is_web_public: channel.is_web_public ?? false,
       history_public_to_subscribers: true,
     };
+    const once = withOptions(actors, (_to, body) => ({
+      idempotencyKey: `dev-realm:${DEV_REALM.stringId}:${channel.name}:${body.type}`,
+    }));
     await createChannel(
-      actors,
+      once,
       DEV_REALM.stringId,
       spec,
       null,

@@ -104,6 +104,7 @@ export async function startServer(config: Config, backend?: Backend): Promise<Ru
     ...(config.pushBouncerUrl && { pushBouncer: httpPushBouncer(config.pushBouncerUrl) }),
     mailer: createMailer(config, externalUrl),
     invitationValidityMinutes: config.invitationValidityMinutes,
+    ...(config.fakeEmailDomain && { fakeEmailDomain: config.fakeEmailDomain }),
     ...(config.bigBlueButtonUrl &&
       config.bigBlueButtonSecret && {
         bigBlueButton: { url: config.bigBlueButtonUrl, secret: config.bigBlueButtonSecret },

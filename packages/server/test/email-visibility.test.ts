@@ -1,6 +1,9 @@
 import { createHash } from 'node:crypto';
 import type { ChatClient } from '@chat/testkit';
+import { fakeEmailDomain } from '@chat/api';
+import { loadConfig } from '../src/index.js';
 import { withServer, IDS } from './context.js';
+import { TestServer } from './support.js';
 import { newPerson, type Person } from './people.js';
 import { absentBefore, next, none, register, snapshotOf, type Body, type Event } from './queues.js';
 import { linkIn, mailsTo, openPage } from './invite-support.js';
@@ -230,5 +233,33 @@ test.serial('the organization default applies to accounts created after it, with
     t.like(await userById(person.client, person.user_id), { email: api, delivery_email: person.email });
   } finally {
     await set(1);
+  }
+});
+
+test('the placeholder domain: the host when it can end an address, else FAKE_EMAIL_DOMAIN, as the original', async (t) => {
+  // The original's get_fake_email_domain: the host, port included, must be a mail domain.
+  t.is(fakeEmailDomain('https://chat.example.com'), 'chat.example.com');
+  t.is(fakeEmailDomain('https://chat.example.com', 'other.example.org'), 'chat.example.com');
+  t.is(fakeEmailDomain('http://localhost:9991'), 'localhost');
+  t.is(fakeEmailDomain('https://chat.example.com:8443', 'fake.example.org'), 'fake.example.org');
+  t.is(fakeEmailDomain('http://127.0.0.1:9991', 'fake.example.org'), 'fake.example.org');
+  const refused = '127.0.0.1 is not a valid domain. Consider setting the FAKE_EMAIL_DOMAIN setting.';
+  t.throws(() => loadConfig({ FAKE_EMAIL_DOMAIN: '127.0.0.1' }), { message: refused });
+  t.is(loadConfig({ FAKE_EMAIL_DOMAIN: 'fake.example.org' }).fakeEmailDomain, 'fake.example.org');
+
+  // This test server's host, 127.0.0.1:<port>, cannot end an address: the setting's domain is used.
+  const server = await TestServer.start({ fakeEmailDomain: 'fake.example.org' });
+  try {
+    const iago = await server.login('iago@zulip.com');
+    const hamlet = await server.login('hamlet@zulip.com');
+    t.is((await snapshotOf(hamlet, { fetch_event_types: ['realm'] })).realm_bot_domain, 'fake.example.org');
+    await succeeds('PATCH', '/settings', hamlet.patch('/settings', { email_address_visibility: 4 }));
+    t.like(await userById(iago, IDS.hamlet), { email: `user${IDS.hamlet}@fake.example.org` });
+    const bot = await bodyOf<{ user_id: number }>(
+      iago.post('/bots', { full_name: 'Domain Bot', short_name: 'domain' }),
+    );
+    t.like(await userById(iago, bot.user_id), { email: 'domain-bot@fake.example.org' });
+  } finally {
+    await server.stop();
   }
 });

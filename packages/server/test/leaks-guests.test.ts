@@ -1,4 +1,6 @@
+import { SYSTEM_GROUPS } from '@chat/protocol';
 import { expectOk } from './matrix-fixtures.js';
+import { newPerson } from './people.js';
 import { channelId, withServer } from './context.js';
 import { eventsUntil, register, snapshotOf, type Body } from './queues.js';
 
@@ -82,3 +84,41 @@ test.serial('a new public channel and its subscribers reach members, not the gue
   const leaked = seen.filter((e) => channelIdsIn(e).has(created.id));
   t.deepEqual(leaked, []);
 });
+
+test.serial(
+  'with can_access_all_users_group at members, the guest learns nothing of a user he shares nothing with',
+  async (t) => {
+    const { iago, polonius } = t.context;
+    const secret = await newPerson(t.context, 'Secret Neighbour');
+    const subs = await expectOk(
+      secret.client.get<{ subscriptions: Array<{ name: string }> }>('/users/me/subscriptions'),
+    );
+    if (subs.subscriptions.length > 0)
+      await expectOk(
+        secret.client.delete('/users/me/subscriptions', {
+          subscriptions: JSON.stringify(subs.subscriptions.map((s) => s.name)),
+        }),
+      );
+    await expectOk(secret.client.post('/users/me/presence', { status: 'active' }));
+    await expectOk(secret.client.post('/users/me/status', { status_text: 'neighbourly' }));
+    const setting = (group: number) =>
+      expectOk(iago.patch('/realm', { can_access_all_users_group: JSON.stringify({ new: group }) }));
+    await setting(SYSTEM_GROUPS['role:members']);
+    try {
+      for (const params of [{}, { slim_presence: true }, { client_capabilities: { user_list_incomplete: true } }]) {
+        const snapshot = await snapshotOf(polonius, params);
+        const text = JSON.stringify(snapshot);
+        t.false(text.includes('Secret Neighbour'));
+        t.false(text.includes('neighbourly'));
+        t.false(text.includes(secret.email));
+        t.false(String(secret.user_id) in (snapshot.user_status as Body));
+        t.false(String(secret.user_id) in (snapshot.presences as Body));
+      }
+      const users = await expectOk(polonius.get<{ members: Array<{ user_id: number }> }>('/users'));
+      t.false(users.members.some((u) => u.user_id === secret.user_id));
+    } finally {
+      await setting(SYSTEM_GROUPS['role:everyone']);
+    }
+    t.true(JSON.stringify(await snapshotOf(polonius, {})).includes('Secret Neighbour'), 'with the setting off he does');
+  },
+);

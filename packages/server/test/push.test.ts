@@ -112,7 +112,7 @@ test('a token the bouncer does not know is INVALID_REMOTE_PUSH_DEVICE_TOKEN; a f
   t.like(failing.body, { result: 'error', code: 'INTERNAL_SERVER_ERROR_ON_BOUNCER', msg: broken });
 });
 
-test('token checks: empty, too long, not base64 for APNs, appid required', async (t) => {
+test('token checks: empty, too long, not base64 for APNs, appid required and a bundle id', async (t) => {
   const shiva = await t.context.server.login('shiva@zulip.com');
   const length = 'Empty or invalid length token';
   await fails(t, shiva.post(APNS, { token: '', appid: 'org.zulip.Zulip' }), 'BAD_REQUEST', length, ['POST', APNS]);
@@ -131,6 +131,12 @@ test('token checks: empty, too long, not base64 for APNs, appid required', async
   await fails(t, shiva.post(FCM, { token: '' }), 'BAD_REQUEST', length, ['POST', FCM]);
   const missing = await shiva.post(APNS, { token: 'c0ffee' });
   t.like(missing.body, { code: 'REQUEST_VARIABLE_MISSING', var_name: 'appid' });
+  // The app id is a bundle id (letters, digits, dots, dashes), checked before the token.
+  for (const appid of ['', ' ', 'org.zulip.Zulip ', 'org/zulip', 'org_zulip', 'org.zülip']) {
+    await fails(t, shiva.post(APNS, { token: 'not-hex', appid }), 'BAD_REQUEST', 'Invalid app ID');
+  }
+  t.is((await shiva.post(APNS, { token: 'c0ffee00', appid: 'com.example-App.2' })).status, 200);
+  t.is((await shiva.delete(APNS, { token: 'c0ffee00' })).status, 200);
   // Nothing was registered by the refused requests.
   await fails(t, shiva.post(TEST, { token: 'not-hex' }), 'INVALID_PUSH_DEVICE_TOKEN', 'Device not recognized');
 });

@@ -11,7 +11,8 @@ import {
 import type { ActorContext } from '@chat/runtime';
 import { can, canSee, invalidMessage, requireMessageAccess, type Actor } from '../access.js';
 import { editEvent } from './event.js';
-import { fanout, receivers } from '../events.js';
+import { fanout } from '../events.js';
+import { editAudience } from '../holders.js';
 import { checkTopic, checkWildcards } from '../send.js';
 import { findMessage, type ChannelEvent, type ChannelState, type ChannelDecision } from '../state.js';
 
@@ -136,9 +137,8 @@ export function decideEdit(ctx: ActorContext<ChannelState>, cmd: Edit): ChannelD
     moved: movedIds,
     propagate_mode: cmd.propagate_mode,
   });
-  // Whoever received the newest moved message received every older one it can see.
-  const newest = moved.reduce((a, m) => (m.id > a.id ? m : a), target);
-  const to = receivers(state, ctx.address.key, newest, cmd.actor.user_id);
+  // As the original: who has the edited message, every subscriber with shared history, and the editor.
+  const to = [...new Set([...editAudience(state, ctx.address.key, target), cmd.actor.user_id])];
   return {
     events,
     fanouts: events.length > 0 ? [fanout(ctx.address.key, to, [event])] : [],

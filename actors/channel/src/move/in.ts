@@ -19,13 +19,16 @@ function refusal(state: ChannelState, cmd: MoveIn): ChatError | undefined {
 }
 
 /**
- * With protected history a subscriber sees only what came after joining;
- * moved messages keep their (older) ids, so today's subscribers are named
- * on them, as the original gives every current subscriber the messages.
+ * Who has the messages here, as the original keeps its rows on a move: who
+ * had them and is subscribed here; with protected history every subscriber
+ * too, since moved messages keep their (older) ids.
  */
 function granted(state: ChannelState, m: StoredMessage): StoredMessage {
   const channel = state.channel!;
-  return channel.invite_only && !channel.history_public_to_subscribers ? { ...m, granted_to: state.members } : m;
+  // A move recorded before holders were named takes every subscriber here as having them.
+  const had = (m.holders ?? state.members).filter((id) => state.members.includes(id));
+  const holders = channel.history_public_to_subscribers ? had : [...new Set([...had, ...state.members])];
+  return { ...m, holders: holders.sort((a, b) => a - b) };
 }
 
 /**

@@ -12,6 +12,7 @@ import {
 import type { ActorContext, Decision } from '@chat/runtime';
 import { canSee, invalidMessage, requireMessageAccess } from '../access.js';
 import { isResolveOnly } from '../edit/edit.js';
+import { holdersOf } from '../holders.js';
 import { checkChannelChange, checkDestination, checkTopicChange, checkWholeTopic, type MoveOut } from './checks.js';
 import { firstMessageUpdate, moveFanouts } from './events.js';
 import { findMessage, type ChannelEvent, type ChannelState, type ChannelDecision } from '../state.js';
@@ -31,10 +32,13 @@ function selectMoved(state: ChannelState, cmd: MoveOut, target: StoredMessage): 
   return cmd.propagate_mode === 'change_all' ? inTopic : inTopic.filter((m) => m.id >= target.id);
 }
 
-/** The messages as the target will hold them: new topic, one more history entry; the target decides who else may see them. */
-function relocated(m: StoredMessage, edit: MessageEdit, topic: string, at: number): StoredMessage {
+/**
+ * The messages as the target will hold them: new topic, one more history
+ * entry, and who has them here; the target decides who keeps them.
+ */
+function relocated(m: StoredMessage, edit: MessageEdit, topic: string, at: number, holders: number[]): StoredMessage {
   const { granted_to: _dropped, ...rest } = m;
-  return { ...rest, topic, edits: [...m.edits, edit], last_moved_timestamp: at };
+  return { ...rest, topic, edits: [...m.edits, edit], last_moved_timestamp: at, holders };
 }
 
 /**
@@ -75,7 +79,7 @@ export function decideMoveOut(ctx: Ctx, cmd: MoveOut): ChannelDecision<'message.
     from: ctx.address.key,
     to: toKey,
     actor: cmd.actor,
-    messages: moved.map((m) => relocated(m, edit, topic, at)),
+    messages: moved.map((m) => relocated(m, edit, topic, at, holdersOf(state, ctx.address.key, m))),
   };
   const facts = { key: ctx.address.key, toKey, target, moved, at, ...(topicChanged ? { topic } : {}) };
   const fanouts = moveFanouts(state, cmd, facts);

@@ -5,6 +5,7 @@ import { CallerContext } from '../context.js';
 import type { ApiOptions } from '../options.js';
 import { presentBot } from './json.js';
 import { checkAvatar, setAvatar } from '../uploads/avatars.js';
+import { fakeEmailDomain } from '../email-domain.js';
 
 const bad = (msg: string) => new ChatError('BAD_REQUEST', msg);
 const BotId = Type.Integer({ description: "The bot's user ID." });
@@ -57,7 +58,7 @@ const oneFileAtMost = (files: unknown[]) => {
  * caller sees them.
  */
 export function botRoutes(options: ApiOptions): Route[] {
-  const domain = new URL(options.externalUrl).hostname;
+  const domain = fakeEmailDomain(options.externalUrl, options.fakeEmailDomain);
   return [
     defineRoute({
       method: 'POST',

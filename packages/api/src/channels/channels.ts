@@ -18,9 +18,11 @@ import { channelAdminRoutes } from './admin.js';
 import { checkColor, subscriptionSettingsRoutes } from './subscription-settings.js';
 import { channelRetention, createChannel, type NewChannelSpec } from './create.js';
 import { channelJson, subscriptionJson } from './json.js';
+import { restrictsGuests, tellAccessChanges } from '../users/access-events.js';
 import { CallerContext } from '../context.js';
 import { checkChannelCount, checkDescription, LIMITS } from '../limits.js';
 import type { ApiOptions } from '../options.js';
+import { SMALL_CHANNEL } from '../events/register/snapshot.js';
 
 const Principals = Type.Union([Type.Array(Type.Integer()), Type.Array(Type.String())], {
   description: 'User ids (preferred) or e-mail addresses; the caller when omitted.',
@@ -120,13 +122,9 @@ async function subscribe(caller: CallerContext, params: SubscribeParams) {
         ...newChannelSpec(principal, settings, { ...params, name, description: sub.description }),
         ...color,
       };
-      await createChannel(
-        actors,
-        principal.realm,
-        spec,
-        principal.user_id,
-        users.map((u) => u.user_id),
-      );
+      const ids = users.map((u) => u.user_id);
+      const channelId = await createChannel(actors, principal.realm, spec, principal.user_id, ids);
+      await tellAccessChanges(actors, principal.realm, channelId, [], ids);
       for (const u of users) (subscribed[u.user_id] ??= []).push(name);
       continue;
     }
@@ -146,6 +144,7 @@ async function subscribe(caller: CallerContext, params: SubscribeParams) {
       unauthorized.push(found.name);
       continue;
     }
+    if (result.added.length > 0) await tellSubscribersChanged(caller, found.channel_id, result.added, []);
     for (const id of result.added) (subscribed[id] ??= []).push(found.name);
     for (const id of result.already) (already[id] ??= []).push(found.name);
   }
@@ -154,6 +153,16 @@ async function subscribe(caller: CallerContext, params: SubscribeParams) {
     already_subscribed: already,
     ...(params.authorization_errors_fatal === false ? { unauthorized } : {}),
   };
+}
+
+/** A restricted guest's access follows the channel's subscribers (see `tellAccessChanges`). */
+async function tellSubscribersChanged(caller: CallerContext, channelId: number, added: number[], removed: number[]) {
+  const { actors, principal } = caller;
+  if (!(await restrictsGuests(actors, principal.realm))) return;
+  const info = await actors.ask(channelAddress(principal.realm, channelId), { type: 'channel.info' });
+  const after = info.subscribers;
+  const before = [...after.filter((id) => !added.includes(id)), ...removed];
+  await tellAccessChanges(actors, principal.realm, channelId, before, after);
 }
 
 /** Unsubscribes the caller (or, with permission, the principals): DELETE and PATCH /users/me/subscriptions. */
@@ -170,10 +179,15 @@ async function unsubscribe(caller: CallerContext, names: string[], principals: n
       actor: principal,
       users,
     });
+    if (result.removed.length > 0) await tellSubscribersChanged(caller, entry.channel_id, [], result.removed);
     (result.removed.length > 0 ? removed : notRemoved).push(entry.name);
   }
   return { removed, not_removed: notRemoved };
 }
+
+/** As the register's `include_subscribers`: `partial` gives the whole list where it is short. */
+const withSubscribers = (include: boolean | 'partial' | undefined, info: { subscribers: unknown[] }): boolean =>
+  include === true || (include === 'partial' && info.subscribers.length < SMALL_CHANNEL);
 
 export function channelRoutes(options: ApiOptions): Route[] {
   return [
@@ -181,7 +195,14 @@ export function channelRoutes(options: ApiOptions): Route[] {
       method: 'GET',
       path: '/users/me/subscriptions',
       auth: 'required',
-      params: Type.Object({ include_subscribers: Type.Optional(Type.Boolean({ default: false })) }),
+      params: Type.Object({
+        include_subscribers: Type.Optional(
+          Type.Union([Type.Boolean(), Type.Literal('partial')], {
+            default: false,
+            description: '`partial`: subscribers of the channels with fewer than 250 of them only.',
+          }),
+        ),
+      }),
       summary: 'Get subscribed channels',
       description: 'The channels the caller is subscribed to, with personal settings.',
       tags: ['channels'],
@@ -189,9 +210,10 @@ export function channelRoutes(options: ApiOptions): Route[] {
         const caller = new CallerContext(actors, principal);
         const state = await caller.state();
         const subscriptions = await Promise.all(
-          Object.entries(state.subscriptions).map(async ([id, settings]) =>
-            subscriptionJson(await caller.channelInfo(Number(id)), settings, params.include_subscribers ?? false),
-          ),
+          Object.entries(state.subscriptions).map(async ([id, settings]) => {
+            const info = await caller.channelInfo(Number(id));
+            return subscriptionJson(info, settings, withSubscribers(params.include_subscribers, info));
+          }),
         );
         return { subscriptions: subscriptions.sort((a, b) => a.name.localeCompare(b.name)) };
       },

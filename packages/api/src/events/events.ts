@@ -27,6 +27,8 @@ import { messageJson } from '../messages/json.js';
 import { linkifiersOf } from '../messages/content.js';
 import type { ApiOptions } from '../options.js';
 import { checkedQueueId } from './queue-id.js';
+import { guestView } from './guest-view.js';
+import { fakeEmailDomain } from '../email-domain.js';
 import { pollQueue } from './poll.js';
 
 type Body = Record<string, unknown>;
@@ -88,17 +90,21 @@ function namesEmptyTopic(event: NumberedEvent): boolean {
 }
 
 /** Events as one client asked to see them: messages rendered with the queue's format. */
-export async function present(caller: CallerContext, events: NumberedEvent[], spec: QueueSpec) {
+export async function present(caller: CallerContext, events: NumberedEvent[], spec: QueueSpec, fakeDomain: string) {
   // Only an event naming the empty topic needs the realm's display name: asking the realm on every
   // poll would pile thousands of asks onto its one mailbox when a message reaches everyone.
   const needsTopicName = !spec.capabilities.empty_topic_name && events.some(namesEmptyTopic);
   const emptyTopicName = needsTopicName ? (await caller.settings()).empty_topic_display_name : null;
   const needsGlobal = !spec.capabilities.notification_settings_null && events.some((e) => e.type === 'subscription');
   const global = needsGlobal ? await caller.actors.ask(caller.me, { type: 'user.settings' }) : null;
-  const linkifiers = events.some(isMessageEvent) ? await linkifiersOf(caller) : undefined;
+  const messages = events.filter((e) => isMessageEvent(e));
+  const linkifiers = messages.length > 0 ? await linkifiersOf(caller) : undefined;
+  const guest = await guestView(caller, events, spec, fakeDomain);
   return events.flatMap((event): Body[] => {
+    const instead = guest.instead(event);
+    if (instead) return instead;
     if (!isMessageEvent(event)) return presentPlain(event, spec, emptyTopicName, global);
-    const users = new Map<number, UserRef>(event.people.map((u) => [u.user_id, u]));
+    const users = new Map<number, UserRef>(event.people.map((u) => [u.user_id, guest.people.get(u.user_id) ?? u]));
     const format = {
       apply_markdown: spec.apply_markdown,
       client_gravatar: spec.client_gravatar,
@@ -144,7 +150,15 @@ export function eventRoutes(options: ApiOptions): Route[] {
           dont_block: params.dont_block ?? false,
           since: Date.now(),
         });
-        return { events: await present(caller, got.events, got.spec), queue_id: params.queue_id };
+        return {
+          events: await present(
+            caller,
+            got.events,
+            got.spec,
+            fakeEmailDomain(options.externalUrl, options.fakeEmailDomain),
+          ),
+          queue_id: params.queue_id,
+        };
       },
     }),
     defineRoute({

@@ -15,6 +15,8 @@ import { LIMITS } from '../limits.js';
 import { linkifiersOf } from './content.js';
 import { messageJson, referencedUsers, type MessageFormat } from './json.js';
 import type { ApiOptions } from '../options.js';
+import { fakeEmailDomain } from '../email-domain.js';
+import { accessibleUserIds, asAccessible } from '../users/access.js';
 
 /** The original's LARGER_THAN_MAX_MESSAGE_ID: the anchor of "newest", and of "first_unread" with nothing unread. */
 export const LATEST = 10_000_000_000_000_000;
@@ -28,6 +30,7 @@ const Format = {
 async function formatOf(
   caller: CallerContext,
   params: { apply_markdown?: boolean; client_gravatar?: boolean; allow_empty_topic_name?: boolean },
+  options: ApiOptions,
 ): Promise<MessageFormat> {
   const settings = await caller.settings();
   return {
@@ -36,11 +39,14 @@ async function formatOf(
     empty_topic_name: params.allow_empty_topic_name ? null : settings.empty_topic_display_name,
     realm: caller.principal.realm,
     edit_history: settings.message_edit_history_visibility_policy,
+    fake_domain: fakeEmailDomain(options.externalUrl, options.fakeEmailDomain),
   };
 }
 
 export async function renderMessages(caller: CallerContext, messages: ViewedMessage[], format: MessageFormat) {
-  const [users, linkifiers] = await Promise.all([caller.users(referencedUsers(messages)), linkifiersOf(caller)]);
+  const [known, linkifiers] = await Promise.all([caller.users(referencedUsers(messages)), linkifiersOf(caller)]);
+  const users =
+    format.fake_domain === undefined ? known : asAccessible(known, await accessibleUserIds(caller), format.fake_domain);
   return messages.map((m) => ({
     ...messageJson(m, users, linkifiers ? { ...format, linkifiers } : format),
     ...(m.match_content !== undefined ? { match_content: m.match_content, match_subject: m.match_subject } : {}),
@@ -158,7 +164,7 @@ export async function unreadMessages(caller: CallerContext, limit: number) {
   return { messages, newest };
 }
 
-export function fetchRoutes(_options: ApiOptions): Route[] {
+export function fetchRoutes(options: ApiOptions): Route[] {
   return [
     defineRoute({
       method: 'GET',
@@ -181,7 +187,7 @@ export function fetchRoutes(_options: ApiOptions): Route[] {
       tags: ['messages'],
       async handler({ params, principal, actors }) {
         const caller = new CallerContext(actors, principal);
-        const format = await formatOf(caller, params);
+        const format = await formatOf(caller, params, options);
         const terms = await narrowTerms(caller, params.narrow ?? []);
         if (params.message_ids) {
           const messages = (await getMessages(caller, params.message_ids)).map((m) => m.message);
@@ -252,7 +258,7 @@ export function fetchRoutes(_options: ApiOptions): Route[] {
       async handler({ params, principal, actors }) {
         const caller = new CallerContext(actors, principal);
         const [{ message }] = (await getMessages(caller, [params.message_id])) as [Located];
-        const [json] = await renderMessages(caller, [message], await formatOf(caller, params));
+        const [json] = await renderMessages(caller, [message], await formatOf(caller, params, options));
         return { message: json, raw_content: message.content };
       },
     }),

@@ -12,6 +12,8 @@ export interface MessageFormat {
   edit_history?: string;
   /** The realm's linkifiers, for `topic_links` (absent: none). */
   linkifiers?: RenderLinkifier[];
+  /** The fake e-mail domain: given, senders a restricted guest may not access show as "Unknown user". */
+  fake_domain?: string;
 }
 
 /**

@@ -1,14 +1,14 @@
 import { Type } from '@sinclair/typebox';
 import { defineRoute, type Route } from '@chat/edge';
-import { ChatError, userAddress } from '@chat/protocol';
+import { ChatError, conversationOfKey, userAddress } from '@chat/protocol';
 import { CallerContext } from '../context.js';
 import { getMessages, type Located } from './fetch.js';
 
 /**
  * Who read a message, as the original answers it (when the organization
- * has `enable_read_receipts` on): its recipients who are
- * active, received it (not those who subscribed after it was sent) and
- * read it, apart from the sender, those who turned
+ * has `enable_read_receipts` on): those who are active, have it (received
+ * it, even if they unsubscribed since; not who subscribed after it was
+ * sent) and read it, apart from the sender, those who turned
  * `send_read_receipts` off, those who muted the caller (each recipient's
  * UserActor decides these four) and those the caller muted.
  */
@@ -29,10 +29,17 @@ export function readReceiptRoutes(): Route[] {
         if (!(await caller.settings()).enable_read_receipts) {
           throw new ChatError('BAD_REQUEST', 'Read receipts are disabled in this organization.');
         }
-        const recipients =
-          message.channel_id === null
-            ? message.dm_user_ids
-            : (await caller.channelInfo(message.channel_id)).subscribers;
+        // Who has it (former subscribers too, as the original's UserMessage rows), and today's subscribers,
+        // whose own actor knows whether they have it by hand (the original's historical row).
+        const holders = await actors.ask(conversationOfKey(key), {
+          type: 'message.holders',
+          actor: principal,
+          message_id: message.id,
+        });
+        const subscribers =
+          message.channel_id === null ? [] : (await caller.channelInfo(message.channel_id)).subscribers;
+        const held = new Set(holders);
+        const recipients = [...new Set([...holders, ...subscribers])];
         const mine = await caller.state();
         const mutedByMe = new Set(mine.muted_user_ids ?? []);
         const candidates = recipients.filter((id) => id !== message.sender_id && !mutedByMe.has(id));
@@ -45,6 +52,7 @@ export function readReceiptRoutes(): Route[] {
               key,
               message_id: message.id,
               asker: principal.user_id,
+              held: held.has(id),
             }),
           ),
         );

@@ -6,6 +6,8 @@ import type { ApiOptions } from '../options.js';
 import { bouncerFailure, bouncerOf, humansOnly, testPayload } from './push-common.js';
 
 const MAX_TOKEN_LENGTH = 4096;
+/** The original's `ApnsAppId`: a bundle id of letters, digits, dots and dashes, checked before the token. */
+const APP_ID = /^[.a-zA-Z0-9-]+$/;
 
 /**
  * Whether Python's `base64.b64decode` (not strict) decodes the text: ASCII
@@ -54,11 +56,10 @@ function tokenRoutes(kind: PushKind, path: string, label: string): Route[] {
     tags: ['users'],
     async handler({ params, principal, actors }) {
       humansOnly(principal);
+      const appid = 'appid' in params ? params.appid : undefined;
+      if (appid !== undefined && !APP_ID.test(appid)) throw new ChatError('BAD_REQUEST', 'Invalid app ID');
       const device: PushDevice = { kind, token: checkToken(params.token, kind) };
-      if ('appid' in params) {
-        if (params.appid.trim() === '') throw new ChatError('BAD_REQUEST', 'appid cannot be blank');
-        device.appid = params.appid;
-      }
+      if (appid !== undefined) device.appid = appid;
       await actors.ask(new CallerContext(actors, principal).me, { type: 'user.addPushDevice', device });
       return {};
     },

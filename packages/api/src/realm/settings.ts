@@ -1,6 +1,8 @@
 import { Type, type TSchema } from '@sinclair/typebox';
 import { defineRoute, type Route } from '@chat/edge';
 import {
+  type AuthMethod,
+  type AuthMethodsChange,
   ChatError,
   isAdministrator,
   notAdministrator,
@@ -83,7 +85,29 @@ const PARAMS = Type.Object({
   ...optional([...SECONDS, 'message_retention_days'], IntOrString),
   ...Object.fromEntries(Object.entries(STRINGS).map(([n, s]) => [n, Type.Optional(s)])),
   ...optional(REALM_GROUP_SETTINGS, GroupSettingUpdate),
+  authentication_methods: Type.Optional(
+    Type.Record(Type.String(), Type.Boolean(), {
+      description: 'Owners only: which ways to log in are on, by name ("Email", and "Dev" on a development server).',
+    }),
+  ),
 });
+
+/** The ways to log in this server offers a realm: password ("Email"), and the development login where it exists. */
+export function offeredAuthMethods(options: ApiOptions, development: boolean): AuthMethod[] {
+  return options.mode === 'development' && development ? ['Dev', 'Email'] : ['Email'];
+}
+
+/** The original's checks of `authentication_methods`: owners only, known names, at least one turned on. */
+function checkAuthMethods(raw: Record<string, boolean>, offered: AuthMethod[], owner: boolean): AuthMethodsChange {
+  if (!owner) throw notOwner();
+  const valid = [...offered].sort().map((name) => `'${name}'`);
+  for (const name of Object.keys(raw)) {
+    if (!(offered as string[]).includes(name))
+      throw bad(`Invalid authentication method: ${name}. Valid methods are: [${valid.join(', ')}]`);
+  }
+  if (!Object.values(raw).includes(true)) throw bad('At least one authentication method must be enabled.');
+  return { requested: raw as AuthMethodsChange['requested'], offered };
+}
 
 /** `parse_message_time_limit_setting` and `parse_message_retention_days`: a special word or a positive number. */
 function positiveOr(name: string, raw: number | string, unlimited: number | null): number | null {
@@ -118,10 +142,16 @@ function jitsiUrl(raw: string): string | null {
  * retention period, time limits and Jitsi URL. Whether channels and groups
  * exist, and the owner check again on the realm's own record, the realm decides.
  */
-function parseValues(params: Record<string, unknown>, options: ApiOptions, owner: boolean): Record<string, RealmValue> {
+function parseValues(
+  params: Record<string, unknown>,
+  options: ApiOptions,
+  owner: boolean,
+  methods: () => AuthMethodsChange | undefined,
+): { values: Record<string, RealmValue>; methods: AuthMethodsChange | undefined } {
   const values: Record<string, RealmValue> = {};
   for (const [name, raw] of Object.entries(params)) {
-    if (raw === undefined || (REALM_GROUP_SETTINGS as string[]).includes(name) || name === 'string_id') continue;
+    const apart = (REALM_GROUP_SETTINGS as string[]).includes(name) || name in NOT_VALUES;
+    if (raw === undefined || apart) continue;
     values[name] = raw as RealmValue;
   }
   if (typeof values.digest_weekday === 'number' && !(values.digest_weekday >= 0 && values.digest_weekday <= 6)) {
@@ -141,6 +171,7 @@ function parseValues(params: Record<string, unknown>, options: ApiOptions, owner
   }
   const lang = values.default_language;
   if (typeof lang === 'string' && !Object.hasOwn(LANGUAGES, lang)) throw bad(`Invalid language '${lang}'`);
+  const authMethods = methods();
   if (typeof values.video_chat_provider === 'number') {
     const providers = [VIDEO_CHAT_DISABLED, VIDEO_CHAT_JITSI];
     if (options.bigBlueButton) providers.push(VIDEO_CHAT_BIG_BLUE_BUTTON);
@@ -159,8 +190,11 @@ function parseValues(params: Record<string, unknown>, options: ApiOptions, owner
   for (const name of SECONDS)
     if (values[name] !== undefined) values[name] = positiveOr(name, values[name] as number | string, null);
   if (typeof values.jitsi_server_url === 'string') values.jitsi_server_url = jitsiUrl(values.jitsi_server_url);
-  return values;
+  return { values, methods: authMethods };
 }
+
+/** Parameters that are not plain values: handled apart. */
+const NOT_VALUES = { string_id: true, authentication_methods: true };
 
 export function realmSettingsRoutes(options: ApiOptions): Route[] {
   return [
@@ -172,7 +206,7 @@ export function realmSettingsRoutes(options: ApiOptions): Route[] {
       summary: 'Update organization settings',
       description:
         'Changes organization settings: administrators may change most, owners only a few (retention, ' +
-        'invitations, group management). Answers the values that changed; strings as "updated".',
+        'invitations, group management, authentication methods). Answers the values that changed; strings as "updated".',
       tags: ['server_and_organizations'],
       async handler({ params, principal, actors }) {
         const raw = params as Record<string, unknown>;
@@ -180,7 +214,16 @@ export function realmSettingsRoutes(options: ApiOptions): Route[] {
         if (!isAdministrator(principal)) {
           throw notAdministrator();
         }
-        const values = parseValues(raw, options, isOwner(principal));
+        const requested = raw.authentication_methods as Record<string, boolean> | undefined;
+        const info = requested && (await actors.ask(realmAddress(principal.realm), { type: 'realm.info' }));
+        const { values, methods } = parseValues(
+          raw,
+          options,
+          isOwner(principal),
+          () =>
+            requested &&
+            checkAuthMethods(requested, offeredAuthMethods(options, !!info?.development), isOwner(principal)),
+        );
         if (raw.string_id !== undefined) {
           if (!isOwner(principal)) throw notOwner();
           throw bad('Must be a demo organization.');
@@ -194,6 +237,7 @@ export function realmSettingsRoutes(options: ApiOptions): Route[] {
           actor_id: principal.user_id,
           values,
           groups,
+          ...(methods && { authentication_methods: methods }),
         });
       },
     }),

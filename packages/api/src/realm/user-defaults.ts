@@ -4,6 +4,7 @@ import { isAdministrator, notAdministrator, realmAddress, type RealmValue } from
 import { settingParams } from '../users/settings.js';
 import { checkSettingValues } from '../users/settings-values.js';
 import type { ApiOptions } from '../options.js';
+import { fakeEmailDomain } from '../email-domain.js';
 
 /**
  * Settings that are the user's own business, which the original keeps out
@@ -38,7 +39,7 @@ export function userDefaultsRoutes(options: ApiOptions): Route[] {
           type: 'realm.updateUserDefaults',
           actor_id: principal.user_id,
           values,
-          domain: new URL(options.externalUrl).hostname,
+          domain: fakeEmailDomain(options.externalUrl, options.fakeEmailDomain),
         });
         return {};
       },

@@ -98,12 +98,18 @@ async function passwordLogin(ctx: RawContext, deps: SessionPageDeps): Promise<vo
   const counted = `${realm}:${username.toLowerCase()}`;
   await limits?.loginAttempt(counted);
   const candidate = await deps.actors
-    .ask(realmAddress(realm), { type: 'realm.loginCandidate', username }, { requestId: ctx.state.requestId })
+    .ask(
+      realmAddress(realm),
+      { type: 'realm.loginCandidate', username, login: true },
+      { requestId: ctx.state.requestId },
+    )
     .catch((err: unknown) => {
       if (isChatError(err) && (err.code === 'AUTHENTICATION_FAILED' || err.code === 'USER_DEACTIVATED'))
         return undefined;
+      if (isChatError(err) && err.code === 'PASSWORD_AUTH_DISABLED') return err.message;
       throw err;
     });
+  if (typeof candidate === 'string') return loginForm(ctx, deps, 200, candidate, username);
   const ok = await verifyPassword(password, candidate?.password_hash ?? DECOY_PASSWORD_HASH);
   if (!candidate || !ok || candidate.password_hash === null) return loginForm(ctx, deps, 200, WRONG, username);
   await limits?.loginSucceeded(counted);

@@ -14,6 +14,7 @@ import { CallerContext } from '../context.js';
 import { renderDescription } from '../markdown.js';
 import { FEATURE_LEVEL, ZULIP_VERSION, type ApiOptions } from '../options.js';
 import { gravatarUrl, renderUser } from './json.js';
+import { accessibleUserIds, insufficientPermission, mayAccess } from './access.js';
 import { startSession } from '../sessions/sessions.js';
 
 // Verified when the username is unknown, so both failures cost the same time.
@@ -41,11 +42,13 @@ export function accountRoutes(options: ApiOptions): Route[] {
       tags: ['server_and_organizations'],
       async handler({ actors, request }) {
         const realm = await actors.ask(realmOf(request), { type: 'realm.info' });
+        // As the register's realm_authentication_methods: what the server offers and the realm has on.
+        const { Dev: dev, Email: email } = realm.authentication;
         return {
           authentication_methods: {
-            password: true,
-            dev: development && realm.development,
-            email: true,
+            password: email,
+            dev: development && realm.development && dev,
+            email,
             ldap: false,
             remoteuser: false,
             github: false,
@@ -62,7 +65,7 @@ export function accountRoutes(options: ApiOptions): Route[] {
           zulip_merge_base: ZULIP_VERSION,
           push_notifications_enabled: false,
           is_incompatible: false,
-          email_auth_enabled: true,
+          email_auth_enabled: email,
           require_email_format_usernames: true,
           realm_url: options.externalUrl,
           realm_uri: options.externalUrl,
@@ -91,7 +94,7 @@ export function accountRoutes(options: ApiOptions): Route[] {
         const username = `${options.realmOf(request)}:${params.username.toLowerCase()}`;
         await limits?.loginAttempt(username);
         const candidate = await actors
-          .ask(realmOf(request), { type: 'realm.loginCandidate', username: params.username })
+          .ask(realmOf(request), { type: 'realm.loginCandidate', username: params.username, login: true })
           .catch(async (err: unknown) => {
             if (err instanceof ChatError && err.code === 'AUTHENTICATION_FAILED') {
               await verifyPassword(params.password, DECOY_PASSWORD_HASH);
@@ -161,10 +164,14 @@ export function accountRoutes(options: ApiOptions): Route[] {
       description: 'Every user of the organization, bots and deactivated users included.',
       tags: ['users'],
       async handler({ params, principal, actors }) {
-        const users = await actors.ask(realmAddress(principal.realm), { type: 'realm.listUsers' });
+        const [users, access] = await Promise.all([
+          actors.ask(realmAddress(principal.realm), { type: 'realm.listUsers' }),
+          accessibleUserIds(new CallerContext(actors, principal)),
+        ]);
         const wanted = params.user_ids && new Set(params.user_ids);
+        // A restricted guest gets only the users he may access, as the original's (no "Unknown user" here).
         const members = users
-          .filter((user) => !wanted || wanted.has(user.user_id))
+          .filter((user) => (!wanted || wanted.has(user.user_id)) && mayAccess(access, user))
           .map((user) =>
             renderUser(user, principal, params.client_gravatar ?? true, params.include_custom_profile_fields),
           );
@@ -219,10 +226,11 @@ export function accountRoutes(options: ApiOptions): Route[] {
       description: 'One user of the organization.',
       tags: ['users'],
       async handler({ params, principal, actors }) {
-        const user = await actors.ask(realmAddress(principal.realm), {
-          type: 'realm.getUser',
-          user_id: params.user_id,
-        });
+        const [user, access] = await Promise.all([
+          actors.ask(realmAddress(principal.realm), { type: 'realm.getUser', user_id: params.user_id }),
+          accessibleUserIds(new CallerContext(actors, principal)),
+        ]);
+        if (!mayAccess(access, user)) throw insufficientPermission();
         return {
           user: renderUser(user, principal, params.client_gravatar ?? true, params.include_custom_profile_fields),
         };

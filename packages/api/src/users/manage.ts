@@ -3,8 +3,11 @@ import { defineRoute, type Route } from '@chat/edge';
 import { isAdministrator, isRole, ChatError, realmAddress, type Principal } from '@chat/protocol';
 import type { ActorClient } from '@chat/runtime';
 import { renderUser } from './json.js';
+import { accessibleUserIds, insufficientPermission, mayAccess } from './access.js';
+import { CallerContext } from '../context.js';
 import { setProfileData } from '../realm/profile-fields.js';
 import type { ApiOptions } from '../options.js';
+import { fakeEmailDomain } from '../email-domain.js';
 
 /** Addresses go to the `{email}` routes, everything else to the `{user_id}` ones. */
 const isAddress = (path: Record<string, string>) => (path.email ?? '').includes('@');
@@ -24,7 +27,7 @@ async function userByEmail(actors: ActorClient, principal: Principal, email: str
     type: 'realm.userByEmail',
     email,
     viewer: { user_id: principal.user_id, role: principal.role },
-    domain: new URL(options.externalUrl).hostname,
+    domain: fakeEmailDomain(options.externalUrl, options.fakeEmailDomain),
   });
 }
 
@@ -78,6 +81,8 @@ export function userAdminRoutes(options: ApiOptions): Route[] {
       tags: ['users'],
       async handler({ params, principal, actors }) {
         const user = await userByEmail(actors, principal, params.email, options);
+        if (!mayAccess(await accessibleUserIds(new CallerContext(actors, principal)), user))
+          throw insufficientPermission();
         return {
           user: renderUser(user, principal, params.client_gravatar ?? true, params.include_custom_profile_fields),
         };

@@ -13,6 +13,7 @@ import { CallerContext } from '../context.js';
 import { startEmailChange } from './email-change.js';
 import type { ApiOptions } from '../options.js';
 import { checkSettingValues, LANGUAGES } from './settings-values.js';
+import { fakeEmailDomain } from '../email-domain.js';
 
 // Verified when the account has no password, so that answer costs the same time.
 /** The original's minimum password length. */
@@ -146,7 +147,7 @@ async function updateSettings(caller: CallerContext, params: Params, options: Ap
       type: 'realm.emailVisibility',
       user_id: userId,
       visibility: settings.email_address_visibility,
-      domain: new URL(options.externalUrl).hostname,
+      domain: fakeEmailDomain(options.externalUrl, options.fakeEmailDomain),
     });
   }
   // The time zone belongs to the account (everyone sees it), so the realm keeps it.

@@ -15,6 +15,8 @@ export type PersonUpdate = { user_id: number; [field: string]: unknown };
 
 export type RealmUserAddEvent = { type: 'realm_user'; op: 'add'; person: NewPerson };
 export type RealmUserUpdateEvent = { type: 'realm_user'; op: 'update'; person: PersonUpdate };
+/** To a guest who lost access to a user (`can_access_all_users_group`): the name is the placeholder's. */
+export type RealmUserRemoveEvent = { type: 'realm_user'; op: 'remove'; person: { user_id: number; full_name: string } };
 export const realmUserAdded = (person: NewPerson): RealmUserAddEvent => ({ type: 'realm_user', op: 'add', person });
 export const realmUserUpdated = (person: PersonUpdate): RealmUserUpdateEvent => ({
   type: 'realm_user',
@@ -37,7 +39,8 @@ export const presenceEvent = (fields: Omit<PresenceEvent, 'type'>): PresenceEven
 export const isPresence = (event: QueueEvent): event is PresenceEvent =>
   event.type === 'presence' && 'presences' in event;
 
-export type UserEvent = RealmUserAddEvent | RealmUserUpdateEvent | PresenceEvent | BotChangeEvent | HeartbeatEvent;
+export type UserEvent =
+  RealmUserAddEvent | RealmUserRemoveEvent | RealmUserUpdateEvent | PresenceEvent | BotChangeEvent | HeartbeatEvent;
 
 /** `realm_bot` `update` (the changed fields) and `delete`, to the bot's owner and administrators. */
 export type BotChangeEvent =

@@ -2,7 +2,7 @@ import { ChatError, decode, encode, isChatError, type ActorAddress, type Command
 import type { ActorBehavior, ActorContext, AnyBehavior, Decision, TypedEvent } from '../behavior.js';
 import { applyEntry } from '../cell.js';
 import type { ActorClient } from '../client.js';
-import type { StoreWrite } from '../ports/index.js';
+import { checkingValues, deepFreeze, type StoreWrite } from '../ports/index.js';
 import { decodeEntry, encodeEntry, IdempotencyCache, RECORD_VERSION, type JournalEntry } from '../records.js';
 import { FakeTimers } from './fake-timers.js';
 import { MemoryStore } from './memory-store.js';
@@ -85,7 +85,7 @@ export class BehaviorTestKit<State extends object, Event extends TypedEvent> {
     this.state = behavior.initial(this.address.key);
     const answer = options.answer;
     this.actors = answer
-      ? { ...noActors, ask: async <R>(to: ActorAddress, body: Command) => copy(answer(to, body)) as R }
+      ? { ...noActors, ask: async <R>(to: ActorAddress, body: Command) => received(copy(answer(to, body))) as R }
       : noActors;
   }
 
@@ -105,7 +105,7 @@ export class BehaviorTestKit<State extends object, Event extends TypedEvent> {
   run(command: Command, options: RunOptions = {}): Promise<CommandResult<State, Event>> {
     const key = options.idempotencyKey;
     if (key !== undefined && this.idem.has(key)) return Promise.resolve(this.repeat(this.idem.get(key)));
-    return this.decide(() => this.behavior.handle(this.context(key), command), key);
+    return this.decide(() => this.behavior.handle(this.context(key), received(command)), key);
   }
 
   /** Fires an armed timer now. */
@@ -184,10 +184,14 @@ export class BehaviorTestKit<State extends object, Event extends TypedEvent> {
       if (tells.length + fanouts.length > 0) entry.out = [...tells, ...fanouts];
       this.journal.push(encodeEntry(entry));
       if (key !== undefined) this.idem.set(key, entry.reply);
-      rows = applyEntry(this.any, this.state, entry, this.address);
+      // The cell applies a copy when values cross (`copied` in cell.ts): the state keeps nothing of the message.
+      const applied = checkingValues() ? { ...entry, events: copy(events) } : entry;
+      rows = applyEntry(this.any, this.state, applied, this.address);
       this.store.write(rows);
     }
-    for (const event of decision.soft ?? []) this.behavior.apply(this.state, event);
+    for (const event of checkingValues() ? copy(decision.soft ?? []) : (decision.soft ?? [])) {
+      this.behavior.apply(this.state, event);
+    }
     const released = (decision.release ?? []).filter(({ name }) => this.held.delete(name)).map(wire);
     if (decision.hold !== undefined) {
       // The cell answers a reply still held under the name as unavailable.
@@ -240,6 +244,18 @@ export function runCommand<State extends object, Event extends TypedEvent>(
 }
 
 const copy = <T>(value: T): T => decode<T>(encode(value));
+
+/**
+ * A message as a behavior receives it in the embedded server: in the check
+ * mode (`CHAT_CHECK_VALUES=1`) a frozen copy, as the transport hands it
+ * over, so a behavior that changes what it received throws here too.
+ */
+function received<T>(value: T): T {
+  if (!checkingValues()) return value;
+  const frozen = copy(value);
+  deepFreeze(frozen);
+  return frozen;
+}
 
 const wire = ({ name, reply, error }: { name: string; reply?: unknown; error?: ChatError }) =>
   error ? { name, error } : { name, reply: copy(reply ?? null) };

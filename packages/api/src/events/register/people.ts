@@ -1,5 +1,6 @@
 import { LEGACY_DISPLAY_SETTINGS, LEGACY_NOTIFICATION_SETTINGS } from '@chat/protocol';
 import type { CallerContext } from '../../context.js';
+import { mayAccess } from '../../users/access.js';
 import { EMOJISET_CHOICES, NOTIFICATION_SOUNDS } from '../../users/settings-values.js';
 
 export interface PeopleRequest {
@@ -21,6 +22,8 @@ export async function addPeopleSections(
   req: PeopleRequest,
   wants: (section: string) => boolean,
   body: Record<string, unknown>,
+  /** A restricted guest's accessible users (null: everyone): statuses and presence of the others stay out. */
+  access: Set<number> | null = null,
 ): Promise<void> {
   const legacy = !req.user_settings_object;
   const display = legacy && wants('update_display_settings');
@@ -50,9 +53,8 @@ export async function addPeopleSections(
       Object.assign(body, pick(settings, LEGACY_NOTIFICATION_SETTINGS), { available_notification_sounds: sounds });
   }
   if (wants('user_status')) {
-    body.user_status = await caller.actors.ask(caller.realm, {
-      type: 'realm.statuses',
-    });
+    const statuses = await caller.actors.ask(caller.realm, { type: 'realm.statuses' });
+    body.user_status = access ? await onlyAccessible(caller, access, statuses) : statuses;
   }
   if (wants('presence')) {
     const reply = await caller.actors.ask(caller.realm, {
@@ -60,6 +62,14 @@ export async function addPeopleSections(
       slim: req.slim_presence,
       ...(req.presence_history_limit_days !== undefined ? { history_limit_days: req.presence_history_limit_days } : {}),
     });
+    if (access) reply.presences = await onlyAccessible(caller, access, reply.presences);
     Object.assign(body, reply);
   }
+}
+
+/** The entries of users `access` admits (bots always), keyed by user id or, in the legacy presence format, by API address. */
+async function onlyAccessible<T>(caller: CallerContext, access: Set<number>, byUser: Record<string, T>) {
+  const users = await caller.actors.ask(caller.realm, { type: 'realm.listUsers' });
+  const keep = new Set(users.filter((u) => mayAccess(access, u)).flatMap((u) => [String(u.user_id), u.email]));
+  return Object.fromEntries(Object.entries(byUser).filter(([key]) => keep.has(key)));
 }

@@ -1,8 +1,10 @@
-import { SYSTEM_GROUPS, type Organization, type RealmInfo } from '@chat/protocol';
+import { AUTH_METHOD_OPTIONS, SYSTEM_GROUPS, type Organization, type RealmInfo } from '@chat/protocol';
 import { LIMITS } from '../../limits.js';
 import type { ApiOptions } from '../../options.js';
 import { PRESENCE_TIMING } from '../../users/presence.js';
 import { gravatarUrl } from '../../users/json.js';
+import { fakeEmailDomain } from '../../email-domain.js';
+import { offeredAuthMethods } from '../../realm/settings.js';
 
 /** The original's preset external accounts of custom profile fields. */
 export const EXTERNAL_ACCOUNTS: Record<string, { name: string; text: string; hint: string; url_pattern: string }> = {
@@ -44,10 +46,6 @@ const FIXED = {
   max_channel_folder_description_length: 1024,
   server_min_deactivated_realm_deletion_days: 14,
   server_max_deactivated_realm_deletion_days: null,
-  realm_authentication_methods: {
-    Email: { enabled: true, available: true },
-    Dev: { enabled: false, available: false },
-  },
   realm_icon_source: 'G',
   max_icon_file_size_mib: 5,
   realm_logo_source: 'D',
@@ -56,8 +54,6 @@ const FIXED = {
   realm_presence_disabled: false,
   settings_send_digest_emails: false,
   realm_is_zephyr_mirror_realm: false,
-  realm_email_auth_enabled: true,
-  realm_password_auth_enabled: true,
   realm_push_notifications_enabled: false,
   realm_push_notifications_enabled_end_timestamp: null,
   realm_upload_quota_mib: null,
@@ -108,6 +104,27 @@ function creationPolicy(setting: unknown): number {
   return typeof setting === 'number' ? (byGroup[setting] ?? 3) : 1;
 }
 
+/**
+ * The ways to log in (`realm_authentication_methods`, only those this server
+ * offers) and the two flags the original derives from them: e-mail and
+ * password login (no LDAP here) are both "Email".
+ */
+function authentication(info: RealmInfo, options: ApiOptions): Record<string, unknown> {
+  const methods = offeredAuthMethods(options, info.development);
+  const table = Object.fromEntries(
+    methods.map((method) => [method, { enabled: info.authentication[method], available: true }]),
+  );
+  const email = info.authentication.Email;
+  return {
+    realm_authentication_methods: table,
+    realm_email_auth_enabled: email,
+    realm_password_auth_enabled: email,
+  };
+}
+
+/** Where the realm keeps whether each way to log in is on: shown as `realm_authentication_methods`. */
+const AUTH_OPTION_NAMES = new Set<string>(Object.values(AUTH_METHOD_OPTIONS));
+
 /** The organization's settings and limits (`realm` in `fetch_event_types`): every key the original sends. */
 export function realmSection(org: Organization, info: RealmInfo, options: ApiOptions): Record<string, unknown> {
   const url = options.externalUrl;
@@ -121,7 +138,7 @@ export function realmSection(org: Organization, info: RealmInfo, options: ApiOpt
     realm_date_created: Math.floor(info.date_created / 1000),
     realm_url: url,
     realm_uri: url,
-    realm_bot_domain: new URL(url).hostname,
+    realm_bot_domain: fakeEmailDomain(url, options.fakeEmailDomain),
     realm_icon_url: gravatarUrl(info.string_id, 1),
     realm_logo_url: `${url}/static/images/logo/zulip-org-logo.svg`,
     realm_night_logo_url: `${url}/static/images/logo/zulip-org-logo.svg`,
@@ -133,7 +150,12 @@ export function realmSection(org: Organization, info: RealmInfo, options: ApiOpt
     max_stream_name_length: LIMITS.max_stream_name_length,
     max_stream_description_length: LIMITS.max_stream_description_length,
     max_file_upload_size_mib: options.maxFileUploadSizeMib,
-    ...Object.fromEntries(Object.entries(org.settings).map(([name, value]) => [`realm_${name}`, value])),
+    ...Object.fromEntries(
+      Object.entries(org.settings)
+        .filter(([name]) => !AUTH_OPTION_NAMES.has(name))
+        .map(([name, value]) => [`realm_${name}`, value]),
+    ),
+    ...authentication(info, options),
     realm_mandatory_topics: settings.topics_policy === 'disable_empty_topic',
     // Deprecated (feature level 358) for message_edit_history_visibility_policy.
     realm_allow_edit_history: settings.message_edit_history_visibility_policy !== 'none',

@@ -2,6 +2,16 @@ import { RawJson } from '@chat/edge';
 import { addressClass, formatAddress, seesAddress, type UserProfile } from '@chat/protocol';
 import type { CallerContext } from '../../context.js';
 import { renderUser, type Viewer } from '../../users/json.js';
+import { mayAccess, unknownUser } from '../../users/access.js';
+
+/** A guest under `can_access_all_users_group`: whom he may access, and how the others show. */
+export interface Restriction {
+  access: Set<number>;
+  /** The fake e-mail domain of "Unknown user" addresses. */
+  domain: string;
+  /** The `user_list_incomplete` capability: inaccessible users are left out instead. */
+  incomplete: boolean;
+}
 
 interface Rendering {
   active: RawJson;
@@ -55,7 +65,7 @@ function rowStarts(rows: string[]): Int32Array {
  * when the caller's own setting hides it from the caller's class, that row
  * is written anew between slices of the class's text.
  */
-export async function realmUsers(caller: CallerContext, clientGravatar: boolean) {
+export async function realmUsers(caller: CallerContext, clientGravatar: boolean, restriction?: Restriction) {
   const key = formatAddress(caller.realm);
   const known = byRealm.get(key);
   const reply = await caller.actors.ask(caller.realm, {
@@ -71,6 +81,7 @@ export async function realmUsers(caller: CallerContext, clientGravatar: boolean)
     byRealm.set(key, cached);
   }
   const me = caller.principal;
+  if (restriction) return restrictedUsers(cached.users, me, clientGravatar, restriction);
   const classViewer = { user_id: -1, role: addressClass(me.role) };
   const renderingKey = `${clientGravatar}:${classViewer.role}`;
   let rendered = cached.rendered.get(renderingKey);
@@ -92,4 +103,20 @@ export async function realmUsers(caller: CallerContext, clientGravatar: boolean)
   const row = JSON.stringify(renderUser(own, me, clientGravatar));
   const patched = text.slice(0, rendered.starts[mine]) + row + text.slice(rendered.starts[mine + 1]! - 1);
   return { users: cached.users, active: new RawJson(patched), nonActive: rendered.nonActive };
+}
+
+/**
+ * The lists as a restricted guest sees them, row by row (guests only: the
+ * shared renderings above stay untouched). An inaccessible user, active or
+ * not, is an active "Unknown user", as the original's, or is left out.
+ */
+function restrictedUsers(users: UserProfile[], me: Viewer, clientGravatar: boolean, r: Restriction) {
+  const active: string[] = [];
+  const nonActive: string[] = [];
+  for (const u of users) {
+    if (mayAccess(r.access, u))
+      (u.is_active ? active : nonActive).push(JSON.stringify(renderUser(u, me, clientGravatar)));
+    else if (!r.incomplete) active.push(JSON.stringify(unknownUser(u.user_id, r.domain)));
+  }
+  return { users, active: joined(active), nonActive: joined(nonActive) };
 }

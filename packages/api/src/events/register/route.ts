@@ -86,6 +86,7 @@ export function registerRoutes(options: ApiOptions): Route[] {
           notification_settings_null: capabilities.notification_settings_null === true,
           include_deactivated_groups: capabilities.include_deactivated_groups === true,
           linkifier_url_template: capabilities.linkifier_url_template === true,
+          user_list_incomplete: capabilities.user_list_incomplete === true,
           people: {
             slim_presence: params.slim_presence ?? false,
             ...(params.presence_history_limit_days !== undefined

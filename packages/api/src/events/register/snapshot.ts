@@ -12,7 +12,9 @@ import { withGlobalDefaults } from '../../channels/notification-defaults.js';
 import { unreadMessages } from '../../messages/fetch.js';
 import type { ApiOptions } from '../../options.js';
 import { FEATURE_LEVEL, ZULIP_VERSION } from '../../options.js';
-import { realmUsers } from './realm-users.js';
+import { realmUsers, type Restriction } from './realm-users.js';
+import { accessibleUserIds } from '../../users/access.js';
+import { fakeEmailDomain } from '../../email-domain.js';
 import { presentBot } from '../../bots/json.js';
 import { UnreadIndex } from './unread.js';
 import { mutingSections, personalSections, scheduledSections } from './personal.js';
@@ -45,7 +47,7 @@ const SECTION_EVENTS: Array<[string, string]> = [
 /** The original covers the conversations of this many of the newest unread messages. */
 const MAX_UNREAD = 50_000;
 /** Full subscriber lists are always sent for channels smaller than this. */
-const SMALL_CHANNEL = 250;
+export const SMALL_CHANNEL = 250;
 
 /** What an unsubscribed channel shows for personal settings it no longer has. */
 const FORMER_SUBSCRIPTION = newSubscription('#c2c2c2');
@@ -64,6 +66,8 @@ export interface SnapshotRequest {
   include_deactivated_groups?: boolean;
   /** The client capability: linkifiers (with URL templates) are listed. */
   linkifier_url_template?: boolean;
+  /** The client capability: users a restricted guest may not access are left out, not shown as "Unknown user". */
+  user_list_incomplete?: boolean;
   /** Presence format and history, and whether the client reads settings as an object. */
   people?: PeopleRequest;
 }
@@ -98,6 +102,14 @@ export class Snapshot {
   async build(caller: CallerContext, options: ApiOptions): Promise<void> {
     const state = await caller.state();
     const settings = await caller.settings();
+    const access = await accessibleUserIds(caller);
+    const restriction: Restriction | undefined = access
+      ? {
+          access,
+          domain: fakeEmailDomain(options.externalUrl, options.fakeEmailDomain),
+          incomplete: this.req.user_list_incomplete ?? false,
+        }
+      : undefined;
     this.body.zulip_version = ZULIP_VERSION;
     this.body.zulip_feature_level = FEATURE_LEVEL;
     this.body.zulip_merge_base = ZULIP_VERSION;
@@ -171,7 +183,7 @@ export class Snapshot {
       this.types.add('subscription').add('stream');
     }
     if (this.wants('realm_user')) {
-      const { users, active, nonActive } = await realmUsers(caller, this.req.client_gravatar);
+      const { users, active, nonActive } = await realmUsers(caller, this.req.client_gravatar, restriction);
       this.body.realm_users = active;
       this.body.realm_non_active_users = nonActive;
       const me = users.find((u) => u.user_id === this.me)!;
@@ -227,7 +239,7 @@ export class Snapshot {
     const groups = await groupSections(caller, (s) => this.wants(s), this.req.include_deactivated_groups ?? false);
     Object.assign(this.body, groups);
     const people = this.req.people ?? { slim_presence: false, user_settings_object: false };
-    await addPeopleSections(caller, people, (s) => this.wants(s), this.body);
+    await addPeopleSections(caller, people, (s) => this.wants(s), this.body, access);
     for (const [section, type] of SECTION_EVENTS) if (section in this.body) this.types.add(type);
     if (this.wants('recent_private_conversations')) {
       for (const c of state.conversations)

@@ -1,0 +1,91 @@
+import { addRange, inRanges, participantsOfKey, type StoredMessage } from '@chat/protocol';
+import type { ChannelState } from './state.js';
+
+/*
+ * Who has a message: the original's UserMessage rows, which are made when a
+ * message is sent (to the subscribers of then), later for who reacts to it
+ * without having it (a "historical" row), and on a move; unsubscribing
+ * removes none. Here a channel keeps no row per message and reader:
+ * - a subscriber has what came after joining (`joinedAfter`);
+ * - `held` keeps, per user, the ids they have beyond that: the span of a
+ *   subscription that ended (from joining to the last message at leaving)
+ *   and single ids for a historical row;
+ * - a message moved in names its holders (`holders`), since its id says
+ *   nothing of who was subscribed when it was sent; `granted_to` is the
+ *   older form (protected history only: the subscribers at the move).
+ */
+
+/** Whether `userId` has `message` of this conversation. */
+export function holds(state: ChannelState, userId: number, message: StoredMessage): boolean {
+  if (state.kind !== 'channel') return state.members.includes(userId);
+  if (message.holders) return message.holders.includes(userId);
+  const joined = state.joinedAfter[userId] ?? 0;
+  const member = state.members.includes(userId);
+  if (member && (message.id > joined || (message.granted_to?.includes(userId) ?? false))) return true;
+  return inRanges(state.held?.[userId] ?? [], message.id);
+}
+
+/** Everyone who has `message`, sorted. */
+export function holdersOf(state: ChannelState, key: string, message: StoredMessage): number[] {
+  if (state.kind !== 'channel') return participantsOfKey(key) ?? state.members;
+  if (message.holders) return [...message.holders].sort((a, b) => a - b);
+  const candidates = new Set([...state.members, ...Object.keys(state.held ?? {}).map(Number)]);
+  return [...candidates].filter((id) => holds(state, id, message)).sort((a, b) => a - b);
+}
+
+/**
+ * Who hears of a reaction or a deletion of `messages`, all of one
+ * conversation (the original's `event_recipient_ids_for_action_on_messages`):
+ * in a direct message its participants; with protected history, subscribers
+ * who have any of them; in a private channel with shared history, its
+ * subscribers; in a public one, its subscribers and whoever else has any of
+ * them (former subscribers, historical rows) but guests.
+ */
+export function actionAudience(state: ChannelState, key: string, messages: StoredMessage[]): number[] {
+  if (state.kind !== 'channel') return participantsOfKey(key) ?? state.members;
+  const hasAny = (id: number) => messages.some((m) => holds(state, id, m));
+  const channel = state.channel!;
+  if (!channel.history_public_to_subscribers) return state.members.filter(hasAny);
+  if (channel.invite_only) return state.members;
+  // Guests do not see public channels they are not in: the original leaves them out here.
+  const guests = new Set(state.heldByGuests ?? []);
+  const others = new Set([...Object.keys(state.held ?? {}).map(Number), ...messages.flatMap((m) => m.holders ?? [])]);
+  return [...new Set([...state.members, ...[...others].filter((id) => !guests.has(id) && hasAny(id))])];
+}
+
+/**
+ * Who hears of an edit or a move inside the conversation (the original's
+ * `do_update_message`): who has the edited message, and every subscriber
+ * when the history is shared.
+ */
+export function editAudience(state: ChannelState, key: string, message: StoredMessage): number[] {
+  const holders = holdersOf(state, key, message);
+  if (state.kind !== 'channel' || !state.channel!.history_public_to_subscribers) return holders;
+  return [...new Set([...holders, ...state.members])];
+}
+
+/** Leaving keeps what the subscription brought: the ids after joining, up to the newest. */
+export function keepOnLeaving(state: ChannelState, userIds: number[], newest: number, guests: number[]): void {
+  if (state.kind !== 'channel') return;
+  const left = new Set(userIds);
+  const stillGuests = (state.heldByGuests ?? []).filter((id) => !left.has(id));
+  if (stillGuests.length + guests.length > 0) state.heldByGuests = [...stillGuests, ...guests].sort((a, b) => a - b);
+  else delete state.heldByGuests;
+  for (const id of userIds) {
+    const from = (state.joinedAfter[id] ?? 0) + 1;
+    if (from > newest) continue;
+    state.held ??= {};
+    state.held[id] = addRange(state.held[id] ?? [], from, newest);
+  }
+}
+
+/** A historical row: who acts on a message without having it gets it (a reaction, in the original). */
+export function giveHistorical(state: ChannelState, userId: number, message: StoredMessage): void {
+  if (state.kind !== 'channel' || holds(state, userId, message)) return;
+  if (message.holders) {
+    message.holders = [...message.holders, userId];
+    return;
+  }
+  state.held ??= {};
+  state.held[userId] = addRange(state.held[userId] ?? [], message.id, message.id);
+}

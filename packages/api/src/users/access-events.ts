@@ -1,0 +1,92 @@
+import type { ActorClient } from '@chat/runtime';
+import {
+  channelAddress,
+  isGuest,
+  realmAddress,
+  realmUserAdded,
+  SYSTEM_GROUPS,
+  userAddress,
+  type GroupSetting,
+  type QueueEvent,
+  type UserProfile,
+} from '@chat/protocol';
+import { renderUser } from './json.js';
+import { UNKNOWN_USER_NAME } from './access.js';
+
+/**
+ * After a channel's subscribers went from `before` to `after`: each
+ * restricted guest among them whose access to someone changed hears of it,
+ * as in the original (`realm_user` add with the person when he gains access,
+ * remove with the placeholder name when he loses it). His access apart from
+ * this channel is read from his own state (his other channels and group
+ * direct messages). Nothing is asked unless the realm restricts guests and a
+ * guest is among them. The events follow the subscription events; the
+ * original sends the add first.
+ */
+export async function tellAccessChanges(
+  actors: ActorClient,
+  realm: string,
+  channelId: number,
+  before: number[],
+  after: number[],
+): Promise<void> {
+  if (!(await restrictsGuests(actors, realm))) return;
+  const users = new Map(
+    (await actors.ask(realmAddress(realm), { type: 'realm.listUsers' })).map((u) => [u.user_id, u]),
+  );
+  const was = new Set(before);
+  const is = new Set(after);
+  const guests = [...new Set([...before, ...after])].filter((id) => {
+    const user = users.get(id);
+    return user !== undefined && user.is_active && isGuest(user);
+  });
+  await Promise.all(
+    guests.map(async (guest) => {
+      const others = await accessApartFrom(actors, realm, guest, channelId);
+      const had = new Set([...others, ...(was.has(guest) ? was : [])]);
+      const has = new Set([...others, ...(is.has(guest) ? is : [])]);
+      const human = (id: number) => users.get(id)?.is_bot === false;
+      const viewer = { user_id: guest, role: users.get(guest)!.role };
+      const events: QueueEvent[] = [
+        ...[...has]
+          .filter((id) => !had.has(id) && human(id))
+          .map((id) => realmUserAdded(person(users.get(id)!, viewer))),
+        ...[...had]
+          .filter((id) => !has.has(id) && human(id))
+          .map((id) => ({
+            type: 'realm_user' as const,
+            op: 'remove' as const,
+            person: { user_id: id, full_name: UNKNOWN_USER_NAME },
+          })),
+      ];
+      if (events.length > 0) await actors.ask(userAddress(realm, guest), { type: 'user.deliver', events });
+    }),
+  );
+}
+
+/** Whether the realm's `can_access_all_users_group` leaves guests out: a system group, everyone or members (no guest is a member). */
+export async function restrictsGuests(actors: ActorClient, realm: string): Promise<boolean> {
+  const org = await actors.ask(realmAddress(realm), { type: 'realm.organization' });
+  const setting = org.settings.can_access_all_users_group as GroupSetting | undefined;
+  return setting !== undefined && setting !== SYSTEM_GROUPS['role:everyone'];
+}
+
+/** Whom `guest` may access through everything but one channel: himself, his other channels' subscribers, his direct-message partners. */
+async function accessApartFrom(actors: ActorClient, realm: string, guest: number, channelId: number) {
+  const state = await actors.ask(userAddress(realm, guest), { type: 'user.state' });
+  const ids = new Set<number>([guest]);
+  const channels = Object.keys(state.subscriptions)
+    .map(Number)
+    .filter((id) => id !== channelId);
+  const infos = await Promise.all(
+    channels.map((id) => actors.ask(channelAddress(realm, id), { type: 'channel.info' })),
+  );
+  for (const info of infos) for (const id of info.subscribers) ids.add(id);
+  for (const c of state.conversations) for (const id of c.user_ids) ids.add(id);
+  return ids;
+}
+
+/** The person of a `realm_user` add: the avatar is left to the client, as the RealmActor's (see `presentNewUser`). */
+function person(user: UserProfile, viewer: { user_id: number; role: UserProfile['role'] }) {
+  return renderUser(user, viewer, true);
+}

@@ -1,0 +1,92 @@
+import {
+  ChatError,
+  inGroupSetting,
+  isGuest,
+  placeholderEmail,
+  ROLES,
+  type GroupSetting,
+  type UserRef,
+} from '@chat/protocol';
+import type { CallerContext } from '../context.js';
+
+/**
+ * Which users a guest may know of when the realm's `can_access_all_users_group`
+ * leaves guests out (the original's `user_access_restricted_in_realm` and
+ * `check_user_can_access_all_users`): himself, every bot, and whoever shares a
+ * channel or a direct-message conversation with him (`get_accessible_user_ids`). The
+ * decision is the edge's, per request, and only for guests: everyone else
+ * gets `null` (no restriction) without a single extra ask, so the shared
+ * rendering of the realm's user list stays one copy for them.
+ */
+export async function accessibleUserIds(caller: CallerContext): Promise<Set<number> | null> {
+  if (!isGuest(caller.principal)) return null;
+  const org = await caller.actors.ask(caller.realm, { type: 'realm.organization' });
+  const setting = org.settings.can_access_all_users_group as GroupSetting | undefined;
+  if (setting === undefined || inGroupSetting(setting, caller.principal)) return null;
+  const state = await caller.state();
+  const channels = await Promise.all(Object.keys(state.subscriptions).map((id) => caller.channelInfo(Number(id))));
+  const ids = new Set<number>([caller.principal.user_id]);
+  for (const info of channels) for (const id of info.subscribers) ids.add(id);
+  // A conversation of direct messages counts as a shared one: the original's DM groups, which, as its
+  // push code says, a direct message also gives a guest access to its sender.
+  for (const c of state.conversations) for (const id of c.user_ids) ids.add(id);
+  return ids;
+}
+
+export const UNKNOWN_USER_NAME = 'Unknown user';
+/** The original's `get_avatar_for_inaccessible_user`: a static image, relative to the server. */
+export const UNKNOWN_USER_AVATAR = '/static/images/unknown-user-avatar.png';
+
+/** The original's `get_data_for_inaccessible_user`: placeholders whose only variable content is the id. */
+export function unknownUser(userId: number, domain: string) {
+  return {
+    email: placeholderEmail(userId, domain),
+    user_id: userId,
+    avatar_version: 1,
+    is_admin: false,
+    is_owner: false,
+    is_guest: false,
+    role: ROLES.member,
+    is_bot: false,
+    full_name: UNKNOWN_USER_NAME,
+    timezone: '',
+    is_active: true,
+    date_joined: '1970-01-01T00:00:00+00:00',
+    delivery_email: null,
+    avatar_url: UNKNOWN_USER_AVATAR,
+    profile_data: {},
+  };
+}
+
+/** Whether a guest under the restriction may see `user` (bots always). */
+export const mayAccess = (access: Set<number> | null, user: { user_id: number; is_bot: boolean }) =>
+  access === null || user.is_bot || access.has(user.user_id);
+
+/** `GET /users/{id}` of a user the caller may not access: the original's `access_user_common`. */
+export const insufficientPermission = () => new ChatError('BAD_REQUEST', 'Insufficient permission');
+
+/**
+ * The users a message list names, as a restricted guest may see them
+ * (`access`, null: no restriction): the others as the original's
+ * inaccessible senders (placeholder name, address and avatar).
+ */
+export function asAccessible(users: Map<number, UserRef>, access: Set<number> | null, domain: string) {
+  if (access === null) return users;
+  const shown = new Map<number, UserRef>();
+  for (const [id, user] of users) {
+    shown.set(
+      id,
+      mayAccess(access, user)
+        ? user
+        : {
+            ...user,
+            email: placeholderEmail(id, domain),
+            full_name: UNKNOWN_USER_NAME,
+            gravatar_url: UNKNOWN_USER_AVATAR,
+            role: ROLES.member,
+            bot_owner_id: null,
+          },
+    );
+  }
+  return shown;
+}

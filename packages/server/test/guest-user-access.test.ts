@@ -1,0 +1,303 @@
+import type { ExecutionContext } from 'ava';
+import { SYSTEM_GROUPS } from '@chat/protocol';
+import { checkEvent, checkResponse } from '@chat/testkit';
+import { expectOk } from './matrix-fixtures.js';
+import { IDS, withServer, type Logins } from './context.js';
+import { eventsUntil, next, register, snapshotOf, type Body, type Event } from './queues.js';
+import { newPerson, type Person } from './people.js';
+
+/**
+ * `can_access_all_users_group` set to members: a guest knows only himself,
+ * the bots and whoever shares a channel (or a group direct message) with
+ * him, as the original's `get_accessible_user_ids`. The others are an
+ * "Unknown user" in his register (left out with `user_list_incomplete`),
+ * are left out of `GET /users`, and `GET /users/{id}` refuses them.
+ */
+const test = withServer(['iago', 'hamlet']);
+type T = ExecutionContext<Logins<'iago' | 'hamlet'>>;
+
+interface User {
+  user_id: number;
+  full_name: string;
+  email: string;
+  is_bot: boolean;
+  is_active?: boolean;
+  avatar_url?: string | null;
+}
+
+const restrict = (t: T, on: boolean) =>
+  expectOk(
+    t.context.iago.patch('/realm', {
+      can_access_all_users_group: JSON.stringify({
+        new: SYSTEM_GROUPS[on ? 'role:members' : 'role:everyone'],
+      }),
+    }),
+  );
+
+/** A new guest in no channel at all. */
+async function newGuest(t: T, name: string): Promise<Person> {
+  const guest = await newPerson(t.context, name);
+  await expectOk(t.context.iago.patch(`/users/${guest.user_id}`, { role: 600 }));
+  const subs = await expectOk(guest.client.get<{ subscriptions: Array<{ name: string }> }>('/users/me/subscriptions'));
+  if (subs.subscriptions.length > 0)
+    await expectOk(
+      guest.client.delete('/users/me/subscriptions', {
+        subscriptions: JSON.stringify(subs.subscriptions.map((s) => s.name)),
+      }),
+    );
+  return guest;
+}
+
+async function realmUsers(person: Person, capabilities: Body = {}): Promise<User[]> {
+  const snapshot = await snapshotOf(person.client, {
+    fetch_event_types: ['realm_user'],
+    client_capabilities: capabilities,
+  });
+  return snapshot.realm_users as User[];
+}
+
+const byId = (users: User[], id: number) => users.find((u) => u.user_id === id);
+
+test.serial('with the setting at members, a guest sees only the users he shares a channel with', async (t) => {
+  const guest = await newGuest(t, 'Restricted Guest');
+  await restrict(t, true);
+  try {
+    const users = await realmUsers(guest);
+    t.is(byId(users, guest.user_id)?.full_name, 'Restricted Guest', 'himself');
+    const hamlet = byId(users, IDS.hamlet);
+    t.like(hamlet, { full_name: 'Unknown user', is_active: true, is_bot: false, avatar_version: 1 } as Partial<User>);
+    t.regex(hamlet!.email, new RegExp(`^user${IDS.hamlet}@`));
+    t.false(JSON.stringify(users).includes('hamlet@zulip.com'));
+    t.false(JSON.stringify(users).includes('King Hamlet'));
+    t.is(byId(await realmUsers(guest, { user_list_incomplete: true }), IDS.hamlet), undefined);
+    const whole = await guest.client.post<Body>('/register', { fetch_event_types: JSON.stringify(['realm_user']) });
+    t.deepEqual(checkResponse('post', '/register', 200, whole.body).errors, [], 'the reference’s shape');
+
+    const listed = await expectOk(guest.client.get<{ members: User[] }>('/users'));
+    t.is(byId(listed.members, IDS.hamlet), undefined);
+    t.truthy(byId(listed.members, guest.user_id));
+    const refused = await guest.client.get<Body>(`/users/${IDS.hamlet}`);
+    t.is(refused.status, 400);
+    t.like(refused.body, { result: 'error', code: 'BAD_REQUEST', msg: 'Insufficient permission' });
+
+    // Hamlet and the guest now share a channel: he becomes accessible.
+    await expectOk(
+      t.context.iago.post('/users/me/subscriptions', {
+        subscriptions: JSON.stringify([{ name: 'guest access room' }]),
+        principals: JSON.stringify([guest.user_id, IDS.hamlet]),
+      }),
+    );
+    t.is(byId(await realmUsers(guest), IDS.hamlet)?.full_name, 'King Hamlet');
+    const got = await expectOk(guest.client.get<{ user: User }>(`/users/${IDS.hamlet}`));
+    t.is(got.user.full_name, 'King Hamlet');
+    t.truthy(byId((await expectOk(guest.client.get<{ members: User[] }>('/users'))).members, IDS.hamlet));
+    // Othello shares nothing with him.
+    t.is(byId(await realmUsers(guest), IDS.othello)?.full_name, 'Unknown user');
+  } finally {
+    await restrict(t, false);
+  }
+});
+
+test.serial('members are unaffected, and with the setting off a guest sees everyone', async (t) => {
+  const guest = await newGuest(t, 'Open Guest');
+  await restrict(t, true);
+  try {
+    const member = await newPerson(t.context, 'Plain Member');
+    const users = await realmUsers(member);
+    t.false(users.some((u) => u.full_name === 'Unknown user'));
+    t.is(byId(users, guest.user_id)?.full_name, 'Open Guest');
+    t.is(byId(users, IDS.othello)?.full_name, 'Othello, the Moor of Venice');
+  } finally {
+    await restrict(t, false);
+  }
+  const users = await realmUsers(guest);
+  t.false(users.some((u) => u.full_name === 'Unknown user'));
+  t.is(byId(users, IDS.hamlet)?.full_name, 'King Hamlet');
+  t.is((await guest.client.get(`/users/${IDS.hamlet}`)).status, 200);
+});
+
+test.serial('bots stay accessible to a restricted guest', async (t) => {
+  const guest = await newGuest(t, 'Bot Seeing Guest');
+  await expectOk(t.context.hamlet.post('/bots', { full_name: 'Access Bot', short_name: 'access' }));
+  const everyone = await expectOk(t.context.hamlet.get<{ members: User[] }>('/users'));
+  const bots = everyone.members.filter((u) => u.is_bot);
+  await restrict(t, true);
+  try {
+    const users = await realmUsers(guest);
+    for (const bot of bots) t.is(byId(users, bot.user_id)?.full_name, bot.full_name);
+    t.true(bots.some((b) => b.full_name === 'Access Bot'));
+  } finally {
+    await restrict(t, false);
+  }
+});
+
+test.serial('a guest hears of users as he gains and loses access to them', async (t) => {
+  const guest = await newGuest(t, 'Hearing Guest');
+  await restrict(t, true);
+  try {
+    await expectOk(
+      t.context.iago.post('/users/me/subscriptions', {
+        subscriptions: JSON.stringify([{ name: 'guest hearing room' }]),
+        principals: JSON.stringify([guest.user_id]),
+      }),
+    );
+    const queue = await register(guest.client, { event_types: ['realm_user'] });
+    const about = (op: string) => (e: Event) =>
+      e.type === 'realm_user' && e.op === op && (e.person as User).user_id === IDS.othello;
+    // Someone subscribes to the guest's channel: the guest gains access to him.
+    await expectOk(
+      t.context.iago.post('/users/me/subscriptions', {
+        subscriptions: JSON.stringify([{ name: 'guest hearing room' }]),
+        principals: JSON.stringify([IDS.othello]),
+      }),
+    );
+    const added = await next(queue, about('add'));
+    t.like(added.person as User, { full_name: 'Othello, the Moor of Venice', is_bot: false });
+    t.deepEqual(checkEvent(added).errors, []);
+    // The guest leaves: he loses access, and hears of it with the placeholder name.
+    await expectOk(
+      guest.client.delete('/users/me/subscriptions', { subscriptions: JSON.stringify(['guest hearing room']) }),
+    );
+    const removed = await next(queue, about('remove'));
+    t.deepEqual(removed.person, { user_id: IDS.othello, full_name: 'Unknown user' });
+    t.deepEqual(checkEvent(removed).errors, []);
+  } finally {
+    await restrict(t, false);
+  }
+});
+
+test.serial('with the setting off, a guest hears no access events', async (t) => {
+  const guest = await newGuest(t, 'Deaf Guest');
+  await expectOk(
+    t.context.iago.post('/users/me/subscriptions', {
+      subscriptions: JSON.stringify([{ name: 'open hearing room' }]),
+      principals: JSON.stringify([guest.user_id]),
+    }),
+  );
+  const queue = await register(guest.client, { event_types: ['realm_user'] });
+  await expectOk(
+    t.context.iago.post('/users/me/subscriptions', {
+      subscriptions: JSON.stringify([{ name: 'open hearing room' }]),
+      principals: JSON.stringify([IDS.othello]),
+    }),
+  );
+  // A later change of his own name marks the end of what the subscription could have caused.
+  await expectOk(guest.client.patch('/settings', { full_name: 'Deaf Guest Renamed' }));
+  const seen = await eventsUntil(queue, (e) => e.type === 'realm_user' && e.op === 'update');
+  t.deepEqual(
+    seen.filter((e) => e.op !== 'update'),
+    [],
+  );
+});
+
+test.serial('a message from a user the guest may not access shows its sender as "Unknown user"', async (t) => {
+  const guest = await newGuest(t, 'Reading Guest');
+  const outsider = await newPerson(t.context, 'Outside Sender');
+  await expectOk(
+    t.context.iago.post('/users/me/subscriptions', {
+      subscriptions: JSON.stringify([{ name: 'guest reading room' }]),
+      principals: JSON.stringify([guest.user_id]),
+    }),
+  );
+  // One not subscribed may still send to a public channel.
+  const sent = await expectOk(
+    outsider.client.post<{ id: number }>('/messages', {
+      type: 'stream',
+      to: 'guest reading room',
+      topic: 'from outside',
+      content: 'knock knock',
+    }),
+  );
+  await restrict(t, true);
+  try {
+    const queue = await register(guest.client, { event_types: ['message', 'presence'] });
+    await expectOk(
+      outsider.client.post('/messages', { type: 'stream', to: 'guest reading room', topic: 'again', content: 'hi' }),
+    );
+    const event = await next(queue, (e) => e.type === 'message');
+    t.like(event.message as Body, { sender_id: outsider.user_id, sender_full_name: 'Unknown user' });
+    // His presence does not reach the guest; the guest's own does.
+    await expectOk(outsider.client.post('/users/me/presence', { status: 'active' }));
+    await expectOk(guest.client.post('/users/me/presence', { status: 'active' }));
+    const seen = await eventsUntil(queue, (e) => e.type === 'presence' && e.user_id === guest.user_id);
+    t.false(seen.some((e) => e.type === 'presence' && e.user_id === outsider.user_id));
+    const { message } = await expectOk(guest.client.get<{ message: Body }>(`/messages/${sent.id}`));
+    t.like(message, { sender_id: outsider.user_id, sender_full_name: 'Unknown user' });
+    t.regex(message.sender_email as string, new RegExp(`^user${outsider.user_id}@`));
+    t.false(JSON.stringify(message).includes('Outside Sender'));
+    // A direct message makes its sender accessible, as in the original.
+    await expectOk(
+      t.context.hamlet.post('/messages', { type: 'private', to: JSON.stringify([guest.user_id]), content: 'hello' }),
+    );
+    t.is(byId(await realmUsers(guest), IDS.hamlet)?.full_name, 'King Hamlet');
+    const member = await expectOk(
+      t.context.hamlet.get<{ messages: Body[] }>('/messages', {
+        anchor: 'newest',
+        num_before: 5,
+        num_after: 0,
+        narrow: JSON.stringify([{ operator: 'channel', operand: 'guest reading room' }]),
+      }),
+    );
+    t.true(
+      member.messages.some((m) => m.sender_full_name === 'Outside Sender'),
+      'members see the name',
+    );
+  } finally {
+    await restrict(t, false);
+  }
+  const { message } = await expectOk(guest.client.get<{ message: Body }>(`/messages/${sent.id}`));
+  t.is(message.sender_full_name, 'Outside Sender');
+});
+
+test.serial(
+  'a new user the guest may not access reaches him as "Unknown user", or not at all with user_list_incomplete',
+  async (t) => {
+    const guest = await newGuest(t, 'Watching Guest');
+    await restrict(t, true);
+    try {
+      const plain = await register(guest.client, { event_types: ['realm_user'] });
+      const incomplete = await register(guest.client, {
+        event_types: ['realm_user'],
+        client_capabilities: JSON.stringify({ user_list_incomplete: true }),
+      });
+      const newcomer = await newPerson(t.context, 'Newcomer Unseen');
+      const added = (e: Event) => e.type === 'realm_user' && e.op === 'add';
+      const event = await next(plain, added);
+      t.like(event.person as User, { user_id: newcomer.user_id, full_name: 'Unknown user', is_active: true });
+      t.false(JSON.stringify(event).includes('Newcomer Unseen'));
+      t.deepEqual(checkEvent(event).errors, []);
+      // His own rename marks the end of what the creation could have caused.
+      await expectOk(guest.client.patch('/settings', { full_name: 'Watching Guest Renamed' }));
+      const seen = await eventsUntil(incomplete, (e) => e.type === 'realm_user' && e.op === 'update');
+      t.deepEqual(seen.filter(added), []);
+    } finally {
+      await restrict(t, false);
+    }
+  },
+);
+
+test.serial('changes to a user the guest may not access do not reach him; a bot’s do', async (t) => {
+  const guest = await newGuest(t, 'Quiet Guest');
+  const stranger = await newPerson(t.context, 'Stranger Before');
+  await restrict(t, true);
+  try {
+    const queue = await register(guest.client, { event_types: ['realm_user', 'realm_bot'] });
+    await expectOk(stranger.client.patch('/settings', { full_name: 'Stranger After' }));
+    const bot = await expectOk(
+      t.context.hamlet.post<{ user_id: number }>('/bots', { full_name: 'Quiet Bot', short_name: 'quiet' }),
+    );
+    await expectOk(t.context.hamlet.patch(`/bots/${bot.user_id}`, { full_name: 'Quiet Bot Renamed' }));
+    await expectOk(guest.client.patch('/settings', { full_name: 'Quiet Guest Renamed' }));
+    const seen = await eventsUntil(
+      queue,
+      (e) => e.type === 'realm_user' && e.op === 'update' && (e.person as User).user_id === guest.user_id,
+    );
+    t.false(JSON.stringify(seen).includes('Stranger After'));
+    t.true(
+      seen.some((e) => e.type === 'realm_user' && (e.person as User).full_name === 'Quiet Bot Renamed'),
+      'the bot’s rename',
+    );
+  } finally {
+    await restrict(t, false);
+  }
+});
