@@ -301,3 +301,33 @@ test.serial('changes to a user the guest may not access do not reach him; a botâ
     await restrict(t, false);
   }
 });
+
+test.serial('a user the guest may not access: his presence and status are refused or left out', async (t) => {
+  const guest = await newGuest(t, 'Asking Guest');
+  const stranger = await newPerson(t.context, 'Present Stranger');
+  await expectOk(stranger.client.post('/users/me/presence', { status: 'active' }));
+  await expectOk(stranger.client.post('/users/me/status', { status_text: 'around' }));
+  await restrict(t, true);
+  try {
+    for (const path of [
+      `/users/${stranger.user_id}/presence`,
+      `/users/${stranger.email}/presence`,
+      `/users/${stranger.user_id}/status`,
+    ]) {
+      const reply = await guest.client.get<Body>(path);
+      t.like(reply.body, { result: 'error', msg: 'Insufficient permission' }, path);
+    }
+    const realm = await expectOk(guest.client.get<{ presences: Body }>('/realm/presence'));
+    t.false(JSON.stringify(realm.presences).includes(stranger.email));
+    const own = await expectOk(
+      guest.client.post<{ presences: Body }>('/users/me/presence', { status: 'active', slim_presence: true }),
+    );
+    t.false(String(stranger.user_id) in own.presences);
+    t.true(String(guest.user_id) in own.presences, 'his own is there');
+  } finally {
+    await restrict(t, false);
+  }
+  const open = await expectOk(guest.client.get<{ presences: Body }>('/realm/presence'));
+  t.true(JSON.stringify(open.presences).includes(stranger.email), 'with the setting off it is there');
+  t.is((await guest.client.get(`/users/${stranger.user_id}/status`)).status, 200);
+});
