@@ -348,10 +348,15 @@ test.serial('a guest may not start a direct message with a user he may not acces
       code: 'BAD_REQUEST',
       msg: 'You do not have permission to access some of the recipients.',
     });
-    // Once the stranger wrote to him, he may answer.
+    // Once the stranger wrote to him, he may answer; he first hears of the stranger, then of the message.
+    const queue = await register(guest.client, { event_types: ['realm_user', 'message'] });
     await expectOk(
       stranger.client.post('/messages', { type: 'direct', to: JSON.stringify([guest.user_id]), content: 'hi' }),
     );
+    const seen = await eventsUntil(queue, (e) => e.type === 'message');
+    const added = seen.find((e) => e.type === 'realm_user' && e.op === 'add');
+    t.like(added?.person as User, { user_id: stranger.user_id, full_name: 'Unwritten Stranger' });
+    t.like(seen.at(-1)?.message as Body, { sender_full_name: 'Unwritten Stranger' });
     await expectOk(
       guest.client.post('/messages', { type: 'direct', to: JSON.stringify([stranger.user_id]), content: 'hi back' }),
     );

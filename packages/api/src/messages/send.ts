@@ -15,6 +15,7 @@ import { CallerContext } from '../context.js';
 import { checkContent, normalizeTopic } from '../limits.js';
 import { claimUploads } from '../uploads/uploads.js';
 import { checkMayAccessAll } from '../users/access.js';
+import { tellDirectAccess } from '../users/access-events.js';
 import type { ApiOptions } from '../options.js';
 import { triggerOutgoingWebhooks } from '../bots/outgoing.js';
 
@@ -160,6 +161,7 @@ export async function sendMessage(
   } = await prepareSend(caller, req, options, client, internal);
   const sender = command.sender;
   const local = command.local;
+  if (channelId === undefined) await tellDirectAccess(caller.actors, sender.realm, command.people);
   const sent = await caller.actors.ask(
     address,
     command,
