@@ -364,3 +364,21 @@ test.serial('a guest may not start a direct message with a user he may not acces
     await restrict(t, false);
   }
 });
+
+test.serial('a channel created with the guest among its subscribers gives him access to the others', async (t) => {
+  const guest = await newGuest(t, 'Founding Guest');
+  await restrict(t, true);
+  try {
+    const queue = await register(guest.client, { event_types: ['realm_user'] });
+    await expectOk(
+      t.context.iago.post('/channels/create', { name: 'founded room', subscribers: [guest.user_id, IDS.prospero] }),
+    );
+    const added = await next(
+      queue,
+      (e) => e.type === 'realm_user' && e.op === 'add' && (e.person as User).user_id === IDS.prospero,
+    );
+    t.is((added.person as User).full_name, 'Prospero from The Tempest');
+  } finally {
+    await restrict(t, false);
+  }
+});
