@@ -331,3 +331,54 @@ test.serial('a user the guest may not access: his presence and status are refuse
   t.true(JSON.stringify(open.presences).includes(stranger.email), 'with the setting off it is there');
   t.is((await guest.client.get(`/users/${stranger.user_id}/status`)).status, 200);
 });
+
+test.serial('a guest may not start a direct message with a user he may not access', async (t) => {
+  const guest = await newGuest(t, 'Writing Guest');
+  const stranger = await newPerson(t.context, 'Unwritten Stranger');
+  await restrict(t, true);
+  try {
+    const refused = await guest.client.post<Body>('/messages', {
+      type: 'direct',
+      to: JSON.stringify([stranger.user_id]),
+      content: 'hello?',
+    });
+    t.is(refused.status, 400);
+    t.like(refused.body, {
+      result: 'error',
+      code: 'BAD_REQUEST',
+      msg: 'You do not have permission to access some of the recipients.',
+    });
+    // Once the stranger wrote to him, he may answer; he first hears of the stranger, then of the message.
+    const queue = await register(guest.client, { event_types: ['realm_user', 'message'] });
+    await expectOk(
+      stranger.client.post('/messages', { type: 'direct', to: JSON.stringify([guest.user_id]), content: 'hi' }),
+    );
+    const seen = await eventsUntil(queue, (e) => e.type === 'message');
+    const added = seen.find((e) => e.type === 'realm_user' && e.op === 'add');
+    t.like(added?.person as User, { user_id: stranger.user_id, full_name: 'Unwritten Stranger' });
+    t.like(seen.at(-1)?.message as Body, { sender_full_name: 'Unwritten Stranger' });
+    await expectOk(
+      guest.client.post('/messages', { type: 'direct', to: JSON.stringify([stranger.user_id]), content: 'hi back' }),
+    );
+  } finally {
+    await restrict(t, false);
+  }
+});
+
+test.serial('a channel created with the guest among its subscribers gives him access to the others', async (t) => {
+  const guest = await newGuest(t, 'Founding Guest');
+  await restrict(t, true);
+  try {
+    const queue = await register(guest.client, { event_types: ['realm_user'] });
+    await expectOk(
+      t.context.iago.post('/channels/create', { name: 'founded room', subscribers: [guest.user_id, IDS.prospero] }),
+    );
+    const added = await next(
+      queue,
+      (e) => e.type === 'realm_user' && e.op === 'add' && (e.person as User).user_id === IDS.prospero,
+    );
+    t.is((added.person as User).full_name, 'Prospero from The Tempest');
+  } finally {
+    await restrict(t, false);
+  }
+});

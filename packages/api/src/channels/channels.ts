@@ -311,14 +311,9 @@ export function channelRoutes(options: ApiOptions): Route[] {
         const caller = new CallerContext(actors, principal);
         const settings = await caller.settings();
         const spec = newChannelSpec(principal, settings, params);
-        const users = await principalsOf(caller, params.subscribers);
-        const id = await createChannel(
-          actors,
-          principal.realm,
-          spec,
-          principal.user_id,
-          users.map((u) => u.user_id),
-        );
+        const ids = (await principalsOf(caller, params.subscribers)).map((u) => u.user_id);
+        const id = await createChannel(actors, principal.realm, spec, principal.user_id, ids);
+        await tellAccessChanges(actors, principal.realm, id, [], ids);
         return { id };
       },
     }),

@@ -111,3 +111,10 @@ export async function visiblePresences<T>(caller: CallerContext, presences: Reco
   const access = await accessibleUserIds(caller);
   return access ? onlyAccessible(caller, access, presences) : presences;
 }
+
+/** A restricted guest's direct message to someone he may not access: the original's `check_sender_can_access_recipients`. */
+export async function checkMayAccessAll(caller: CallerContext, recipients: UserRef[]): Promise<void> {
+  const access = await accessibleUserIds(caller);
+  if (access && recipients.some((u) => !mayAccess(access, u)))
+    throw new ChatError('BAD_REQUEST', 'You do not have permission to access some of the recipients.');
+}
