@@ -39,7 +39,7 @@ export function holdersOf(state: ChannelState, key: string, message: StoredMessa
  * in a direct message its participants; with protected history, subscribers
  * who have any of them; in a private channel with shared history, its
  * subscribers; in a public one, its subscribers and whoever else has any of
- * them (former subscribers, historical rows).
+ * them (former subscribers, historical rows) but guests.
  */
 export function actionAudience(state: ChannelState, key: string, messages: StoredMessage[]): number[] {
   if (state.kind !== 'channel') return participantsOfKey(key) ?? state.members;
@@ -47,8 +47,10 @@ export function actionAudience(state: ChannelState, key: string, messages: Store
   const channel = state.channel!;
   if (!channel.history_public_to_subscribers) return state.members.filter(hasAny);
   if (channel.invite_only) return state.members;
+  // Guests do not see public channels they are not in: the original leaves them out here.
+  const guests = new Set(state.heldByGuests ?? []);
   const others = new Set([...Object.keys(state.held ?? {}).map(Number), ...messages.flatMap((m) => m.holders ?? [])]);
-  return [...new Set([...state.members, ...[...others].filter(hasAny)])];
+  return [...new Set([...state.members, ...[...others].filter((id) => !guests.has(id) && hasAny(id))])];
 }
 
 /**
@@ -63,8 +65,12 @@ export function editAudience(state: ChannelState, key: string, message: StoredMe
 }
 
 /** Leaving keeps what the subscription brought: the ids after joining, up to the newest. */
-export function keepOnLeaving(state: ChannelState, userIds: number[], newest: number): void {
+export function keepOnLeaving(state: ChannelState, userIds: number[], newest: number, guests: number[]): void {
   if (state.kind !== 'channel') return;
+  const left = new Set(userIds);
+  const stillGuests = (state.heldByGuests ?? []).filter((id) => !left.has(id));
+  if (stillGuests.length + guests.length > 0) state.heldByGuests = [...stillGuests, ...guests].sort((a, b) => a - b);
+  else delete state.heldByGuests;
   for (const id of userIds) {
     const from = (state.joinedAfter[id] ?? 0) + 1;
     if (from > newest) continue;

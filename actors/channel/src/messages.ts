@@ -65,11 +65,14 @@ export function decideReaction(
   requireMessageAccess(state, cmd.actor);
   const message = findMessage(state, cmd.message_id);
   if (!message || !canSee(state, cmd.actor, message)) throw invalidMessage();
-  const r = cmd.reaction;
-  const exists = message.reactions.some(
-    (x) => x.user_id === r.user_id && x.emoji_code === r.emoji_code && x.reaction_type === r.reaction_type,
+  const asked = cmd.reaction;
+  const found = message.reactions.find(
+    (x) => x.user_id === asked.user_id && x.emoji_code === asked.emoji_code && x.reaction_type === asked.reaction_type,
   );
+  const exists = found !== undefined;
   const add = cmd.type === 'reaction.add';
+  // A removal may name the reaction by code alone: the event names it as it was added.
+  const r = add || !found ? asked : found;
   if (add && exists) throw new ChatError('BAD_REQUEST', 'Reaction already exists.');
   if (!add && !exists) throw new ChatError('BAD_REQUEST', "Reaction doesn't exist.");
   const event = reactionEvent(add ? 'add' : 'remove', message.id, r, cmd.actor);

@@ -29,6 +29,8 @@ export interface ChannelState {
   joinedAfter: Record<number, number>;
   /** Ids users have beyond their current subscription: see holders.ts (absent in older snapshots). */
   held?: Record<number, IdRanges>;
+  /** Those of them who were guests when they left: a public channel's events leave them out. */
+  heldByGuests?: number[];
   messages: StoredMessage[];
   /** Moves to another channel not yet finished, by move id (absent in older snapshots). */
   moving?: Record<string, PendingMove>;
@@ -38,7 +40,8 @@ export type ChannelEvent =
   | { type: 'channelCreated'; channel: ChannelSettings; subscribers: number[] }
   | { type: 'dmOpened'; userIds: number[] }
   | { type: 'subscribed'; userIds: number[] }
-  | { type: 'unsubscribed'; userIds: number[] }
+  /** `guests`: those of them who are guests (absent when none). */
+  | { type: 'unsubscribed'; userIds: number[]; guests?: number[] }
   | { type: 'channelUpdated'; changes: ChannelChanges }
   | { type: 'messageSent'; message: StoredMessage }
   /** Content edits and topic moves inside the conversation; `content` fields only for a content edit. */
@@ -100,7 +103,7 @@ export function applyEvent(state: ChannelState, event: ChannelEvent): void {
       return;
     case 'unsubscribed': {
       const gone = new Set(event.userIds);
-      keepOnLeaving(state, event.userIds, lastMessageId(state));
+      keepOnLeaving(state, event.userIds, lastMessageId(state), event.guests ?? []);
       state.members = state.members.filter((id) => !gone.has(id));
       for (const id of event.userIds) delete state.joinedAfter[id];
       return;

@@ -3,6 +3,7 @@ import {
   mayAddSubscribers,
   maySeePublicChannels,
   peerEvent,
+  ROLES,
   type ChannelCommand,
   type UserRef,
 } from '@chat/protocol';
@@ -81,6 +82,7 @@ export function decideUnsubscribe(
   const notSubscribed = cmd.users.filter((u) => !isMember(state, u.user_id)).map((u) => u.user_id);
   if (removed.length === 0) return { reply: { removed, not_subscribed: notSubscribed } };
   const channel = state.channel!;
+  const guests = cmd.users.filter((u) => u.role === ROLES.guest && removed.includes(u.user_id)).map((u) => u.user_id);
   const unsubscribed = toUsers(ctx.address.key, removed, {
     type: 'user.unsubscribed',
     channel_id: channel.stream_id,
@@ -89,7 +91,7 @@ export function decideUnsubscribe(
   const remaining = state.members.filter((id) => !removed.includes(id));
   const peer = peerEvent('peer_remove', channel.stream_id, removed);
   return {
-    events: [{ type: 'unsubscribed', userIds: removed }],
+    events: [{ type: 'unsubscribed', userIds: removed, ...(guests.length > 0 ? { guests } : {}) }],
     tells: [toOnlookers(channel, ctx.address.key, [peer], state.members)],
     fanouts: [unsubscribed, fanout(ctx.address.key, remaining, [peer])],
     reply: { removed, not_subscribed: notSubscribed },

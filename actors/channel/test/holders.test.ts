@@ -1,6 +1,6 @@
 import test from 'ava';
-import type { ChannelCommand, ChannelSettings, Principal } from '@chat/protocol';
-import { channel, created, person, prepared, realmSettings, send } from './fixtures.js';
+import { ROLES, type ChannelCommand, type ChannelSettings, type MoveBegun, type Principal } from '@chat/protocol';
+import { channel, created, info, person, prepared, realmSettings, send } from './fixtures.js';
 
 /**
  * Who has a message (the original's UserMessage rows) and who hears of what
@@ -29,10 +29,12 @@ const react = (actor: Principal, message_id: number) =>
 const holders = (actor: Principal, message_id: number) =>
   ({ type: 'message.holders', actor, message_id }) as ChannelCommand;
 
+const POLL = '/poll Where?\nPizza\nSushi';
+
 /** Channel 10 of 2, 3 and 4 with a poll of 2; then 4 leaves and 5 joins. */
 async function pollThenLeave(changes: Partial<ChannelSettings> = {}) {
   const kit = channel(10, created(10, [2, 3, 4], changes));
-  const sent = await kit.run(send(author, 'lunch', { prepared: prepared('/poll Where?\nPizza\nSushi') }));
+  const sent = await kit.run(send(author, 'lunch', { prepared: prepared(POLL) }));
   const id = (sent.reply as { id: number }).id;
   await kit.run({ type: 'channel.unsubscribe', actor: leaves, users: [{ user_id: 4 } as never] });
   await kit.run({
@@ -88,4 +90,32 @@ test('in a private channel only subscribers hear of reactions; with protected hi
   const hidden = await pollThenLeave({ invite_only: true, history_public_to_subscribers: false });
   t.deepEqual(keysOf((await hidden.kit.run(react(stays, hidden.id))).fanouts[0]), users(2, 3));
   t.is((await hidden.kit.run(react(late, hidden.id))).error?.message, 'Invalid message(s)');
+});
+
+test('a guest who left a public channel keeps her votes but hears no reactions there, as in the original', async (t) => {
+  const kit = channel(10, created(10, [2, 3, 4]));
+  const id = ((await kit.run(send(author, 'lunch', { prepared: prepared(POLL) }))).reply as { id: number }).id;
+  await kit.run({ type: 'channel.unsubscribe', actor: leaves, users: [{ user_id: 4, role: ROLES.guest } as never] });
+  t.deepEqual(keysOf((await kit.run(react(stays, id))).fanouts[0]), users(2, 3));
+  t.deepEqual(keysOf((await kit.run(vote(stays, id))).fanouts[0]), users(2, 3, 4));
+  t.deepEqual(kit.replay(), kit.state);
+});
+
+test('moving to a private channel tells former subscribers who had the messages that they are gone', async (t) => {
+  const { kit, id } = await pollThenLeave();
+  const begun = await kit.run({
+    type: 'message.moveOut',
+    actor: author,
+    message_id: id,
+    target: info(11, [2], { invite_only: true }),
+    propagate_mode: 'change_one',
+    settings: realmSettings(),
+    guest_ids: [],
+  });
+  t.is(begun.error, undefined);
+  const end = await kit.run({ type: 'message.moveEnd', move_id: (begun.reply as MoveBegun).move.id, done: true });
+  const deleted = end.fanouts.find((f) =>
+    (f.body as { events?: { type: string }[] }).events?.some((e) => e.type === 'delete_message'),
+  );
+  t.deepEqual(keysOf(deleted), users(3, 4, 5), '4 left the source, yet had the poll');
 });

@@ -163,9 +163,10 @@ function convert(node: Json): Json {
       const converted = nonNull.map(convert);
       if (key !== 'allOf' && converted.length === 1) Object.assign(out, converted[0]);
       else if (key !== 'allOf' && isEnumOfOneType(converted)) {
-        // Type.Union of literals (an enum) reads best as one `enum`.
-        out['type'] = converted[0]!['type'];
-        out['enum'] = converted.flatMap((v) => v['enum'] as unknown[]);
+        // Type.Union of literals (an enum) reads best as one `enum`; of whole numbers, an integer one.
+        const values = converted.flatMap((v) => v['enum'] as unknown[]);
+        out['type'] = values.every(Number.isInteger) ? 'integer' : converted[0]!['type'];
+        out['enum'] = values;
       } else out[key] = converted;
     } else if (key === 'items' && Array.isArray(value)) {
       // A tuple: 3.0 cannot say "this position has this type"; keep the union.

@@ -1,3 +1,4 @@
+import { availableParallelism } from 'node:os';
 import { resolve } from 'node:path';
 import { readEmailSettings, type EmailSettings } from './mail-config.js';
 import { DEFAULT_ADMISSION, type AdmissionSettings, type RateLimitSettings } from '@chat/edge';
@@ -21,7 +22,10 @@ export interface Config {
   /** String id of the realm served when the Host names no other. */
   defaultRealm: string;
   shardCount: number;
-  /** Embedded: processes serving HTTP beside the one holding the actors (EDGE_WORKERS); 0: one process does both. */
+  /**
+   * Embedded: processes serving HTTP beside the one holding the actors (EDGE_WORKERS); 0: one process
+   * does both. Default 1 on a machine of 2 cores or more (`defaultEdgeWorkers`), else 0.
+   */
   edgeWorkers: number;
   askTimeoutMs: number;
   mailboxCapacity: number;
@@ -78,6 +82,15 @@ function integer(env: NodeJS.ProcessEnv, name: string, fallback: number): number
   return value;
 }
 
+/**
+ * One edge worker when the machine has a second core for it: the HTTP edge's
+ * loop is then not the one fanning out, so a send's reply and a refusal do
+ * not wait for a fan-out (bench/README.md, "Edge workers"). One core: one process.
+ */
+export function defaultEdgeWorkers(cores = availableParallelism()): number {
+  return cores >= 2 ? 1 : 0;
+}
+
 /** ADMISSION_MAX_IN_FLIGHT=0 turns admission control off. Defaults: DEFAULT_ADMISSION. */
 function readAdmission(env: NodeJS.ProcessEnv): AdmissionSettings {
   const d = DEFAULT_ADMISSION;
@@ -110,7 +123,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env, overrides: Part
     fakeEmailDomain: env.FAKE_EMAIL_DOMAIN || undefined,
     defaultRealm: env.DEFAULT_REALM ?? 'zulip',
     shardCount: integer(env, 'SHARD_COUNT', 16),
-    edgeWorkers: integer(env, 'EDGE_WORKERS', 0),
+    edgeWorkers: integer(env, 'EDGE_WORKERS', defaultEdgeWorkers()),
     askTimeoutMs: integer(env, 'ASK_TIMEOUT_MS', 10_000),
     mailboxCapacity: integer(env, 'MAILBOX_CAPACITY', 1000),
     passivateAfterMs: integer(env, 'PASSIVATE_AFTER_MS', 5 * 60_000),

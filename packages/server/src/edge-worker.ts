@@ -63,8 +63,8 @@ async function main(): Promise<void> {
   process.on('message', (message: { t?: string }) => message.t === 'stop' && stop(0));
   process.on('SIGINT', () => {});
   process.on('SIGTERM', () => stop(0));
-  // Without it (killed), there is nothing left to serve from.
-  process.on('disconnect', () => stop(1));
+  // Without it (killed), there is nothing left to serve from: Node's cluster module ends a worker whose
+  // channel closes unasked at once (exit code 0), which also frees the port for a restart.
 }
 
 main().catch((err: unknown) => {

@@ -57,6 +57,10 @@ export async function startEdgeWorkers(
     rateLimitHit: (c: RateLimitCall) => limits?.[c.kind].hit(c.key, c.limit, c.windowMs),
     rateLimitReset: (c: RateLimitCall) => limits?.[c.kind].reset(c.key),
   };
+  // Each worker accepts from the shared listening socket itself. With Node's round-robin (this process
+  // accepts and hands each connection over), a connection handed to a worker as it dies is never
+  // answered; NODE_CLUSTER_SCHED_POLICY=rr still asks for it (to compare, bench/README.md).
+  if (process.env.NODE_CLUSTER_SCHED_POLICY !== 'rr') cluster.schedulingPolicy = cluster.SCHED_NONE;
   cluster.setupPrimary({
     exec: fileURLToPath(new URL('./edge-worker.js', import.meta.url)),
     args: [],
@@ -71,7 +75,10 @@ export async function startEdgeWorkers(
   const workers = new Set<Worker>();
 
   const fork = async (index: number): Promise<void> => {
-    const worker = cluster.fork({ EDGE_WORKER_INDEX: String(index) });
+    // With PORT=0, a worker started again after the last one died (the port closed with it) listens on
+    // the port the first listen chose, not a new one.
+    const env = { EDGE_WORKER_INDEX: String(index), ...(started && workers.size === 0 && { PORT: String(port) }) };
+    const worker = cluster.fork(env);
     workers.add(worker);
     serveChannel(worker, node.ports.transport, calls);
     worker.on('exit', (code, signal) => {

@@ -107,6 +107,8 @@ test('a message moved to a public channel is had by who had it and is subscribed
   await subscribe(gina, to);
   const [qb, qg] = await Promise.all([listen(bob), listen(gina)]);
   await ok(t.context.iago, 'PATCH', `/messages/${poll}`, { stream_id: target, propagate_mode: 'change_one' });
+  // Bob's read state follows the message before his update_message is sent.
+  t.like(await next(qb, about('update_message', poll)), { new_stream_id: target });
   await submit(bob, poll, vote('canned,0'));
   t.truthy(await next(qb, votes(poll)));
   await react(bob, poll);

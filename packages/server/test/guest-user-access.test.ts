@@ -1,5 +1,6 @@
 import type { ExecutionContext } from 'ava';
 import { SYSTEM_GROUPS } from '@chat/protocol';
+import { checkEvent, checkResponse } from '@chat/testkit';
 import { expectOk } from './matrix-fixtures.js';
 import { IDS, withServer, type Logins } from './context.js';
 import { eventsUntil, next, register, snapshotOf, type Body, type Event } from './queues.js';
@@ -69,6 +70,8 @@ test.serial('with the setting at members, a guest sees only the users he shares 
     t.false(JSON.stringify(users).includes('hamlet@zulip.com'));
     t.false(JSON.stringify(users).includes('King Hamlet'));
     t.is(byId(await realmUsers(guest, { user_list_incomplete: true }), IDS.hamlet), undefined);
+    const whole = await guest.client.post<Body>('/register', { fetch_event_types: JSON.stringify(['realm_user']) });
+    t.deepEqual(checkResponse('post', '/register', 200, whole.body).errors, [], 'the reference’s shape');
 
     const listed = await expectOk(guest.client.get<{ members: User[] }>('/users'));
     t.is(byId(listed.members, IDS.hamlet), undefined);
@@ -150,12 +153,14 @@ test.serial('a guest hears of users as he gains and loses access to them', async
     );
     const added = await next(queue, about('add'));
     t.like(added.person as User, { full_name: 'Othello, the Moor of Venice', is_bot: false });
+    t.deepEqual(checkEvent(added).errors, []);
     // The guest leaves: he loses access, and hears of it with the placeholder name.
     await expectOk(
       guest.client.delete('/users/me/subscriptions', { subscriptions: JSON.stringify(['guest hearing room']) }),
     );
     const removed = await next(queue, about('remove'));
     t.deepEqual(removed.person, { user_id: IDS.othello, full_name: 'Unknown user' });
+    t.deepEqual(checkEvent(removed).errors, []);
   } finally {
     await restrict(t, false);
   }
@@ -242,4 +247,138 @@ test.serial('a message from a user the guest may not access shows its sender as 
   }
   const { message } = await expectOk(guest.client.get<{ message: Body }>(`/messages/${sent.id}`));
   t.is(message.sender_full_name, 'Outside Sender');
+});
+
+test.serial(
+  'a new user the guest may not access reaches him as "Unknown user", or not at all with user_list_incomplete',
+  async (t) => {
+    const guest = await newGuest(t, 'Watching Guest');
+    await restrict(t, true);
+    try {
+      const plain = await register(guest.client, { event_types: ['realm_user'] });
+      const incomplete = await register(guest.client, {
+        event_types: ['realm_user'],
+        client_capabilities: JSON.stringify({ user_list_incomplete: true }),
+      });
+      const newcomer = await newPerson(t.context, 'Newcomer Unseen');
+      const added = (e: Event) => e.type === 'realm_user' && e.op === 'add';
+      const event = await next(plain, added);
+      t.like(event.person as User, { user_id: newcomer.user_id, full_name: 'Unknown user', is_active: true });
+      t.false(JSON.stringify(event).includes('Newcomer Unseen'));
+      t.deepEqual(checkEvent(event).errors, []);
+      // His own rename marks the end of what the creation could have caused.
+      await expectOk(guest.client.patch('/settings', { full_name: 'Watching Guest Renamed' }));
+      const seen = await eventsUntil(incomplete, (e) => e.type === 'realm_user' && e.op === 'update');
+      t.deepEqual(seen.filter(added), []);
+    } finally {
+      await restrict(t, false);
+    }
+  },
+);
+
+test.serial('changes to a user the guest may not access do not reach him; a bot’s do', async (t) => {
+  const guest = await newGuest(t, 'Quiet Guest');
+  const stranger = await newPerson(t.context, 'Stranger Before');
+  await restrict(t, true);
+  try {
+    const queue = await register(guest.client, { event_types: ['realm_user', 'realm_bot'] });
+    await expectOk(stranger.client.patch('/settings', { full_name: 'Stranger After' }));
+    const bot = await expectOk(
+      t.context.hamlet.post<{ user_id: number }>('/bots', { full_name: 'Quiet Bot', short_name: 'quiet' }),
+    );
+    await expectOk(t.context.hamlet.patch(`/bots/${bot.user_id}`, { full_name: 'Quiet Bot Renamed' }));
+    await expectOk(guest.client.patch('/settings', { full_name: 'Quiet Guest Renamed' }));
+    const seen = await eventsUntil(
+      queue,
+      (e) => e.type === 'realm_user' && e.op === 'update' && (e.person as User).user_id === guest.user_id,
+    );
+    t.false(JSON.stringify(seen).includes('Stranger After'));
+    t.true(
+      seen.some((e) => e.type === 'realm_user' && (e.person as User).full_name === 'Quiet Bot Renamed'),
+      'the bot’s rename',
+    );
+  } finally {
+    await restrict(t, false);
+  }
+});
+
+test.serial('a user the guest may not access: his presence and status are refused or left out', async (t) => {
+  const guest = await newGuest(t, 'Asking Guest');
+  const stranger = await newPerson(t.context, 'Present Stranger');
+  await expectOk(stranger.client.post('/users/me/presence', { status: 'active' }));
+  await expectOk(stranger.client.post('/users/me/status', { status_text: 'around' }));
+  await restrict(t, true);
+  try {
+    for (const path of [
+      `/users/${stranger.user_id}/presence`,
+      `/users/${stranger.email}/presence`,
+      `/users/${stranger.user_id}/status`,
+    ]) {
+      const reply = await guest.client.get<Body>(path);
+      t.like(reply.body, { result: 'error', msg: 'Insufficient permission' }, path);
+    }
+    const realm = await expectOk(guest.client.get<{ presences: Body }>('/realm/presence'));
+    t.false(JSON.stringify(realm.presences).includes(stranger.email));
+    const own = await expectOk(
+      guest.client.post<{ presences: Body }>('/users/me/presence', { status: 'active', slim_presence: true }),
+    );
+    t.false(String(stranger.user_id) in own.presences);
+    t.true(String(guest.user_id) in own.presences, 'his own is there');
+  } finally {
+    await restrict(t, false);
+  }
+  const open = await expectOk(guest.client.get<{ presences: Body }>('/realm/presence'));
+  t.true(JSON.stringify(open.presences).includes(stranger.email), 'with the setting off it is there');
+  t.is((await guest.client.get(`/users/${stranger.user_id}/status`)).status, 200);
+});
+
+test.serial('a guest may not start a direct message with a user he may not access', async (t) => {
+  const guest = await newGuest(t, 'Writing Guest');
+  const stranger = await newPerson(t.context, 'Unwritten Stranger');
+  await restrict(t, true);
+  try {
+    const refused = await guest.client.post<Body>('/messages', {
+      type: 'direct',
+      to: JSON.stringify([stranger.user_id]),
+      content: 'hello?',
+    });
+    t.is(refused.status, 400);
+    t.like(refused.body, {
+      result: 'error',
+      code: 'BAD_REQUEST',
+      msg: 'You do not have permission to access some of the recipients.',
+    });
+    // Once the stranger wrote to him, he may answer; he first hears of the stranger, then of the message.
+    const queue = await register(guest.client, { event_types: ['realm_user', 'message'] });
+    await expectOk(
+      stranger.client.post('/messages', { type: 'direct', to: JSON.stringify([guest.user_id]), content: 'hi' }),
+    );
+    const seen = await eventsUntil(queue, (e) => e.type === 'message');
+    const added = seen.find((e) => e.type === 'realm_user' && e.op === 'add');
+    t.like(added?.person as User, { user_id: stranger.user_id, full_name: 'Unwritten Stranger' });
+    t.like(seen.at(-1)?.message as Body, { sender_full_name: 'Unwritten Stranger' });
+    await expectOk(
+      guest.client.post('/messages', { type: 'direct', to: JSON.stringify([stranger.user_id]), content: 'hi back' }),
+    );
+  } finally {
+    await restrict(t, false);
+  }
+});
+
+test.serial('a channel created with the guest among its subscribers gives him access to the others', async (t) => {
+  const guest = await newGuest(t, 'Founding Guest');
+  await restrict(t, true);
+  try {
+    const queue = await register(guest.client, { event_types: ['realm_user'] });
+    await expectOk(
+      t.context.iago.post('/channels/create', { name: 'founded room', subscribers: [guest.user_id, IDS.prospero] }),
+    );
+    const added = await next(
+      queue,
+      (e) => e.type === 'realm_user' && e.op === 'add' && (e.person as User).user_id === IDS.prospero,
+    );
+    t.is((added.person as User).full_name, 'Prospero from The Tempest');
+  } finally {
+    await restrict(t, false);
+  }
 });

@@ -52,6 +52,22 @@ test('reaction add and remove reach the conversation, not outsiders', async (t) 
   );
   t.is(removed.emoji_name, 'tada');
   t.true(await none(qo, (e) => e.message_id === id));
+  // As the original: a removal may give the code alone (type unicode_emoji unless said); the event names
+  // the reaction as it was added. Neither name nor code is refused; a reaction not there does not exist.
+  await bodyOf(hamlet.post(`/messages/${id}/reactions`, { emoji_name: 'tada' }));
+  await bodyOf(hamlet.delete(`/messages/${id}/reactions`, { emoji_code: '1f389' }));
+  const byCode = await next(
+    qh,
+    of('reaction', (e) => e.message_id === id && e.op === 'remove' && e.id !== removed.id),
+  );
+  t.like(byCode, { emoji_name: 'tada', emoji_code: '1f389', reaction_type: 'unicode_emoji', user_id: IDS.hamlet });
+  const neither = await hamlet.delete(`/messages/${id}/reactions`, {});
+  t.like(neither.body, {
+    code: 'BAD_REQUEST',
+    msg: 'At least one of the following arguments must be present: emoji_name, emoji_code',
+  });
+  const gone = await hamlet.delete(`/messages/${id}/reactions`, { emoji_name: 'tada' });
+  t.like(gone.body, { code: 'BAD_REQUEST', msg: "Reaction doesn't exist." });
 });
 
 test('delete_message: bulk clients get message_ids, others one event per message; outsiders nothing', async (t) => {

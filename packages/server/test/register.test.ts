@@ -52,7 +52,7 @@ test('without credentials, client_gravatar and include_subscribers true are erro
   t.is(wrong.body.code, 'INVALID_API_KEY');
 });
 
-test('include_subscribers: false omits lists, true gives every list, partial gives every list under 250', async (t) => {
+test('include_subscribers (register, GET /users/me/subscriptions): false omits lists, true gives every list, partial every list under 250', async (t) => {
   const { hamlet } = t.context;
   const members = async (id: number) =>
     ((await hamlet.get<{ subscribers: number[] }>(`/streams/${id}/members`)).body.subscribers ?? []).sort();
@@ -67,6 +67,18 @@ test('include_subscribers: false omits lists, true gives every list, partial giv
       t.is(sub.subscriber_count, sub.subscribers!.length);
     }
   }
+  // GET /users/me/subscriptions takes the same three values.
+  const listed = async (mode: boolean | string) =>
+    (await hamlet.get<{ subscriptions: Sub[] }>('/users/me/subscriptions', { include_subscribers: mode })).body
+      .subscriptions;
+  t.true((await listed(false)).every((s) => !('subscribers' in s)));
+  for (const mode of [true, 'partial']) {
+    for (const sub of await listed(mode)) {
+      t.deepEqual([...sub.subscribers!].sort(), await members(sub.stream_id), `GET ${String(mode)} ${sub.name}`);
+    }
+  }
+  const other = await hamlet.get('/users/me/subscriptions', { include_subscribers: 'some' });
+  t.is(other.status, 400);
 });
 
 test('client_gravatar: true leaves avatar URLs to the client, false gives them', async (t) => {

@@ -148,7 +148,13 @@ function messagingCases(): Case[] {
     messageCase('DELETE', '', {}, { path: '/messages/x', params: {}, name: 'message_id' }),
     messageCase('GET', '/history', {}, { path: '/messages/x/history', params: {}, name: 'message_id' }),
     messageCase('POST', '/reactions', { emoji_name: 'smile' }, missing('emoji_name')),
-    messageCase('DELETE', '/reactions', { emoji_name: 'smile' }, missing('emoji_name')),
+    // emoji_name is optional when removing (emoji_code may name the reaction instead).
+    messageCase(
+      'DELETE',
+      '/reactions',
+      { emoji_name: 'smile' },
+      { path: '/messages/x/reactions', params: { emoji_name: 'smile' }, name: 'message_id' },
+    ),
     {
       // On a message of its own, which the caller may always attach a submessage to.
       method: 'POST',
@@ -360,6 +366,17 @@ test('the table covers every documented operation', async (t) => {
   );
   const covered = CASES.map((c) => `${c.method} ${c.template ?? c.path}`);
   t.deepEqual([...documented].sort(), [...covered].sort());
+});
+
+test('the served document gives an enum of whole numbers as an integer, as the reference does', async (t) => {
+  type Doc = {
+    paths: Record<string, Record<string, { requestBody: { content: Record<string, { schema: Params }> } }>>;
+  };
+  const { body } = await t.context.server.client.get<Doc>('//api/v1/openapi.json');
+  const settings = body.paths['/settings']!.patch!.requestBody.content['application/x-www-form-urlencoded']!.schema;
+  const properties = settings.properties as Record<string, unknown>;
+  t.deepEqual(properties.color_scheme, { type: 'integer', enum: [1, 2, 3] });
+  t.deepEqual(properties.web_home_view, { type: 'string', enum: ['recent_topics', 'inbox', 'all_messages'] });
 });
 
 for (const c of CASES) {

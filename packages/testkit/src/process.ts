@@ -30,7 +30,8 @@ export class ServerProcess {
     return this.output;
   }
 
-  async start(timeoutMs = 30_000): Promise<string> {
+  /** The default leaves room for a loaded machine: at load 17 an embedded server with its edge worker took over 30 s. */
+  async start(timeoutMs = 60_000): Promise<string> {
     const [cmd, ...args] = this.command;
     const child = spawn(cmd!, args, { env: { ...process.env, ...this.env }, stdio: ['ignore', 'pipe', 'pipe'] });
     this.child = child;

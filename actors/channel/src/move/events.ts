@@ -6,6 +6,7 @@ import {
   type StoredMessage,
 } from '@chat/protocol';
 import { deleteEvent, fanout, receivers } from '../events.js';
+import { holds } from '../holders.js';
 import { toUsers } from '../members.js';
 import type { MoveOut } from './checks.js';
 import type { Fanout } from './state.js';
@@ -27,9 +28,9 @@ export interface MoveFacts {
 const minus = (a: number[], b: Set<number>) => a.filter((id) => !b.has(id));
 
 /**
- * Who hears what, as the original decides it: subscribers of the source
- * who cannot read the destination (all of them for a private one, guests
- * for a public one) get `delete_message`; the others, and the destination's
+ * Who hears what, as the original decides it: subscribers of the source,
+ * and former ones who had the messages, who cannot read the destination
+ * (all of them for a private one, guests for a public one) get `delete_message`; the others, and the destination's
  * subscribers, get `update_message`. With protected history in the source,
  * only those who had the messages and keep them hear of it.
  */
@@ -37,7 +38,15 @@ function audiences(state: ChannelState, cmd: MoveOut, f: MoveFacts) {
   const source = state.members;
   const target = cmd.target.subscribers;
   const [inSource, inTarget, guests] = [new Set(source), new Set(target), new Set(cmd.guest_ids)];
-  const losing = source.filter((id) => !inTarget.has(id) && (cmd.target.invite_only || guests.has(id)));
+  // Former subscribers who had them lose them too (guests among them, or all for a private destination).
+  const formerGuests = new Set(state.heldByGuests ?? []);
+  const formers = Object.keys(state.held ?? {})
+    .map(Number)
+    .filter((id) => !inSource.has(id) && !inTarget.has(id) && f.moved.some((m) => holds(state, id, m)));
+  const losing = [
+    ...source.filter((id) => !inTarget.has(id) && (cmd.target.invite_only || guests.has(id))),
+    ...formers.filter((id) => cmd.target.invite_only || formerGuests.has(id)),
+  ];
   const lost = new Set(losing);
   const newest = f.moved.reduce((a, m) => (m.id > a.id ? m : a), f.target);
   const had = receivers(state, f.key, [newest], cmd.actor.user_id);

@@ -22,6 +22,7 @@ import { restrictsGuests, tellAccessChanges } from '../users/access-events.js';
 import { CallerContext } from '../context.js';
 import { checkChannelCount, checkDescription, LIMITS } from '../limits.js';
 import type { ApiOptions } from '../options.js';
+import { SMALL_CHANNEL } from '../events/register/snapshot.js';
 
 const Principals = Type.Union([Type.Array(Type.Integer()), Type.Array(Type.String())], {
   description: 'User ids (preferred) or e-mail addresses; the caller when omitted.',
@@ -184,13 +185,24 @@ async function unsubscribe(caller: CallerContext, names: string[], principals: n
   return { removed, not_removed: notRemoved };
 }
 
+/** As the register's `include_subscribers`: `partial` gives the whole list where it is short. */
+const withSubscribers = (include: boolean | 'partial' | undefined, info: { subscribers: unknown[] }): boolean =>
+  include === true || (include === 'partial' && info.subscribers.length < SMALL_CHANNEL);
+
 export function channelRoutes(options: ApiOptions): Route[] {
   return [
     defineRoute({
       method: 'GET',
       path: '/users/me/subscriptions',
       auth: 'required',
-      params: Type.Object({ include_subscribers: Type.Optional(Type.Boolean({ default: false })) }),
+      params: Type.Object({
+        include_subscribers: Type.Optional(
+          Type.Union([Type.Boolean(), Type.Literal('partial')], {
+            default: false,
+            description: '`partial`: subscribers of the channels with fewer than 250 of them only.',
+          }),
+        ),
+      }),
       summary: 'Get subscribed channels',
       description: 'The channels the caller is subscribed to, with personal settings.',
       tags: ['channels'],
@@ -198,9 +210,10 @@ export function channelRoutes(options: ApiOptions): Route[] {
         const caller = new CallerContext(actors, principal);
         const state = await caller.state();
         const subscriptions = await Promise.all(
-          Object.entries(state.subscriptions).map(async ([id, settings]) =>
-            subscriptionJson(await caller.channelInfo(Number(id)), settings, params.include_subscribers ?? false),
-          ),
+          Object.entries(state.subscriptions).map(async ([id, settings]) => {
+            const info = await caller.channelInfo(Number(id));
+            return subscriptionJson(info, settings, withSubscribers(params.include_subscribers, info));
+          }),
         );
         return { subscriptions: subscriptions.sort((a, b) => a.name.localeCompare(b.name)) };
       },
@@ -298,14 +311,9 @@ export function channelRoutes(options: ApiOptions): Route[] {
         const caller = new CallerContext(actors, principal);
         const settings = await caller.settings();
         const spec = newChannelSpec(principal, settings, params);
-        const users = await principalsOf(caller, params.subscribers);
-        const id = await createChannel(
-          actors,
-          principal.realm,
-          spec,
-          principal.user_id,
-          users.map((u) => u.user_id),
-        );
+        const ids = (await principalsOf(caller, params.subscribers)).map((u) => u.user_id);
+        const id = await createChannel(actors, principal.realm, spec, principal.user_id, ids);
+        await tellAccessChanges(actors, principal.realm, id, [], ids);
         return { id };
       },
     }),

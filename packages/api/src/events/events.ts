@@ -2,7 +2,6 @@ import { Type } from '@sinclair/typebox';
 import { defineRoute, type Route } from '@chat/edge';
 import {
   isBotAdd,
-  isGuest,
   isMessageEvent,
   isPresence,
   isRealmUserAdd,
@@ -28,7 +27,7 @@ import { messageJson } from '../messages/json.js';
 import { linkifiersOf } from '../messages/content.js';
 import type { ApiOptions } from '../options.js';
 import { checkedQueueId } from './queue-id.js';
-import { accessibleUserIds, asAccessible } from '../users/access.js';
+import { guestView } from './guest-view.js';
 import { fakeEmailDomain } from '../email-domain.js';
 import { pollQueue } from './poll.js';
 
@@ -100,18 +99,12 @@ export async function present(caller: CallerContext, events: NumberedEvent[], sp
   const global = needsGlobal ? await caller.actors.ask(caller.me, { type: 'user.settings' }) : null;
   const messages = events.filter((e) => isMessageEvent(e));
   const linkifiers = messages.length > 0 ? await linkifiersOf(caller) : undefined;
-  // A restricted guest sees the senders he may not access as "Unknown user", and hears nothing of their
-  // presence or status, as the original's (only guests are asked about it).
-  const personal = events.some((e) => isMessageEvent(e) || e.type === 'presence' || e.type === 'user_status');
-  const access = isGuest(caller.principal) && personal ? await accessibleUserIds(caller) : null;
-  const people = new Map<number, UserRef>(messages.flatMap((e) => e.people.map((u) => [u.user_id, u])));
-  const shown = asAccessible(people, access, fakeDomain);
+  const guest = await guestView(caller, events, spec, fakeDomain);
   return events.flatMap((event): Body[] => {
-    if (access && (event.type === 'presence' || event.type === 'user_status')) {
-      if (!access.has((event as { user_id: number }).user_id)) return [];
-    }
+    const instead = guest.instead(event);
+    if (instead) return instead;
     if (!isMessageEvent(event)) return presentPlain(event, spec, emptyTopicName, global);
-    const users = new Map<number, UserRef>(event.people.map((u) => [u.user_id, shown.get(u.user_id) ?? u]));
+    const users = new Map<number, UserRef>(event.people.map((u) => [u.user_id, guest.people.get(u.user_id) ?? u]));
     const format = {
       apply_markdown: spec.apply_markdown,
       client_gravatar: spec.client_gravatar,

@@ -2,7 +2,7 @@ import { Type } from '@sinclair/typebox';
 import { defineRoute, type Route } from '@chat/edge';
 import { checkEmoji, customEmoji, emojiByName } from '../realm/emoji-choice.js';
 import { RESOLVED_TOPIC_PREFIX } from '@chat/narrow';
-import { ChatError, type ViewedMessage, conversationOfKey } from '@chat/protocol';
+import { ChatError, type ReactionType, type ViewedMessage, conversationOfKey } from '@chat/protocol';
 import { prepareContent } from './content.js';
 import { CallerContext } from '../context.js';
 import { getMessages, type Located } from './fetch.js';
@@ -74,6 +74,37 @@ async function reactionOf(
   return { ...emoji, user_id: caller.principal.user_id };
 }
 
+/**
+ * The reaction a removal names, as the original's `remove_reaction` reads
+ * it: by code and type (type "unicode_emoji" unless given), the code looked
+ * up by name when only a name is given; not checked against the emoji in
+ * use now (a deactivated custom emoji's reaction can still be removed). The
+ * channel finds the caller's reaction by code and type.
+ */
+async function removalOf(
+  caller: CallerContext,
+  params: { emoji_name?: string; emoji_code?: string; reaction_type?: string },
+) {
+  let code = params.emoji_code;
+  if (code === undefined) {
+    if (params.emoji_name === undefined) {
+      throw new ChatError(
+        'BAD_REQUEST',
+        'At least one of the following arguments must be present: emoji_name, emoji_code',
+      );
+    }
+    code = emojiByName(params.emoji_name, await customEmoji(caller)).code;
+  }
+  // Any other type names no reaction, so the channel answers that it does not exist, as the original.
+  const type = (params.reaction_type ?? 'unicode_emoji') as ReactionType;
+  return {
+    emoji_name: params.emoji_name ?? '',
+    emoji_code: code,
+    reaction_type: type,
+    user_id: caller.principal.user_id,
+  };
+}
+
 export function messageEditRoutes(options: ApiOptions): Route[] {
   const Reaction = {
     message_id: Type.Integer(),
@@ -81,12 +112,13 @@ export function messageEditRoutes(options: ApiOptions): Route[] {
     emoji_code: Type.Optional(Type.String()),
     reaction_type: Type.Optional(Type.String()),
   };
+  const Removal = { ...Reaction, emoji_name: Type.Optional(Type.String()) };
   const reactionRoute = (method: 'POST' | 'DELETE') =>
     defineRoute({
       method,
       path: '/messages/{message_id}/reactions',
       auth: 'required',
-      params: Type.Object(Reaction),
+      params: Type.Object(method === 'POST' ? Reaction : Removal),
       summary: method === 'POST' ? 'Add an emoji reaction' : 'Remove an emoji reaction',
       description: "Adds or removes the caller's emoji reaction on a message.",
       tags: ['messages'],
@@ -97,7 +129,10 @@ export function messageEditRoutes(options: ApiOptions): Route[] {
           type: method === 'POST' ? 'reaction.add' : 'reaction.remove',
           actor: principal,
           message_id: params.message_id,
-          reaction: await reactionOf(caller, params),
+          reaction:
+            method === 'POST'
+              ? await reactionOf(caller, params as { emoji_name: string })
+              : await removalOf(caller, params),
         });
         return {};
       },

@@ -14,6 +14,8 @@ import { checkDirectMessage } from './direct-permission.js';
 import { CallerContext } from '../context.js';
 import { checkContent, normalizeTopic } from '../limits.js';
 import { claimUploads } from '../uploads/uploads.js';
+import { checkMayAccessAll } from '../users/access.js';
+import { tellDirectAccess } from '../users/access-events.js';
 import type { ApiOptions } from '../options.js';
 import { triggerOutgoingWebhooks } from '../bots/outgoing.js';
 
@@ -103,6 +105,7 @@ export async function prepareSend(
   if (direct) {
     const others = (await participantsOf(caller, req.to)).filter((u) => u.user_id !== sender.user_id);
     people.push(...others);
+    await checkMayAccessAll(caller, others);
     address = conversationAddress(sender.realm, [sender.user_id, ...others.map((u) => u.user_id)]);
     await checkDirectMessage(caller, sender, others, settings, address.key);
   } else {
@@ -158,6 +161,7 @@ export async function sendMessage(
   } = await prepareSend(caller, req, options, client, internal);
   const sender = command.sender;
   const local = command.local;
+  if (channelId === undefined) await tellDirectAccess(caller.actors, sender.realm, command.people);
   const sent = await caller.actors.ask(
     address,
     command,

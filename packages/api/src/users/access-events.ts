@@ -9,6 +9,7 @@ import {
   type GroupSetting,
   type QueueEvent,
   type UserProfile,
+  type UserRef,
 } from '@chat/protocol';
 import { renderUser } from './json.js';
 import { UNKNOWN_USER_NAME } from './access.js';
@@ -89,4 +90,29 @@ async function accessApartFrom(actors: ActorClient, realm: string, guest: number
 /** The person of a `realm_user` add: the avatar is left to the client, as the RealmActor's (see `presentNewUser`). */
 function person(user: UserProfile, viewer: { user_id: number; role: UserProfile['role'] }) {
   return renderUser(user, viewer, true);
+}
+
+/**
+ * Before a direct message is sent: each restricted guest among its
+ * participants who may not yet access another of them hears of that one
+ * first (`realm_user` add), as the original's
+ * `get_recipients_for_user_creation_events`; the conversation then gives
+ * him access. Nothing is asked unless a guest takes part.
+ */
+export async function tellDirectAccess(actors: ActorClient, realm: string, people: UserRef[]): Promise<void> {
+  const guests = people.filter((p) => isGuest(p) && p.is_active);
+  if (guests.length === 0 || !(await restrictsGuests(actors, realm))) return;
+  await Promise.all(
+    guests.map(async (guest) => {
+      const had = await accessApartFrom(actors, realm, guest.user_id, -1);
+      const gained = people.filter((p) => !p.is_bot && !had.has(p.user_id));
+      if (gained.length === 0) return;
+      const viewer = { user_id: guest.user_id, role: guest.role };
+      const profiles = await Promise.all(
+        gained.map((p) => actors.ask(realmAddress(realm), { type: 'realm.getUser', user_id: p.user_id })),
+      );
+      const events: QueueEvent[] = profiles.map((u) => realmUserAdded(person(u, viewer)));
+      await actors.ask(userAddress(realm, guest.user_id), { type: 'user.deliver', events });
+    }),
+  );
 }

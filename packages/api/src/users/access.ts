@@ -90,3 +90,31 @@ export function asAccessible(users: Map<number, UserRef>, access: Set<number> | 
   }
   return shown;
 }
+
+/** The entries of users `access` admits (bots always), keyed by user id or, in the legacy presence format, by API address. */
+export async function onlyAccessible<T>(caller: CallerContext, access: Set<number>, byUser: Record<string, T>) {
+  const users = await caller.actors.ask(caller.realm, { type: 'realm.listUsers' });
+  const keep = new Set(users.filter((u) => mayAccess(access, u)).flatMap((u) => [String(u.user_id), u.email]));
+  return Object.fromEntries(Object.entries(byUser).filter(([key]) => keep.has(key)));
+}
+
+/** Refuses, as the original's `access_user_common`, a user the caller may not access (missing ids pass: the caller's own check answers for them). */
+export async function checkAccess(caller: CallerContext, userId: number): Promise<void> {
+  const access = await accessibleUserIds(caller);
+  if (access === null || access.has(userId)) return;
+  const user = (await caller.users([userId])).get(userId);
+  if (user && !mayAccess(access, user)) throw insufficientPermission();
+}
+
+/** The presences a caller may see: a restricted guest's leave out those of users he may not access. */
+export async function visiblePresences<T>(caller: CallerContext, presences: Record<string, T>) {
+  const access = await accessibleUserIds(caller);
+  return access ? onlyAccessible(caller, access, presences) : presences;
+}
+
+/** A restricted guest's direct message to someone he may not access: the original's `check_sender_can_access_recipients`. */
+export async function checkMayAccessAll(caller: CallerContext, recipients: UserRef[]): Promise<void> {
+  const access = await accessibleUserIds(caller);
+  if (access && recipients.some((u) => !mayAccess(access, u)))
+    throw new ChatError('BAD_REQUEST', 'You do not have permission to access some of the recipients.');
+}

@@ -2,6 +2,7 @@ import { Type } from '@sinclair/typebox';
 import { defineRoute, type Route } from '@chat/edge';
 import { ChatError, type PresenceEvent, type QueueSpec } from '@chat/protocol';
 import { CallerContext } from '../context.js';
+import { checkAccess, visiblePresences } from './access.js';
 import type { ApiOptions } from '../options.js';
 
 /** What clients are told in the register response; the realm uses the same threshold. */
@@ -58,12 +59,13 @@ export function presenceRoutes(options: ApiOptions): Route[] {
           event_user_limit: options.presenceEventUserLimit,
         });
         if (params.ping_only) return {};
-        return actors.ask(caller.realm, {
+        const reply = await actors.ask(caller.realm, {
           type: 'realm.presences',
           slim: params.slim_presence ?? false,
           ...(params.last_update_id !== undefined ? { last_update_id: params.last_update_id } : {}),
           ...(params.history_limit_days !== undefined ? { history_limit_days: params.history_limit_days } : {}),
         });
+        return { ...reply, presences: await visiblePresences(caller, reply.presences) };
       },
     }),
     defineRoute({
@@ -78,7 +80,7 @@ export function presenceRoutes(options: ApiOptions): Route[] {
       async handler({ principal, actors }) {
         const caller = new CallerContext(actors, principal);
         const reply = await actors.ask(caller.realm, { type: 'realm.presences', slim: false });
-        return { presences: reply.presences, server_timestamp: reply.server_timestamp };
+        return { presences: await visiblePresences(caller, reply.presences), server_timestamp: reply.server_timestamp };
       },
     }),
     defineRoute({
@@ -93,6 +95,11 @@ export function presenceRoutes(options: ApiOptions): Route[] {
         const caller = new CallerContext(actors, principal);
         const raw = params.user_id_or_email;
         const user = /^\d+$/.test(raw) ? Number(raw) : raw;
+        if (typeof user === 'number') await checkAccess(caller, user);
+        else {
+          const [found] = (await caller.resolve({ emails: [user] }).catch(() => ({ users: [] }))).users;
+          if (found) await checkAccess(caller, found.user_id);
+        }
         const entry = await actors.ask(caller.realm, {
           type: 'realm.userPresence',
           user,

@@ -3,6 +3,7 @@ import { defineRoute, type Route } from '@chat/edge';
 import { checkEmoji, customEmoji, emojiByName, type CustomEmoji } from '../realm/emoji-choice.js';
 import { ChatError, mayManageUser, type StatusEmoji } from '@chat/protocol';
 import { CallerContext } from '../context.js';
+import { checkAccess } from './access.js';
 import type { ApiOptions } from '../options.js';
 import { changeSettings } from './settings.js';
 
@@ -89,6 +90,7 @@ export function statusRoutes(_options: ApiOptions): Route[] {
           type: 'realm.userStatus',
           user_id: params.user_id,
         });
+        await checkAccess(caller, params.user_id);
         return { status };
       },
     }),

@@ -1,6 +1,6 @@
 import { LEGACY_DISPLAY_SETTINGS, LEGACY_NOTIFICATION_SETTINGS } from '@chat/protocol';
 import type { CallerContext } from '../../context.js';
-import { mayAccess } from '../../users/access.js';
+import { onlyAccessible } from '../../users/access.js';
 import { EMOJISET_CHOICES, NOTIFICATION_SOUNDS } from '../../users/settings-values.js';
 
 export interface PeopleRequest {
@@ -65,11 +65,4 @@ export async function addPeopleSections(
     if (access) reply.presences = await onlyAccessible(caller, access, reply.presences);
     Object.assign(body, reply);
   }
-}
-
-/** The entries of users `access` admits (bots always), keyed by user id or, in the legacy presence format, by API address. */
-async function onlyAccessible<T>(caller: CallerContext, access: Set<number>, byUser: Record<string, T>) {
-  const users = await caller.actors.ask(caller.realm, { type: 'realm.listUsers' });
-  const keep = new Set(users.filter((u) => mayAccess(access, u)).flatMap((u) => [String(u.user_id), u.email]));
-  return Object.fromEntries(Object.entries(byUser).filter(([key]) => keep.has(key)));
 }

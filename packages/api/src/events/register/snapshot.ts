@@ -47,7 +47,7 @@ const SECTION_EVENTS: Array<[string, string]> = [
 /** The original covers the conversations of this many of the newest unread messages. */
 const MAX_UNREAD = 50_000;
 /** Full subscriber lists are always sent for channels smaller than this. */
-const SMALL_CHANNEL = 250;
+export const SMALL_CHANNEL = 250;
 
 /** What an unsubscribed channel shows for personal settings it no longer has. */
 const FORMER_SUBSCRIPTION = newSubscription('#c2c2c2');

@@ -1,0 +1,57 @@
+import {
+  isGuest,
+  isMessageEvent,
+  isRealmUserAdd,
+  type NumberedEvent,
+  type QueueSpec,
+  type UserRef,
+} from '@chat/protocol';
+import type { CallerContext } from '../context.js';
+import { accessibleUserIds, asAccessible, mayAccess, unknownUser } from '../users/access.js';
+
+type Body = Record<string, unknown>;
+
+/** Events that name a user a restricted guest may not access (`users/access.ts`). */
+const aboutSomeone = (e: NumberedEvent) =>
+  isMessageEvent(e) ||
+  isRealmUserAdd(e) ||
+  e.type === 'presence' ||
+  e.type === 'user_status' ||
+  (e.type === 'realm_user' && e.op === 'update');
+
+const subjectOf = (e: NumberedEvent): number | undefined =>
+  e.type === 'realm_user' ? (e.person as { user_id: number }).user_id : (e as { user_id?: number }).user_id;
+
+/**
+ * A poll's events as a restricted guest sees them, as the original's: the
+ * senders he may not access show as "Unknown user"; their presence, status
+ * and account changes do not reach him; a new user he may not access is an
+ * "Unknown user" (nothing with `user_list_incomplete`). Only guests are
+ * asked about it; for everyone else `hidden` keeps every event and `people`
+ * is the messages' own.
+ */
+export async function guestView(caller: CallerContext, events: NumberedEvent[], spec: QueueSpec, fakeDomain: string) {
+  const access = isGuest(caller.principal) && events.some(aboutSomeone) ? await accessibleUserIds(caller) : null;
+  const people = new Map<number, UserRef>(
+    events.flatMap((e) => (isMessageEvent(e) ? e.people.map((u): [number, UserRef] => [u.user_id, u]) : [])),
+  );
+  // Bots are accessible to all: the ids the access set leaves out are asked once whether they are bots.
+  const unknown = access
+    ? [...new Set(events.filter(aboutSomeone).map(subjectOf))].filter(
+        (id): id is number => id !== undefined && !access.has(id),
+      )
+    : [];
+  const bots = new Set([...(await caller.users(unknown)).values()].filter((u) => u.is_bot).map((u) => u.user_id));
+  const shown = asAccessible(people, access, fakeDomain);
+  /** What the guest gets instead of `event` (undefined: the event as everyone gets it). */
+  const instead = (event: NumberedEvent): Body[] | undefined => {
+    if (!access || isMessageEvent(event) || !aboutSomeone(event)) return undefined;
+    const id = subjectOf(event);
+    if (id === undefined || access.has(id) || bots.has(id)) return undefined;
+    if (isRealmUserAdd(event) && mayAccess(access, { user_id: id, is_bot: event.person.is_bot === true }))
+      return undefined;
+    if (!isRealmUserAdd(event) || spec.capabilities.user_list_incomplete) return [];
+    return [{ id: event.id, type: 'realm_user', op: 'add', person: unknownUser(id, fakeDomain) }];
+  };
+  return { people: shown, instead };
+}
