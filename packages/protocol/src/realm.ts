@@ -333,7 +333,8 @@ export type RealmReplies = GroupReplies &
     'realm.usersVersioned': { version: string; users?: UserProfile[] };
     'realm.resetApiKey': { api_key: string };
     'realm.setCanCreateUsers': CanCreateUsersGrant;
-    'realm.setActive': null;
+    /** The account's real address and the realm's name, for the deactivation notice mail. */
+    'realm.setActive': { delivery_email: string; realm_name: string };
     'realm.settings': RealmSettings;
     'realm.notificationBot': Principal;
     'realm.resolve': Resolved;

@@ -60,6 +60,9 @@ export interface HostStats {
   refusedFenced: number;
 }
 
+/** How long a host whose lease ran out waits before saying it does not own an actor (see `deliver`). */
+export const LATE_NOT_OWNER_MS = 1_000;
+
 /**
  * Hosts the actors of the shards it owns: routes each message from the
  * transport to its actor's mailbox, brings actors to life from the store and
@@ -342,9 +345,19 @@ export class ActorHost implements CellHost {
     }
     const cell = this.serves(envelope.to) ? this.cellFor(envelope.to) : undefined;
     if (!cell) {
-      reply?.(
-        errorReply(new ChatError('OVERLOADED', 'This host does not own that actor; try again', { [NOT_OWNER]: true })),
-      );
+      if (!reply) return;
+      const notOwner = () =>
+        reply(
+          errorReply(
+            new ChatError('OVERLOADED', 'This host does not own that actor; try again', { [NOT_OWNER]: true }),
+          ),
+        );
+      // A host whose lease ran out still hears the shard's subject until it drops the shard, and the next owner
+      // may hear it already: an ask reaches both. Answering "not owner" at once would win the race and make the
+      // asker send again what the next owner applies, so it is answered late, after the next owner's answer.
+      if (!viaHost && this.owned.has(shardOf(envelope.to, this.options.shardCount))) {
+        setTimeout(notOwner, LATE_NOT_OWNER_MS).unref();
+      } else notOwner();
       return;
     }
     if (!cell.offer({ kind: 'message', envelope, ...(reply ? { respond: reply } : {}) })) {

@@ -16,7 +16,9 @@ async function pair(t: { teardown(fn: () => Promise<void>): void }) {
   const transport = new InProcessTransport();
   const journal = await FileJournal.open(join(dir, 'journal'));
   const store = await LevelStore.open(join(dir, 'store'));
-  const client = untyped(new TransportActorClient(transport, { shardCount: SHARDS, defaultTimeoutMs: 1000 }));
+  const client = untyped(
+    new TransportActorClient(transport, { shardCount: SHARDS, defaultTimeoutMs: 1000, maxWaiting: 100 }),
+  );
   const host = () =>
     new ActorHost({
       transport,
@@ -71,6 +73,22 @@ test('a host whose lease ran out takes no message and writes nothing for the sha
   await a.removeShard(shard, true);
   await b.addShard(shard, 2);
   t.deepEqual((await client.ask<CounterState>(alice, { type: 'get' })).values, [1]);
+});
+
+test('an ask that reaches both an old owner whose lease ran out and the next owner is applied once', async (t) => {
+  const { a, b, client } = await pair(t);
+  let leased = true;
+  await a.addShard(shard, 1, () => leased);
+  await client.ask(alice, { type: 'add', value: 1 });
+  // The lease runs out by a's clock, but a has not dropped the shard yet: it still hears the shard's subject.
+  leased = false;
+  await b.addShard(shard, 2);
+  const sent = await client.ask(alice, { type: 'add', value: 2 }).then(
+    () => 'applied',
+    (err: Error) => err.message,
+  );
+  t.deepEqual((await client.ask<CounterState>(alice, { type: 'get' })).values, [1, 2]);
+  t.is(sent, 'applied');
 });
 
 test('a lost shard is dropped without a checkpoint; the next owner replays the journal', async (t) => {
