@@ -106,3 +106,31 @@ test('muting a topic the legacy way changes user topics, and each form tells its
     "Invalid channel name 'no such channel here'",
   );
 });
+
+test('GET /streams include_can_access_content: the channels one may read, in place of the other include flags', async (t) => {
+  const [alice, bob] = (await people(t, 'Alice C', 'Bob C')) as [Person, Person];
+  const open = await channel(alice, []);
+  const closed = await channel(alice, [], true);
+  const shared = await channel(alice, [bob], true);
+  const ids = async (who: { get: Person['client']['get'] }, params: Record<string, unknown>) => {
+    const body = await succeeds<{ streams: Array<{ stream_id: number }> }>(
+      'GET',
+      '/streams',
+      who.get('/streams', params),
+    );
+    const listed = new Set(body.streams.map((s) => s.stream_id));
+    return [open, closed, shared].filter((c) => listed.has(c.id)).map((c) => c.name);
+  };
+  const none = { include_public: false, include_subscribed: false };
+  t.deepEqual(await ids(bob.client, none), []);
+  t.deepEqual(await ids(bob.client, { ...none, include_can_access_content: true }), [open.name, shared.name]);
+  t.deepEqual(await ids(bob.client, { include_can_access_content: true }), [open.name, shared.name]);
+  // Administrators see private channels' settings, not their messages; include_all still lists everything.
+  const { iago } = t.context;
+  t.deepEqual(await ids(iago, { include_can_access_content: true }), [open.name]);
+  t.deepEqual(await ids(iago, { include_can_access_content: true, include_all: true }), [
+    open.name,
+    closed.name,
+    shared.name,
+  ]);
+});

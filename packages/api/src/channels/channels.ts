@@ -5,6 +5,7 @@ import {
   channelAddress,
   inGroupSetting,
   mayManageDefaultChannels,
+  mayReadChannel,
   maySeeAllChannels,
   maySeePublicChannels,
   type ChannelEntry,
@@ -329,6 +330,13 @@ export function channelRoutes(options: ApiOptions): Route[] {
         include_all: Type.Optional(Type.Boolean({ default: false })),
         include_default: Type.Optional(Type.Boolean({ default: false })),
         include_owner_subscribed: Type.Optional(Type.Boolean({ default: false })),
+        include_can_access_content: Type.Optional(
+          Type.Boolean({
+            default: false,
+            description:
+              'Every channel whose messages the caller may read (web-public, subscribed, and public ones unless a guest), whatever `include_public`, `include_subscribed` and `include_web_public` say; `include_all` still wins.',
+          }),
+        ),
       }),
       aliases: { include_all: ['include_all_active'] },
       summary: 'Get all channels',
@@ -341,6 +349,7 @@ export function channelRoutes(options: ApiOptions): Route[] {
           include_subscribed: params.include_subscribed ?? true,
           exclude_archived: params.exclude_archived ?? true,
           include_all: params.include_all ?? false,
+          include_can_access_content: params.include_can_access_content ?? false,
         });
         return { streams: params.include_default ? streams : streams.map(({ is_default: _d, ...s }) => s) };
       },
@@ -429,6 +438,8 @@ export interface ChannelFilter {
   exclude_archived: boolean;
   /** Every channel, for administrators; ignored for anyone else. */
   include_all: boolean;
+  /** Every channel whose messages the caller may read, in place of the three flags above (as the original). */
+  include_can_access_content?: boolean;
 }
 
 /** The channels `GET /streams` lists for the caller (also register's `streams`), each with `is_default`. */
@@ -440,6 +451,8 @@ export async function visibleChannels(caller: CallerContext, filter: ChannelFilt
   const wanted = entries.filter((e) => {
     if (e.is_archived && filter.exclude_archived) return false;
     if (all) return true;
+    const subscribed = Boolean(state.subscriptions[e.channel_id]);
+    if (filter.include_can_access_content) return e.is_web_public || mayReadChannel(principal, e, subscribed);
     if (filter.include_subscribed && state.subscriptions[e.channel_id]) return true;
     if (filter.include_web_public && e.is_web_public) return true;
     return filter.include_public && seesPublic && !e.invite_only;
