@@ -40,6 +40,8 @@ export interface NewUser {
   timezone?: string;
   /** The original's `can_create_users` permission: with administrator rights, POST /users. */
   can_create_users?: boolean;
+  /** The original's `can_change_user_emails` permission: with administrator rights, `new_email` of PATCH /users/{id}. */
+  can_change_user_emails?: boolean;
 }
 
 /** The most accounts one `realm.createUsers` takes: keeps its journal record and its fan-out bounded. */
