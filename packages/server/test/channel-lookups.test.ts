@@ -134,3 +134,43 @@ test('GET /streams include_can_access_content: the channels one may read, in pla
     shared.name,
   ]);
 });
+
+test('a new channel takes folder_id and topics_policy from either way of creating it; retention only from owners', async (t) => {
+  const { iago } = t.context;
+  const folder = await bodyOf<{ channel_folder_id: number }>(
+    iago.post('/channel_folders/create', { name: `new channels ${Date.now()}` }),
+  );
+  const folder_id = folder.channel_folder_id;
+  const settingsOf = async (id: number) =>
+    (await bodyOf<{ stream: Record<string, unknown> }>(iago.get(`/streams/${id}`))).stream;
+
+  const created = await bodyOf<{ id: number }>(
+    iago.post('/channels/create', {
+      name: `foldered ${Date.now()}`,
+      subscribers: '[]',
+      folder_id,
+      topics_policy: 'disable_empty_topic',
+    }),
+  );
+  t.like(await settingsOf(created.id), { folder_id, topics_policy: 'disable_empty_topic' });
+
+  const name = `subscribed foldered ${Date.now()}`;
+  await bodyOf(iago.post('/users/me/subscriptions', { subscriptions: JSON.stringify([{ name }]), folder_id }));
+  const id = (await bodyOf<{ stream_id: number }>(iago.get('/get_stream_id', { stream: name }))).stream_id;
+  t.like(await settingsOf(id), { folder_id });
+
+  for (const [path, params] of [
+    ['/channels/create', { name: `nowhere ${Date.now()}`, subscribers: '[]' }],
+    ['/users/me/subscriptions', { subscriptions: JSON.stringify([{ name: `nowhere ${Date.now()}` }]) }],
+  ] as const) {
+    const unknown = await iago.post(path, { ...params, folder_id: 99999 });
+    t.is(unknown.status, 400, path);
+    t.like(unknown.body, { code: 'BAD_REQUEST', msg: 'Invalid channel folder ID' });
+  }
+  const retention = await iago.post('/channels/create', {
+    name: `kept ${Date.now()}`,
+    subscribers: '[]',
+    message_retention_days: 30,
+  });
+  t.like(retention.body, { msg: 'Must be an organization owner' });
+});

@@ -63,6 +63,7 @@ interface ChannelOptions {
   history_public_to_subscribers?: boolean | undefined;
   topics_policy?: string | undefined;
   message_retention_days?: number | string | undefined;
+  folder_id?: number | undefined;
 }
 
 /** A new channel as the caller asked for it, once the realm's creation permissions allow it. */
@@ -87,7 +88,23 @@ function newChannelSpec(principal: Principal, settings: RealmSettings, options: 
     ...(options.message_retention_days !== undefined
       ? { message_retention_days: channelRetention(principal, options.message_retention_days) }
       : {}),
+    ...(options.folder_id !== undefined ? { folder_id: options.folder_id } : {}),
   };
+}
+
+/** The settings a new channel may be given by either way of creating one. */
+const NewChannelParams = {
+  message_retention_days: Type.Optional(Type.Union([Type.String(), Type.Integer()])),
+  topics_policy: Type.Optional(
+    Type.Union(['inherit', 'allow_empty_topic', 'disable_empty_topic', 'empty_topic_only'].map((v) => Type.Literal(v))),
+  ),
+  folder_id: Type.Optional(Type.Integer({ description: 'The channel folder the new channels go into.' })),
+};
+
+/** A folder named for new channels must exist (the realm refuses an unknown one with the original's words). */
+async function checkFolder(caller: CallerContext, folderId: number | undefined): Promise<void> {
+  if (folderId !== undefined)
+    await caller.actors.ask(caller.realm, { type: 'realm.findChannelFolder', folder_id: folderId });
 }
 
 async function channelsOf(caller: CallerContext): Promise<ChannelEntry[]> {
@@ -238,18 +255,15 @@ export function channelRoutes(options: ApiOptions): Route[] {
         is_web_public: Type.Optional(Type.Boolean({ default: false })),
         is_default_stream: Type.Optional(Type.Boolean({ default: false })),
         history_public_to_subscribers: Type.Optional(Type.Boolean()),
-        message_retention_days: Type.Optional(Type.Union([Type.String(), Type.Integer()])),
-        topics_policy: Type.Optional(
-          Type.Union(
-            ['inherit', 'allow_empty_topic', 'disable_empty_topic', 'empty_topic_only'].map((v) => Type.Literal(v)),
-          ),
-        ),
+        ...NewChannelParams,
       }),
       summary: 'Subscribe to channels',
       description: 'Subscribes the caller (or the principals) to channels, creating the ones that do not exist.',
       tags: ['channels'],
       async handler({ params, principal, actors }) {
-        return subscribe(new CallerContext(actors, principal), params);
+        const caller = new CallerContext(actors, principal);
+        await checkFolder(caller, params.folder_id);
+        return subscribe(caller, params);
       },
     }),
     defineRoute({
@@ -303,6 +317,7 @@ export function channelRoutes(options: ApiOptions): Route[] {
         is_web_public: Type.Optional(Type.Boolean({ default: false })),
         is_default_stream: Type.Optional(Type.Boolean({ default: false })),
         history_public_to_subscribers: Type.Optional(Type.Boolean()),
+        ...NewChannelParams,
       }),
       summary: 'Create a channel',
       description: 'Creates a channel with its first subscribers.',
@@ -312,6 +327,7 @@ export function channelRoutes(options: ApiOptions): Route[] {
         const caller = new CallerContext(actors, principal);
         const settings = await caller.settings();
         const spec = newChannelSpec(principal, settings, params);
+        await checkFolder(caller, params.folder_id);
         const ids = (await principalsOf(caller, params.subscribers)).map((u) => u.user_id);
         const id = await createChannel(actors, principal.realm, spec, principal.user_id, ids);
         await tellAccessChanges(actors, principal.realm, id, [], ids);
