@@ -208,3 +208,66 @@ test('announce: the notification bot tells the new-channel announcements channel
   await bodyOf(iago.post('/channels/create', { name: `silent ${Date.now()}`, subscribers: '[]' }));
   t.like(await latest(), { content: `${who} created the following channels: #**${a}**, #**${b}**.` }, 'not asked');
 });
+
+test('send_new_subscription_messages: those subscribed by someone else hear of existing channels from the bot', async (t) => {
+  const { iago } = t.context;
+  const [alice, bob] = (await people(t, 'Alice S', 'Bob S')) as [Person, Person];
+  const existing = await channel(alice, []);
+  const me = await bodyOf<{ user_id: number; full_name: string }>(iago.get('/users/me'));
+  const fresh = `fresh ${Date.now()}`;
+  const subscriptions = JSON.stringify([{ name: existing.name }, { name: fresh }]);
+  const reply = await bodyOf<Record<string, unknown>>(
+    iago.post('/users/me/subscriptions', { subscriptions, principals: JSON.stringify([bob.user_id, me.user_id]) }),
+  );
+  t.true(reply.new_subscription_messages_sent);
+  const dms = async (who: Person) =>
+    (
+      await bodyOf<{ messages: Array<{ content: string; sender_full_name: string }> }>(
+        who.client.get('/messages', {
+          anchor: 'newest',
+          num_before: 5,
+          num_after: 0,
+          narrow: JSON.stringify([{ operator: 'is', operand: 'dm' }]),
+          apply_markdown: false,
+        }),
+      )
+    ).messages;
+  // The channel the request created is left out.
+  t.like(await dms(bob), [
+    {
+      sender_full_name: 'Notification Bot',
+      content: `@**${me.full_name}|${me.user_id}** subscribed you to the channel #**${existing.name}**.`,
+    },
+  ]);
+
+  const [carol] = (await people(t, 'Carol S')) as [Person];
+  const other = await channel(alice, []);
+  const quiet = await bodyOf<Record<string, unknown>>(
+    iago.post('/users/me/subscriptions', {
+      subscriptions: JSON.stringify([{ name: existing.name }, { name: other.name }]),
+      principals: JSON.stringify([carol.user_id]),
+      send_new_subscription_messages: false,
+    }),
+  );
+  t.false('new_subscription_messages_sent' in quiet);
+  t.deepEqual(await dms(carol), []);
+  await bodyOf(
+    iago.post('/users/me/subscriptions', {
+      subscriptions: JSON.stringify([{ name: `third ${Date.now()}` }, { name: existing.name }, { name: other.name }]),
+      principals: JSON.stringify([carol.user_id]),
+    }),
+  );
+  t.deepEqual(await dms(carol), [], 'already subscribed to those two, and the third is new');
+  const [dave] = (await people(t, 'Dave S')) as [Person];
+  await bodyOf(
+    iago.post('/users/me/subscriptions', {
+      subscriptions: JSON.stringify([{ name: existing.name }, { name: other.name }]),
+      principals: JSON.stringify([dave.user_id]),
+    }),
+  );
+  t.like(await dms(dave), [
+    {
+      content: `@**${me.full_name}|${me.user_id}** subscribed you to the following channels:\n\n* #**${[existing.name, other.name].sort()[0]}**\n* #**${[existing.name, other.name].sort()[1]}**`,
+    },
+  ]);
+});

@@ -16,7 +16,7 @@ import {
   type UserRef,
 } from '@chat/protocol';
 import { channelAdminRoutes } from './admin.js';
-import { announceChannels } from './announce.js';
+import { announceChannels, tellNewSubscribers } from './announce.js';
 import { checkColor, subscriptionSettingsRoutes } from './subscription-settings.js';
 import { channelRetention, createChannel, type NewChannelSpec } from './create.js';
 import { channelJson, subscriptionJson } from './json.js';
@@ -102,6 +102,13 @@ const NewChannelParams = {
   folder_id: Type.Optional(Type.Integer({ description: 'The channel folder the new channels go into.' })),
 };
 
+const SendNewSubscriptionMessages = Type.Optional(
+  Type.Boolean({
+    default: true,
+    description: 'Whether the others subscribed hear of it from the notification bot (never when more than 100 are).',
+  }),
+);
+
 /** A folder named for new channels must exist (the realm refuses an unknown one with the original's words). */
 async function checkFolder(caller: CallerContext, folderId: number | undefined): Promise<void> {
   if (folderId !== undefined)
@@ -119,11 +126,17 @@ interface SubscribeParams extends Partial<Omit<ChannelOptions, 'name'>> {
 }
 
 /** Subscribes the caller (or the principals) to channels, creating missing ones: POST and PATCH /users/me/subscriptions. */
-async function subscribe(caller: CallerContext, params: SubscribeParams, created: string[] = []) {
+async function subscribe(
+  caller: CallerContext,
+  params: SubscribeParams,
+  created: string[] = [],
+  bots: Set<number> = new Set(),
+) {
   const { principal, actors } = caller;
   checkChannelCount(params.subscriptions);
   const settings = await caller.settings();
   const users = await principalsOf(caller, params.principals);
+  for (const u of users) if (u.is_bot) bots.add(u.user_id);
   const subscribed: Record<string, string[]> = {};
   const already: Record<string, string[]> = {};
   const unauthorized: string[] = [];
@@ -253,6 +266,7 @@ export function channelRoutes(options: ApiOptions): Route[] {
         principals: Type.Optional(Principals),
         authorization_errors_fatal: Type.Optional(Type.Boolean({ default: true })),
         announce: Type.Optional(Type.Boolean({ default: false })),
+        send_new_subscription_messages: SendNewSubscriptionMessages,
         invite_only: Type.Optional(Type.Boolean({ default: false })),
         is_web_public: Type.Optional(Type.Boolean({ default: false })),
         is_default_stream: Type.Optional(Type.Boolean({ default: false })),
@@ -265,10 +279,12 @@ export function channelRoutes(options: ApiOptions): Route[] {
       async handler({ params, principal, actors }) {
         const caller = new CallerContext(actors, principal);
         await checkFolder(caller, params.folder_id);
-        const created: string[] = [];
-        const reply = await subscribe(caller, params, created);
+        const [created, bots] = [[] as string[], new Set<number>()];
+        const reply = await subscribe(caller, params, created, bots);
         if (params.announce) await announceChannels(caller, created, options);
-        return reply;
+        if (params.send_new_subscription_messages === false) return reply;
+        const sent = await tellNewSubscribers(caller, reply.subscribed, created, bots, options);
+        return { ...reply, new_subscription_messages_sent: sent };
       },
     }),
     defineRoute({
@@ -323,6 +339,8 @@ export function channelRoutes(options: ApiOptions): Route[] {
         is_default_stream: Type.Optional(Type.Boolean({ default: false })),
         history_public_to_subscribers: Type.Optional(Type.Boolean()),
         announce: Type.Optional(Type.Boolean({ default: false })),
+        // Everyone it subscribes is subscribed to a channel the request creates, so no one is sent a DM.
+        send_new_subscription_messages: SendNewSubscriptionMessages,
         ...NewChannelParams,
       }),
       summary: 'Create a channel',
