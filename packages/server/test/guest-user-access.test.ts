@@ -382,3 +382,79 @@ test.serial('a channel created with the guest among its subscribers gives him ac
     await restrict(t, false);
   }
 });
+
+test.serial('typing of a user the guest may not access reaches him, as in the original', async (t) => {
+  // The original's typing notifications ignore user access: a channel's typing goes to its
+  // subscribers, a direct one to its recipients (zerver/actions/typing.py).
+  const guest = await newGuest(t, 'Typing Guest');
+  const outsider = await newPerson(t.context, 'Typing Outsider');
+  await expectOk(
+    t.context.iago.post('/users/me/subscriptions', {
+      subscriptions: JSON.stringify([{ name: 'guest typing room' }]),
+      principals: JSON.stringify([guest.user_id]),
+    }),
+  );
+  const room = await expectOk(
+    guest.client.get<{ stream_id: number }>('/get_stream_id', { stream: 'guest typing room' }),
+  );
+  await restrict(t, true);
+  try {
+    const queue = await register(guest.client, {
+      event_types: ['typing'],
+      client_capabilities: { stream_typing_notifications: true },
+    });
+    await expectOk(
+      outsider.client.post('/typing', { type: 'channel', op: 'start', stream_id: room.stream_id, topic: 't' }),
+    );
+    const inChannel = await next(queue, (e) => e.type === 'typing');
+    t.like(inChannel, { message_type: 'stream', stream_id: room.stream_id });
+    t.is((inChannel.sender as { user_id: number }).user_id, outsider.user_id);
+    await expectOk(outsider.client.post('/typing', { op: 'start', to: JSON.stringify([guest.user_id]) }));
+    const direct = await next(queue, (e) => e.type === 'typing' && e.message_type === 'direct');
+    t.is((direct.sender as { user_id: number }).user_id, outsider.user_id);
+  } finally {
+    await restrict(t, false);
+  }
+});
+
+test.serial('a deactivated user the guest knew through a channel only becomes "Unknown user" to him', async (t) => {
+  const guest = await newGuest(t, 'Mourning Guest');
+  const peer = await newPerson(t.context, 'Leaving Peer');
+  const partner = await newPerson(t.context, 'Leaving Partner');
+  await expectOk(
+    t.context.iago.post('/users/me/subscriptions', {
+      subscriptions: JSON.stringify([{ name: 'guest leaving room' }]),
+      principals: JSON.stringify([guest.user_id, peer.user_id, partner.user_id]),
+    }),
+  );
+  await expectOk(
+    partner.client.post('/messages', { type: 'direct', to: JSON.stringify([guest.user_id]), content: 'hi' }),
+  );
+  await restrict(t, true);
+  try {
+    const queue = await register(guest.client, { event_types: ['realm_user'] });
+    await expectOk(t.context.iago.delete(`/users/${peer.user_id}`));
+    await expectOk(t.context.iago.delete(`/users/${partner.user_id}`));
+    await expectOk(guest.client.patch('/settings', { full_name: 'Mourning Guest Renamed' }));
+    const seen = await eventsUntil(
+      queue,
+      (e) => e.type === 'realm_user' && e.op === 'update' && (e.person as User).user_id === guest.user_id,
+    );
+    const about = (id: number) => seen.filter((e) => (e.person as User).user_id === id);
+    // The channel was his only link to the peer: a remove, no update.
+    t.deepEqual(
+      about(peer.user_id).map((e) => [e.op, e.person]),
+      [['remove', { user_id: peer.user_id, full_name: 'Unknown user' }]],
+    );
+    for (const e of about(peer.user_id)) t.deepEqual(checkEvent(e).errors, []);
+    // A direct-message partner stays accessible: the update.
+    t.deepEqual(
+      about(partner.user_id).map((e) => [e.op, e.person]),
+      [['update', { user_id: partner.user_id, is_active: false }]],
+    );
+  } finally {
+    await restrict(t, false);
+    await expectOk(t.context.iago.post(`/users/${peer.user_id}/reactivate`));
+    await expectOk(t.context.iago.post(`/users/${partner.user_id}/reactivate`));
+  }
+});

@@ -1,6 +1,7 @@
 import { Type } from '@sinclair/typebox';
 import { defineRoute, type Route } from '@chat/edge';
 import { realmAddress } from '@chat/protocol';
+import { tellDeactivation } from './access-events.js';
 
 const UserId = Type.Object({ user_id: Type.Integer({ description: "The target user's ID." }) });
 
@@ -24,6 +25,7 @@ function setActiveRoute(
     async handler({ params, principal, actors }) {
       const command = { type: 'realm.setActive', actor: principal, user_id: params.user_id, active } as const;
       await actors.ask(realmAddress(principal.realm), command);
+      if (!active) await tellDeactivation(actors, principal.realm, params.user_id);
       return {};
     },
   });
@@ -47,6 +49,7 @@ export function deactivationRoutes(): Route[] {
           active: false,
           own: true,
         });
+        await tellDeactivation(actors, principal.realm, principal.user_id);
         return {};
       },
     }),
