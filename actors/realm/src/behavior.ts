@@ -108,6 +108,7 @@ export function newAccount(state: RealmState, user: NewUser, id: number, now: nu
     timezone: user.timezone ?? '',
     avatarVersion: 1,
     ...(user.can_create_users === true && { canCreateUsers: true }),
+    ...(user.can_change_user_emails === true && { canChangeUserEmails: true }),
     ...startingVisibility(state, id, (user.bot_type ?? null) !== null),
   };
 }

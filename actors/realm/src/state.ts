@@ -52,6 +52,8 @@ export interface Account {
   profileData?: Record<string, ProfileValue>;
   /** The `can_create_users` permission (accounts/create-users-permission.ts); absent means not held. */
   canCreateUsers?: boolean;
+  /** The `can_change_user_emails` permission (accounts/email-change.ts), given at creation; absent means not held. */
+  canChangeUserEmails?: boolean;
   /** A bot's defaults and services (bots/model.ts); absent for people and older bots. */
   bot?: BotConfig;
   /** `email_address_visibility` when not "everyone", and the placeholder API address it implies (accounts/email-visibility.ts). */

@@ -59,7 +59,7 @@ export function apiRoutes(options: ApiOptions): Route[] {
     ...accountRoutes(options),
     ...defaultChannelRoutes(),
     ...apiKeyRoutes(),
-    ...deactivationRoutes(),
+    ...deactivationRoutes(options),
     ...sendRoutes(options),
     ...fetchRoutes(options),
     ...messageEditRoutes(options),

@@ -95,7 +95,9 @@ export type InviteCommand =
   | { type: 'realm.acceptInvite'; key_hash: string; full_name: string; password_hash: string; email?: string }
   /** Records a pending change; the address changes only on confirmation. */
   | { type: 'realm.requestEmailChange'; user_id: number; new_email: string; key_hash: string }
-  | { type: 'realm.confirmEmailChange'; key_hash: string };
+  | { type: 'realm.confirmEmailChange'; key_hash: string }
+  /** An administrator holding `can_change_user_emails` changes another's address at once (PATCH /users/{id} `new_email`). */
+  | { type: 'realm.changeUserEmail'; actor: Principal; user_id: number; new_email: string };
 
 /** What the join page shows about an invitation; a reusable link has no address (`multiuse`), the page asks for one. */
 export type InviteFacts = { email: string; realm_name: string; referrer_name: string; multiuse?: boolean };
@@ -118,6 +120,7 @@ export type InviteReplies = {
   'realm.acceptInvite': AcceptedInvite;
   'realm.requestEmailChange': EmailChangeStarted;
   'realm.confirmEmailChange': EmailChanged;
+  'realm.changeUserEmail': null;
 };
 
 /** The reply to `realm.invite`: who was invited, and who was skipped and why. */

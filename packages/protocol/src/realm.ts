@@ -40,6 +40,8 @@ export interface NewUser {
   timezone?: string;
   /** The original's `can_create_users` permission: with administrator rights, POST /users. */
   can_create_users?: boolean;
+  /** The original's `can_change_user_emails` permission: with administrator rights, `new_email` of PATCH /users/{id}. */
+  can_change_user_emails?: boolean;
 }
 
 /** The most accounts one `realm.createUsers` takes: keeps its journal record and its fan-out bounded. */
@@ -333,7 +335,8 @@ export type RealmReplies = GroupReplies &
     'realm.usersVersioned': { version: string; users?: UserProfile[] };
     'realm.resetApiKey': { api_key: string };
     'realm.setCanCreateUsers': CanCreateUsersGrant;
-    'realm.setActive': null;
+    /** The account's real address and the realm's name, for the deactivation notice mail. */
+    'realm.setActive': { delivery_email: string; realm_name: string };
     'realm.settings': RealmSettings;
     'realm.notificationBot': Principal;
     'realm.resolve': Resolved;

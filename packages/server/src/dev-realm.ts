@@ -18,7 +18,9 @@ const USERS: NewUser[] = [
   u('hamlet@zulip.com', 'King Hamlet', ROLES.member),
   // The original's API documentation tests (tools/test-api) grant iago `can_create_users` before they run, so
   // that the create-user example works as the administrator; desdemona, the owner, does not hold it.
-  { ...u('iago@zulip.com', 'Iago', ROLES.administrator), can_create_users: true },
+  // iago also holds `can_change_user_emails` (new_email of PATCH /users/{id}), so the one account the tests
+  // manage others with can use it.
+  { ...u('iago@zulip.com', 'Iago', ROLES.administrator), can_create_users: true, can_change_user_emails: true },
   u('othello@zulip.com', 'Othello, the Moor of Venice', ROLES.member),
   u('polonius@zulip.com', 'Polonius', ROLES.guest),
   u('prospero@zulip.com', 'Prospero from The Tempest', ROLES.member),

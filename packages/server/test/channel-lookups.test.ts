@@ -106,3 +106,71 @@ test('muting a topic the legacy way changes user topics, and each form tells its
     "Invalid channel name 'no such channel here'",
   );
 });
+
+test('GET /streams include_can_access_content: the channels one may read, in place of the other include flags', async (t) => {
+  const [alice, bob] = (await people(t, 'Alice C', 'Bob C')) as [Person, Person];
+  const open = await channel(alice, []);
+  const closed = await channel(alice, [], true);
+  const shared = await channel(alice, [bob], true);
+  const ids = async (who: { get: Person['client']['get'] }, params: Record<string, unknown>) => {
+    const body = await succeeds<{ streams: Array<{ stream_id: number }> }>(
+      'GET',
+      '/streams',
+      who.get('/streams', params),
+    );
+    const listed = new Set(body.streams.map((s) => s.stream_id));
+    return [open, closed, shared].filter((c) => listed.has(c.id)).map((c) => c.name);
+  };
+  const none = { include_public: false, include_subscribed: false };
+  t.deepEqual(await ids(bob.client, none), []);
+  t.deepEqual(await ids(bob.client, { ...none, include_can_access_content: true }), [open.name, shared.name]);
+  t.deepEqual(await ids(bob.client, { include_can_access_content: true }), [open.name, shared.name]);
+  // Administrators see private channels' settings, not their messages; include_all still lists everything.
+  const { iago } = t.context;
+  t.deepEqual(await ids(iago, { include_can_access_content: true }), [open.name]);
+  t.deepEqual(await ids(iago, { include_can_access_content: true, include_all: true }), [
+    open.name,
+    closed.name,
+    shared.name,
+  ]);
+});
+
+test('a new channel takes folder_id and topics_policy from either way of creating it; retention only from owners', async (t) => {
+  const { iago } = t.context;
+  const folder = await bodyOf<{ channel_folder_id: number }>(
+    iago.post('/channel_folders/create', { name: `new channels ${Date.now()}` }),
+  );
+  const folder_id = folder.channel_folder_id;
+  const settingsOf = async (id: number) =>
+    (await bodyOf<{ stream: Record<string, unknown> }>(iago.get(`/streams/${id}`))).stream;
+
+  const created = await bodyOf<{ id: number }>(
+    iago.post('/channels/create', {
+      name: `foldered ${Date.now()}`,
+      subscribers: '[]',
+      folder_id,
+      topics_policy: 'disable_empty_topic',
+    }),
+  );
+  t.like(await settingsOf(created.id), { folder_id, topics_policy: 'disable_empty_topic' });
+
+  const name = `subscribed foldered ${Date.now()}`;
+  await bodyOf(iago.post('/users/me/subscriptions', { subscriptions: JSON.stringify([{ name }]), folder_id }));
+  const id = (await bodyOf<{ stream_id: number }>(iago.get('/get_stream_id', { stream: name }))).stream_id;
+  t.like(await settingsOf(id), { folder_id });
+
+  for (const [path, params] of [
+    ['/channels/create', { name: `nowhere ${Date.now()}`, subscribers: '[]' }],
+    ['/users/me/subscriptions', { subscriptions: JSON.stringify([{ name: `nowhere ${Date.now()}` }]) }],
+  ] as const) {
+    const unknown = await iago.post(path, { ...params, folder_id: 99999 });
+    t.is(unknown.status, 400, path);
+    t.like(unknown.body, { code: 'BAD_REQUEST', msg: 'Invalid channel folder ID' });
+  }
+  const retention = await iago.post('/channels/create', {
+    name: `kept ${Date.now()}`,
+    subscribers: '[]',
+    message_retention_days: 30,
+  });
+  t.like(retention.body, { msg: 'Must be an organization owner' });
+});

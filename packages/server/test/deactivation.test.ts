@@ -1,5 +1,6 @@
 import { assertResponse } from '@chat/testkit';
 import { IDS, withServer } from './context.js';
+import { mailsTo } from './invite-support.js';
 import { newPerson } from './people.js';
 import { next, register } from './queues.js';
 
@@ -64,4 +65,34 @@ test('owners are protected: only an owner deactivates one, and never the only on
   t.like(byModerator.body, { code: 'BAD_REQUEST', msg: 'Insufficient permission' });
   const unknown = await iago.delete('/users/9999');
   t.like(unknown.body, { code: 'BAD_REQUEST', msg: 'No such user' });
+});
+
+test.serial('deactivation_notification_comment mails the deactivated user a notice, quoting the comment; at most 2,000 characters', async (t) => {
+  const { iago, server } = t.context;
+  const quiet = await newPerson(t.context, 'Quiet');
+  t.is((await iago.delete(`/users/${quiet.user_id}`)).status, 200);
+  t.deepEqual(await mailsTo(server, quiet.email), [], 'no comment, no mail');
+
+  const leaver = await newPerson(t.context, 'Noticed');
+  const long = await iago.delete(`/users/${leaver.user_id}`, { deactivation_notification_comment: 'x'.repeat(2001) });
+  t.is(long.status, 400);
+  t.like(long.body, {
+    code: 'BAD_REQUEST',
+    msg: 'deactivation_notification_comment is too long (limit: 2000 characters)',
+  });
+  t.is((await leaver.client.get('/users/me')).status, 200, 'refused, so still active');
+
+  const done = await iago.delete(`/users/${leaver.user_id}`, { deactivation_notification_comment: 'Farewell!' });
+  t.is(done.status, 200, JSON.stringify(done.body));
+  const [mail, ...more] = await mailsTo(server, leaver.email);
+  t.is(more.length, 0);
+  t.is(mail?.subject, 'Notification of account deactivation on Zulip Dev');
+  t.regex(mail?.text ?? '', /has been deactivated, and you will no longer be able to log in/);
+  t.regex(mail?.text ?? '', /The administrators provided the following comment:\n\nFarewell!/);
+
+  const plain = await newPerson(t.context, 'Plain');
+  t.is((await iago.delete(`/users/${plain.user_id}`, { deactivation_notification_comment: '' })).status, 200);
+  const [notice] = await mailsTo(server, plain.email);
+  t.truthy(notice, 'an empty comment still asks for the notice');
+  t.notRegex(notice?.text ?? '', /comment/);
 });

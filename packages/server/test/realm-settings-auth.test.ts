@@ -110,6 +110,13 @@ test.serial(
       t.is(form.status, 200);
       t.regex(form.text, /Password authentication is disabled in this organization/);
       t.false(b.cookies.has('sessionid'));
+      // Changing one's password checks the old one as a login does: refused even when right.
+      const change = await person.client.patch('/settings', {
+        old_password: person.password,
+        new_password: 'x'.repeat(12),
+      });
+      t.is(change.status, 400);
+      t.deepEqual(change.body, { result: 'error', msg: 'Wrong password!', code: 'BAD_REQUEST' });
       // The same table again changes nothing, so names nothing.
       const again = await bodyOf(patch(desdemona, { Email: false, Dev: true }));
       t.false('authentication_methods' in again);
@@ -119,7 +126,7 @@ test.serial(
     const login = await hamlet
       .as(undefined)
       .post('/fetch_api_key', { username: person.email, password: person.password });
-    t.is(login.status, 200, 'password login works again');
+    t.is(login.status, 200, 'password login works again, with the password the refused change kept');
   },
 );
 

@@ -114,3 +114,51 @@ test.serial("an administrator sets another user's status; a member may not", asy
   t.deepEqual(await refusal(iago.post('/users/99999/status', { status_text: 'x' })), badRequest('No such user'));
   await ok(iago, 'POST', `/users/${IDS.hamlet}/status`, { status_text: '', emoji_name: '' });
 });
+
+test.serial(
+  "new_email: an administrator holding can_change_user_emails changes another's address at once",
+  async (t) => {
+    const { iago, desdemona, hamlet, server } = t.context;
+    const created = await ok(iago, 'POST', '/users', {
+      email: `moving-${Date.now()}@example.com`,
+      password: 'long enough password',
+      full_name: 'Moving Person',
+    });
+    const userId = created.user_id as number;
+    const watcher = await register(hamlet, { event_types: ['realm_user'] });
+    const target = `moved-${Date.now()}@example.com`;
+
+    t.deepEqual(
+      await refusal(hamlet.patch(`/users/${userId}`, { new_email: target })),
+      badRequest('Insufficient permission'),
+    );
+    // desdemona is an owner without the special permission.
+    t.deepEqual(
+      await refusal(desdemona.patch(`/users/${userId}`, { new_email: target })),
+      badRequest('User not authorized to change user emails'),
+    );
+    t.deepEqual(
+      await refusal(iago.patch(`/users/${userId}`, { new_email: 'not-an-address' })),
+      badRequest('Invalid address.'),
+    );
+    t.deepEqual(
+      await refusal(iago.patch(`/users/${userId}`, { new_email: 'hamlet@zulip.com' })),
+      badRequest('Already has an account.'),
+    );
+
+    await ok(iago, 'PATCH', `/users/${userId}`, { new_email: target });
+    const changed = await next(watcher, person(userId, 'delivery_email'));
+    t.deepEqual(changed.person, { user_id: userId, delivery_email: target });
+    const api = await next(watcher, person(userId, 'new_email'));
+    t.deepEqual(api.person, { user_id: userId, new_email: target });
+    t.like((await ok(iago, 'GET', `/users/${userId}`)).user as Body, { email: target, delivery_email: target });
+    const login = await server.client.post('/fetch_api_key', { username: target, password: 'long enough password' });
+    t.is(login.status, 200, 'the account logs in with its new address');
+
+    // By address too; the same address again changes nothing and needs no permission.
+    const back = `back-${Date.now()}@example.com`;
+    await ok(iago, 'PATCH', `/users/${target}`, { new_email: back });
+    t.like((await ok(iago, 'GET', `/users/${userId}`)).user as Body, { delivery_email: back });
+    await ok(desdemona, 'PATCH', `/users/${userId}`, { new_email: back });
+  },
+);

@@ -21,7 +21,10 @@ const bad = (msg: string) => new ChatError('BAD_REQUEST', msg);
  * owners). A deactivated account cannot log in, leaves every group's member
  * list and shows as inactive; nothing it wrote is removed.
  */
-export function decideSetActive(state: RealmState, command: SetActive): Decision<ActivityEvent, null> {
+export function decideSetActive(
+  state: RealmState,
+  command: SetActive,
+): Decision<ActivityEvent, { delivery_email: string; realm_name: string }> {
   const actor: Principal = command.actor;
   if (command.own) checkOwnDeactivation(state, actor.user_id);
   // The original's words (access_user_by_id for an administrator's action).
@@ -39,7 +42,7 @@ export function decideSetActive(state: RealmState, command: SetActive): Decision
   return {
     events: [{ type: 'accountActiveSet', userId: target.id, active: command.active }],
     fanouts: [toEveryone(state, [realmUserUpdated(person)])],
-    reply: null,
+    reply: { delivery_email: target.email, realm_name: state.name },
   };
 }
 

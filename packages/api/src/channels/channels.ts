@@ -5,6 +5,7 @@ import {
   channelAddress,
   inGroupSetting,
   mayManageDefaultChannels,
+  mayReadChannel,
   maySeeAllChannels,
   maySeePublicChannels,
   type ChannelEntry,
@@ -62,6 +63,7 @@ interface ChannelOptions {
   history_public_to_subscribers?: boolean | undefined;
   topics_policy?: string | undefined;
   message_retention_days?: number | string | undefined;
+  folder_id?: number | undefined;
 }
 
 /** A new channel as the caller asked for it, once the realm's creation permissions allow it. */
@@ -86,7 +88,23 @@ function newChannelSpec(principal: Principal, settings: RealmSettings, options: 
     ...(options.message_retention_days !== undefined
       ? { message_retention_days: channelRetention(principal, options.message_retention_days) }
       : {}),
+    ...(options.folder_id !== undefined ? { folder_id: options.folder_id } : {}),
   };
+}
+
+/** The settings a new channel may be given by either way of creating one. */
+const NewChannelParams = {
+  message_retention_days: Type.Optional(Type.Union([Type.String(), Type.Integer()])),
+  topics_policy: Type.Optional(
+    Type.Union(['inherit', 'allow_empty_topic', 'disable_empty_topic', 'empty_topic_only'].map((v) => Type.Literal(v))),
+  ),
+  folder_id: Type.Optional(Type.Integer({ description: 'The channel folder the new channels go into.' })),
+};
+
+/** A folder named for new channels must exist (the realm refuses an unknown one with the original's words). */
+async function checkFolder(caller: CallerContext, folderId: number | undefined): Promise<void> {
+  if (folderId !== undefined)
+    await caller.actors.ask(caller.realm, { type: 'realm.findChannelFolder', folder_id: folderId });
 }
 
 async function channelsOf(caller: CallerContext): Promise<ChannelEntry[]> {
@@ -237,18 +255,15 @@ export function channelRoutes(options: ApiOptions): Route[] {
         is_web_public: Type.Optional(Type.Boolean({ default: false })),
         is_default_stream: Type.Optional(Type.Boolean({ default: false })),
         history_public_to_subscribers: Type.Optional(Type.Boolean()),
-        message_retention_days: Type.Optional(Type.Union([Type.String(), Type.Integer()])),
-        topics_policy: Type.Optional(
-          Type.Union(
-            ['inherit', 'allow_empty_topic', 'disable_empty_topic', 'empty_topic_only'].map((v) => Type.Literal(v)),
-          ),
-        ),
+        ...NewChannelParams,
       }),
       summary: 'Subscribe to channels',
       description: 'Subscribes the caller (or the principals) to channels, creating the ones that do not exist.',
       tags: ['channels'],
       async handler({ params, principal, actors }) {
-        return subscribe(new CallerContext(actors, principal), params);
+        const caller = new CallerContext(actors, principal);
+        await checkFolder(caller, params.folder_id);
+        return subscribe(caller, params);
       },
     }),
     defineRoute({
@@ -302,6 +317,7 @@ export function channelRoutes(options: ApiOptions): Route[] {
         is_web_public: Type.Optional(Type.Boolean({ default: false })),
         is_default_stream: Type.Optional(Type.Boolean({ default: false })),
         history_public_to_subscribers: Type.Optional(Type.Boolean()),
+        ...NewChannelParams,
       }),
       summary: 'Create a channel',
       description: 'Creates a channel with its first subscribers.',
@@ -311,6 +327,7 @@ export function channelRoutes(options: ApiOptions): Route[] {
         const caller = new CallerContext(actors, principal);
         const settings = await caller.settings();
         const spec = newChannelSpec(principal, settings, params);
+        await checkFolder(caller, params.folder_id);
         const ids = (await principalsOf(caller, params.subscribers)).map((u) => u.user_id);
         const id = await createChannel(actors, principal.realm, spec, principal.user_id, ids);
         await tellAccessChanges(actors, principal.realm, id, [], ids);
@@ -329,6 +346,13 @@ export function channelRoutes(options: ApiOptions): Route[] {
         include_all: Type.Optional(Type.Boolean({ default: false })),
         include_default: Type.Optional(Type.Boolean({ default: false })),
         include_owner_subscribed: Type.Optional(Type.Boolean({ default: false })),
+        include_can_access_content: Type.Optional(
+          Type.Boolean({
+            default: false,
+            description:
+              'Every channel whose messages the caller may read (web-public, subscribed, and public ones unless a guest), whatever `include_public`, `include_subscribed` and `include_web_public` say; `include_all` still wins.',
+          }),
+        ),
       }),
       aliases: { include_all: ['include_all_active'] },
       summary: 'Get all channels',
@@ -341,6 +365,7 @@ export function channelRoutes(options: ApiOptions): Route[] {
           include_subscribed: params.include_subscribed ?? true,
           exclude_archived: params.exclude_archived ?? true,
           include_all: params.include_all ?? false,
+          include_can_access_content: params.include_can_access_content ?? false,
         });
         return { streams: params.include_default ? streams : streams.map(({ is_default: _d, ...s }) => s) };
       },
@@ -429,6 +454,8 @@ export interface ChannelFilter {
   exclude_archived: boolean;
   /** Every channel, for administrators; ignored for anyone else. */
   include_all: boolean;
+  /** Every channel whose messages the caller may read, in place of the three flags above (as the original). */
+  include_can_access_content?: boolean;
 }
 
 /** The channels `GET /streams` lists for the caller (also register's `streams`), each with `is_default`. */
@@ -440,6 +467,8 @@ export async function visibleChannels(caller: CallerContext, filter: ChannelFilt
   const wanted = entries.filter((e) => {
     if (e.is_archived && filter.exclude_archived) return false;
     if (all) return true;
+    const subscribed = Boolean(state.subscriptions[e.channel_id]);
+    if (filter.include_can_access_content) return e.is_web_public || mayReadChannel(principal, e, subscribed);
     if (filter.include_subscribed && state.subscriptions[e.channel_id]) return true;
     if (filter.include_web_public && e.is_web_public) return true;
     return filter.include_public && seesPublic && !e.invite_only;

@@ -82,3 +82,10 @@ export function emailChangedMail(oldEmail: string, newEmail: string, realmName: 
     text: `Hi,\n\nThe email address of your account in ${realmName} was changed from ${oldEmail} to ${newEmail}.`,
   };
 }
+
+/** The notice a deactivated user gets when the administrator asks for one, with their comment if any. */
+export function deactivationMail(to: string, realmName: string, realmUrl: string, comment: string): Mail {
+  const lines = [`Your account on ${realmUrl} has been deactivated, and you will no longer be able to log in.`];
+  if (comment !== '') lines.push('', 'The administrators provided the following comment:', '', comment);
+  return { to, subject: `Notification of account deactivation on ${realmName}`, text: lines.join('\n') };
+}

@@ -2,36 +2,23 @@ import { Type } from '@sinclair/typebox';
 import { defineRoute, type Route } from '@chat/edge';
 import { realmAddress } from '@chat/protocol';
 import { tellDeactivation } from './access-events.js';
+import { deactivationMail, mailerOf } from '../invitations/confirmations.js';
+import type { ApiOptions } from '../options.js';
 
 const UserId = Type.Object({ user_id: Type.Integer({ description: "The target user's ID." }) });
 
-/** One of the two routes that set whether an account is active (administrators). */
-function setActiveRoute(
-  method: 'DELETE' | 'POST',
-  path: string,
-  active: boolean,
-  summary: string,
-  description: string,
-) {
-  return defineRoute({
-    method,
-    path,
-    auth: 'required',
-    // No notification mail is sent yet, so deactivation_notification_comment is reported as ignored.
-    params: UserId,
-    summary,
-    description,
-    tags: ['users'],
-    async handler({ params, principal, actors }) {
-      const command = { type: 'realm.setActive', actor: principal, user_id: params.user_id, active } as const;
-      await actors.ask(realmAddress(principal.realm), command);
-      if (!active) await tellDeactivation(actors, principal.realm, params.user_id);
-      return {};
-    },
-  });
-}
+const Deactivation = Type.Object({
+  user_id: Type.Integer({ description: "The target user's ID." }),
+  deactivation_notification_comment: Type.Optional(
+    Type.String({
+      maxLength: 2000,
+      description:
+        'When given, the deactivated user is mailed a notice of the deactivation; when not empty, the notice quotes this text.',
+    }),
+  ),
+});
 
-export function deactivationRoutes(): Route[] {
+export function deactivationRoutes(options: ApiOptions): Route[] {
   return [
     defineRoute({
       method: 'DELETE',
@@ -53,19 +40,39 @@ export function deactivationRoutes(): Route[] {
         return {};
       },
     }),
-    setActiveRoute(
-      'DELETE',
-      '/users/{user_id}',
-      false,
-      'Deactivate a user',
-      'The account can no longer log in and leaves its groups; what it wrote stays.',
-    ),
-    setActiveRoute(
-      'POST',
-      '/users/{user_id}/reactivate',
-      true,
-      'Reactivate a user',
-      'A deactivated account can log in again.',
-    ),
+    defineRoute({
+      method: 'DELETE',
+      path: '/users/{user_id}',
+      auth: 'required',
+      params: Deactivation,
+      summary: 'Deactivate a user',
+      description: 'The account can no longer log in and leaves its groups; what it wrote stays.',
+      tags: ['users'],
+      async handler({ params, principal, actors }) {
+        const comment = params.deactivation_notification_comment;
+        const mailer = comment === undefined ? null : mailerOf(options);
+        const command = { type: 'realm.setActive', actor: principal, user_id: params.user_id, active: false } as const;
+        const done = await actors.ask(realmAddress(principal.realm), command);
+        if (mailer && comment !== undefined) {
+          await mailer.send(deactivationMail(done.delivery_email, done.realm_name, options.externalUrl, comment));
+        }
+        await tellDeactivation(actors, principal.realm, params.user_id);
+        return {};
+      },
+    }),
+    defineRoute({
+      method: 'POST',
+      path: '/users/{user_id}/reactivate',
+      auth: 'required',
+      params: UserId,
+      summary: 'Reactivate a user',
+      description: 'A deactivated account can log in again.',
+      tags: ['users'],
+      async handler({ params, principal, actors }) {
+        const command = { type: 'realm.setActive', actor: principal, user_id: params.user_id, active: true } as const;
+        await actors.ask(realmAddress(principal.realm), command);
+        return {};
+      },
+    }),
   ];
 }

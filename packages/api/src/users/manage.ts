@@ -19,6 +19,12 @@ const UpdateParams = {
   profile_data: Type.Optional(
     Type.Array(Type.Object({ id: Type.Integer(), value: Type.Union([Type.String(), Type.Array(Type.Integer())]) })),
   ),
+  new_email: Type.Optional(
+    Type.String({
+      description:
+        'A new address for the user, changed at once; the caller must be an administrator holding the `can_change_user_emails` permission.',
+    }),
+  ),
 };
 
 /** By the real address (when the caller may see it) or the placeholder `user<id>@<server host>`. */
@@ -39,23 +45,31 @@ async function updateUser(
     full_name?: string | undefined;
     role?: number | undefined;
     profile_data?: { id: number; value: unknown }[] | undefined;
+    new_email?: string | undefined;
   },
 ): Promise<Record<string, never>> {
+  const realm = realmAddress(principal.realm);
   if (params.role !== undefined && !isRole(params.role)) throw new ChatError('BAD_REQUEST', 'Invalid role');
   if (params.profile_data !== undefined) {
     // Only administrators change another's values (the realm checks again).
     if (!isAdministrator(principal) && userId !== principal.user_id)
       throw new ChatError('UNAUTHORIZED_PRINCIPAL', 'Must be an organization administrator');
     await setProfileData(actors, principal, userId, params.profile_data);
-    if (params.full_name === undefined && params.role === undefined) return {};
   }
-  await actors.ask(realmAddress(principal.realm), {
-    type: 'realm.updateUser',
-    actor_id: principal.user_id,
-    user_id: userId,
-    ...(params.full_name !== undefined ? { full_name: params.full_name } : {}),
-    ...(params.role !== undefined ? { role: params.role } : {}),
-  });
+  const others = params.profile_data !== undefined || params.new_email !== undefined;
+  if (params.full_name !== undefined || params.role !== undefined || !others) {
+    await actors.ask(realm, {
+      type: 'realm.updateUser',
+      actor_id: principal.user_id,
+      user_id: userId,
+      ...(params.full_name !== undefined ? { full_name: params.full_name } : {}),
+      ...(params.role !== undefined ? { role: params.role } : {}),
+    });
+  }
+  if (params.new_email !== undefined) {
+    const command = { actor: principal, user_id: userId, new_email: params.new_email };
+    await actors.ask(realm, { type: 'realm.changeUserEmail', ...command });
+  }
   return {};
 }
 
@@ -108,7 +122,7 @@ export function userAdminRoutes(options: ApiOptions): Route[] {
       auth: 'required',
       params: Type.Object({ user_id: Type.Integer(), ...UpdateParams }),
       summary: 'Update a user',
-      description: "Changes another user's full name or role.",
+      description: "Changes another user's full name, role, custom profile data or address.",
       tags: ['users'],
       async handler({ params, principal, actors }) {
         return updateUser(actors, principal, params.user_id, params);

@@ -3,6 +3,7 @@ import { defineRoute, type Route } from '@chat/edge';
 import {
   ChatError,
   hashPassword,
+  isChatError,
   USER_SETTING_DEFAULTS,
   DECOY_PASSWORD_HASH,
   verifyPassword,
@@ -110,10 +111,12 @@ export async function changeSettings(caller: CallerContext, settings: Partial<Us
 async function newPasswordHash(caller: CallerContext, params: Params): Promise<string | undefined> {
   if (params.new_password === undefined) return undefined;
   if (params.old_password === undefined) throw bad("Missing 'old_password' argument");
-  const candidate = await caller.actors.ask(caller.realm, {
-    type: 'realm.loginCandidate',
-    username: caller.principal.email,
-  });
+  // As a login: with the realm's "Email" method off the original's backend finds no one, so "Wrong password!".
+  const candidate = await caller.actors
+    .ask(caller.realm, { type: 'realm.loginCandidate', username: caller.principal.email, login: true })
+    .catch((err: unknown) => {
+      throw isChatError(err) && err.code === 'PASSWORD_AUTH_DISABLED' ? bad('Wrong password!') : err;
+    });
   const ok = await verifyPassword(params.old_password, candidate.password_hash ?? DECOY_PASSWORD_HASH);
   if (!ok || candidate.password_hash === null) throw bad('Wrong password!');
   if ([...params.new_password].length < MIN_PASSWORD_LENGTH) throw bad('New password is too weak!');

@@ -62,7 +62,8 @@ export async function addPeopleSections(
       slim: req.slim_presence,
       ...(req.presence_history_limit_days !== undefined ? { history_limit_days: req.presence_history_limit_days } : {}),
     });
-    if (access) reply.presences = await onlyAccessible(caller, access, reply.presences);
+    // The reply is the realm's value, not to be changed (values crossing the transport are immutable).
     Object.assign(body, reply);
+    if (access) body.presences = await onlyAccessible(caller, access, reply.presences);
   }
 }
