@@ -174,3 +174,37 @@ test('a new channel takes folder_id and topics_policy from either way of creatin
   });
   t.like(retention.body, { msg: 'Must be an organization owner' });
 });
+
+test('announce: the notification bot tells the new-channel announcements channel who created which', async (t) => {
+  const { iago } = t.context;
+  const me = await bodyOf<{ user_id: number; full_name: string }>(iago.get('/users/me'));
+  const board = await bodyOf<{ id: number }>(
+    iago.post('/channels/create', { name: `announcements ${Date.now()}`, subscribers: JSON.stringify([me.user_id]) }),
+  );
+  const latest = async () => {
+    const narrow = JSON.stringify([{ operator: 'channel', operand: board.id }]);
+    const body = await bodyOf<{ messages: Array<{ content: string; subject: string; sender_full_name: string }> }>(
+      iago.get('/messages', { anchor: 'newest', num_before: 1, num_after: 0, narrow, apply_markdown: false }),
+    );
+    return body.messages[0];
+  };
+  const quiet = `quiet ${Date.now()}`;
+  await bodyOf(iago.post('/channels/create', { name: quiet, subscribers: '[]', announce: true }));
+  t.true((await latest()) === undefined, 'no announcements channel yet, so nothing is said');
+
+  await bodyOf(iago.patch('/realm', { new_stream_announcements_stream_id: board.id }));
+  const one = `one ${Date.now()}`;
+  await bodyOf(iago.post('/channels/create', { name: one, subscribers: '[]', announce: true }));
+  const who = `@_**${me.full_name}|${me.user_id}**`;
+  t.like(await latest(), {
+    subject: 'new channels',
+    sender_full_name: 'Notification Bot',
+    content: `${who} created a new channel #**${one}**.`,
+  });
+  const [a, b] = [`first ${Date.now()}`, `second ${Date.now()}`];
+  const subscriptions = JSON.stringify([{ name: a }, { name: b }, { name: one }]);
+  await bodyOf(iago.post('/users/me/subscriptions', { subscriptions, announce: true }));
+  t.like(await latest(), { content: `${who} created the following channels: #**${a}**, #**${b}**.` });
+  await bodyOf(iago.post('/channels/create', { name: `silent ${Date.now()}`, subscribers: '[]' }));
+  t.like(await latest(), { content: `${who} created the following channels: #**${a}**, #**${b}**.` }, 'not asked');
+});

@@ -16,6 +16,7 @@ import {
   type UserRef,
 } from '@chat/protocol';
 import { channelAdminRoutes } from './admin.js';
+import { announceChannels } from './announce.js';
 import { checkColor, subscriptionSettingsRoutes } from './subscription-settings.js';
 import { channelRetention, createChannel, type NewChannelSpec } from './create.js';
 import { channelJson, subscriptionJson } from './json.js';
@@ -118,7 +119,7 @@ interface SubscribeParams extends Partial<Omit<ChannelOptions, 'name'>> {
 }
 
 /** Subscribes the caller (or the principals) to channels, creating missing ones: POST and PATCH /users/me/subscriptions. */
-async function subscribe(caller: CallerContext, params: SubscribeParams) {
+async function subscribe(caller: CallerContext, params: SubscribeParams, created: string[] = []) {
   const { principal, actors } = caller;
   checkChannelCount(params.subscriptions);
   const settings = await caller.settings();
@@ -144,6 +145,7 @@ async function subscribe(caller: CallerContext, params: SubscribeParams) {
       const channelId = await createChannel(actors, principal.realm, spec, principal.user_id, ids);
       await tellAccessChanges(actors, principal.realm, channelId, [], ids);
       for (const u of users) (subscribed[u.user_id] ??= []).push(name);
+      created.push(name);
       continue;
     }
     const result = await actors
@@ -263,7 +265,10 @@ export function channelRoutes(options: ApiOptions): Route[] {
       async handler({ params, principal, actors }) {
         const caller = new CallerContext(actors, principal);
         await checkFolder(caller, params.folder_id);
-        return subscribe(caller, params);
+        const created: string[] = [];
+        const reply = await subscribe(caller, params, created);
+        if (params.announce) await announceChannels(caller, created, options);
+        return reply;
       },
     }),
     defineRoute({
@@ -317,6 +322,7 @@ export function channelRoutes(options: ApiOptions): Route[] {
         is_web_public: Type.Optional(Type.Boolean({ default: false })),
         is_default_stream: Type.Optional(Type.Boolean({ default: false })),
         history_public_to_subscribers: Type.Optional(Type.Boolean()),
+        announce: Type.Optional(Type.Boolean({ default: false })),
         ...NewChannelParams,
       }),
       summary: 'Create a channel',
@@ -331,6 +337,7 @@ export function channelRoutes(options: ApiOptions): Route[] {
         const ids = (await principalsOf(caller, params.subscribers)).map((u) => u.user_id);
         const id = await createChannel(actors, principal.realm, spec, principal.user_id, ids);
         await tellAccessChanges(actors, principal.realm, id, [], ids);
+        if (params.announce) await announceChannels(caller, [spec.name], options);
         return { id };
       },
     }),
