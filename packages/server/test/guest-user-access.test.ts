@@ -5,6 +5,7 @@ import { expectOk } from './matrix-fixtures.js';
 import { IDS, withServer, type Logins } from './context.js';
 import { eventsUntil, next, register, snapshotOf, type Body, type Event } from './queues.js';
 import { newPerson, type Person } from './people.js';
+import { linkIn, mailsTo, postForm } from './invite-support.js';
 
 /**
  * `can_access_all_users_group` set to members: a guest knows only himself,
@@ -456,5 +457,41 @@ test.serial('a deactivated user the guest knew through a channel only becomes "U
     await restrict(t, false);
     await expectOk(t.context.iago.post(`/users/${peer.user_id}/reactivate`));
     await expectOk(t.context.iago.post(`/users/${partner.user_id}/reactivate`));
+  }
+});
+
+test.serial('an invited user who joins the guest’s channel on accepting reaches him as a person', async (t) => {
+  const guest = await newGuest(t, 'Welcoming Guest');
+  await expectOk(
+    t.context.iago.post('/users/me/subscriptions', {
+      subscriptions: JSON.stringify([{ name: 'guest invite room' }]),
+      principals: JSON.stringify([guest.user_id]),
+    }),
+  );
+  const room = await expectOk(
+    guest.client.get<{ stream_id: number }>('/get_stream_id', { stream: 'guest invite room' }),
+  );
+  await restrict(t, true);
+  try {
+    const address = `invited-${Date.now()}@example.com`;
+    await expectOk(
+      t.context.iago.post('/invites', { invitee_emails: address, stream_ids: JSON.stringify([room.stream_id]) }),
+    );
+    const queue = await register(guest.client, { event_types: ['realm_user'] });
+    const link = linkIn((await mailsTo(t.context.server, address))[0], '/join/');
+    t.is((await postForm(link, { full_name: 'Invited Joiner', password: 'long enough' })).status, 200);
+    // His own rename marks the end of what joining could have caused.
+    await expectOk(guest.client.patch('/settings', { full_name: 'Welcoming Guest Renamed' }));
+    const seen = await eventsUntil(
+      queue,
+      (e) => e.type === 'realm_user' && e.op === 'update' && (e.person as User).user_id === guest.user_id,
+    );
+    const joiner = seen.filter((e) => e.op === 'add' && (e.person as User).user_id !== guest.user_id);
+    // The creation's add (as "Unknown user" if polled before he joined), then the access add of the person.
+    t.is(joiner.length, 2);
+    t.is((joiner[1]!.person as User).full_name, 'Invited Joiner');
+    t.deepEqual(checkEvent(joiner[1]!).errors, []);
+  } finally {
+    await restrict(t, false);
   }
 });
