@@ -5,6 +5,7 @@ import { expectOk } from './matrix-fixtures.js';
 import { IDS, withServer, type Logins } from './context.js';
 import { eventsUntil, next, register, snapshotOf, type Body, type Event } from './queues.js';
 import { newPerson, type Person } from './people.js';
+import { linkIn, mailsTo, postForm } from './invite-support.js';
 
 /**
  * `can_access_all_users_group` set to members: a guest knows only himself,
@@ -378,6 +379,118 @@ test.serial('a channel created with the guest among its subscribers gives him ac
       (e) => e.type === 'realm_user' && e.op === 'add' && (e.person as User).user_id === IDS.prospero,
     );
     t.is((added.person as User).full_name, 'Prospero from The Tempest');
+  } finally {
+    await restrict(t, false);
+  }
+});
+
+test.serial('typing of a user the guest may not access reaches him, as in the original', async (t) => {
+  // The original's typing notifications ignore user access: a channel's typing goes to its
+  // subscribers, a direct one to its recipients (zerver/actions/typing.py).
+  const guest = await newGuest(t, 'Typing Guest');
+  const outsider = await newPerson(t.context, 'Typing Outsider');
+  await expectOk(
+    t.context.iago.post('/users/me/subscriptions', {
+      subscriptions: JSON.stringify([{ name: 'guest typing room' }]),
+      principals: JSON.stringify([guest.user_id]),
+    }),
+  );
+  const room = await expectOk(
+    guest.client.get<{ stream_id: number }>('/get_stream_id', { stream: 'guest typing room' }),
+  );
+  await restrict(t, true);
+  try {
+    const queue = await register(guest.client, {
+      event_types: ['typing'],
+      client_capabilities: { stream_typing_notifications: true },
+    });
+    await expectOk(
+      outsider.client.post('/typing', { type: 'channel', op: 'start', stream_id: room.stream_id, topic: 't' }),
+    );
+    const inChannel = await next(queue, (e) => e.type === 'typing');
+    t.like(inChannel, { message_type: 'stream', stream_id: room.stream_id });
+    t.is((inChannel.sender as { user_id: number }).user_id, outsider.user_id);
+    await expectOk(outsider.client.post('/typing', { op: 'start', to: JSON.stringify([guest.user_id]) }));
+    const direct = await next(queue, (e) => e.type === 'typing' && e.message_type === 'direct');
+    t.is((direct.sender as { user_id: number }).user_id, outsider.user_id);
+  } finally {
+    await restrict(t, false);
+  }
+});
+
+test.serial('a deactivated user the guest knew through a channel only becomes "Unknown user" to him', async (t) => {
+  const guest = await newGuest(t, 'Mourning Guest');
+  const peer = await newPerson(t.context, 'Leaving Peer');
+  const partner = await newPerson(t.context, 'Leaving Partner');
+  await expectOk(
+    t.context.iago.post('/users/me/subscriptions', {
+      subscriptions: JSON.stringify([{ name: 'guest leaving room' }]),
+      principals: JSON.stringify([guest.user_id, peer.user_id, partner.user_id]),
+    }),
+  );
+  await expectOk(
+    partner.client.post('/messages', { type: 'direct', to: JSON.stringify([guest.user_id]), content: 'hi' }),
+  );
+  await restrict(t, true);
+  try {
+    const queue = await register(guest.client, { event_types: ['realm_user'] });
+    await expectOk(t.context.iago.delete(`/users/${peer.user_id}`));
+    await expectOk(t.context.iago.delete(`/users/${partner.user_id}`));
+    await expectOk(guest.client.patch('/settings', { full_name: 'Mourning Guest Renamed' }));
+    const seen = await eventsUntil(
+      queue,
+      (e) => e.type === 'realm_user' && e.op === 'update' && (e.person as User).user_id === guest.user_id,
+    );
+    const about = (id: number) => seen.filter((e) => (e.person as User).user_id === id);
+    // The channel was his only link to the peer: a remove, no update.
+    t.deepEqual(
+      about(peer.user_id).map((e) => [e.op, e.person]),
+      [['remove', { user_id: peer.user_id, full_name: 'Unknown user' }]],
+    );
+    for (const e of about(peer.user_id)) t.deepEqual(checkEvent(e).errors, []);
+    // A direct-message partner stays accessible: the update.
+    t.deepEqual(
+      about(partner.user_id).map((e) => [e.op, e.person]),
+      [['update', { user_id: partner.user_id, is_active: false }]],
+    );
+  } finally {
+    await restrict(t, false);
+    await expectOk(t.context.iago.post(`/users/${peer.user_id}/reactivate`));
+    await expectOk(t.context.iago.post(`/users/${partner.user_id}/reactivate`));
+  }
+});
+
+test.serial('an invited user who joins the guest’s channel on accepting reaches him as a person', async (t) => {
+  const guest = await newGuest(t, 'Welcoming Guest');
+  await expectOk(
+    t.context.iago.post('/users/me/subscriptions', {
+      subscriptions: JSON.stringify([{ name: 'guest invite room' }]),
+      principals: JSON.stringify([guest.user_id]),
+    }),
+  );
+  const room = await expectOk(
+    guest.client.get<{ stream_id: number }>('/get_stream_id', { stream: 'guest invite room' }),
+  );
+  await restrict(t, true);
+  try {
+    const address = `invited-${Date.now()}@example.com`;
+    await expectOk(
+      t.context.iago.post('/invites', { invitee_emails: address, stream_ids: JSON.stringify([room.stream_id]) }),
+    );
+    const queue = await register(guest.client, { event_types: ['realm_user'] });
+    const link = linkIn((await mailsTo(t.context.server, address))[0], '/join/');
+    t.is((await postForm(link, { full_name: 'Invited Joiner', password: 'long enough' })).status, 200);
+    // His own rename marks the end of what joining could have caused.
+    await expectOk(guest.client.patch('/settings', { full_name: 'Welcoming Guest Renamed' }));
+    const seen = await eventsUntil(
+      queue,
+      (e) => e.type === 'realm_user' && e.op === 'update' && (e.person as User).user_id === guest.user_id,
+    );
+    const joiner = seen.filter((e) => e.op === 'add' && (e.person as User).user_id !== guest.user_id);
+    // The creation's add (as "Unknown user" if polled before he joined), then the access add of the person.
+    t.is(joiner.length, 2);
+    t.is((joiner[1]!.person as User).full_name, 'Invited Joiner');
+    t.deepEqual(checkEvent(joiner[1]!).errors, []);
   } finally {
     await restrict(t, false);
   }

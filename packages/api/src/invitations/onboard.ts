@@ -6,6 +6,7 @@ import type { ApiOptions } from '../options.js';
 
 type Logger = AuthRequest['log'];
 import { sendMessage } from '../messages/send.js';
+import { restrictsGuests, tellAccessChanges } from '../users/access-events.js';
 
 /**
  * What follows the creation of an invited account (its groups are joined
@@ -33,9 +34,16 @@ export async function onboard(
   const settings = await actors.ask(realmAddress(realm), { type: 'realm.settings' });
   for (const id of accepted.stream_ids) {
     // No acting user: the inviter's permission was checked when the invitation was made.
-    await actors
+    const joined = await actors
       .ask(channelAddress(realm, id), { type: 'channel.subscribe', actor: null, users: [ref], settings })
+      .then(() => true)
       .catch((err: unknown) => log.warn({ err, channel: id }, 'invited user not subscribed'));
+    // Restricted guests among its subscribers gain access to the new user, as when subscribing.
+    if (joined === true && (await restrictsGuests(actors, realm))) {
+      const { subscribers } = await actors.ask(channelAddress(realm, id), { type: 'channel.info' });
+      const before = subscribers.filter((s) => s !== user.user_id);
+      await tellAccessChanges(actors, realm, id, before, subscribers);
+    }
   }
   const bot = await actors.ask(realmAddress(realm), { type: 'realm.notificationBot' });
   const botCaller = new CallerContext(actors, bot);

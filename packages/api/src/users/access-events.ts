@@ -12,7 +12,7 @@ import {
   type UserRef,
 } from '@chat/protocol';
 import { renderUser } from './json.js';
-import { UNKNOWN_USER_NAME } from './access.js';
+import { accessFrom, activeIds, UNKNOWN_USER_NAME } from './access.js';
 
 /**
  * After a channel's subscribers went from `before` to `after`: each
@@ -72,19 +72,19 @@ export async function restrictsGuests(actors: ActorClient, realm: string): Promi
   return setting !== undefined && setting !== SYSTEM_GROUPS['role:everyone'];
 }
 
-/** Whom `guest` may access through everything but one channel: himself, his other channels' subscribers, his direct-message partners. */
+/** Whom `guest` may access through everything but one channel (`accessFrom`). */
 async function accessApartFrom(actors: ActorClient, realm: string, guest: number, channelId: number) {
-  const state = await actors.ask(userAddress(realm, guest), { type: 'user.state' });
-  const ids = new Set<number>([guest]);
+  const [state, users] = await Promise.all([
+    actors.ask(userAddress(realm, guest), { type: 'user.state' }),
+    actors.ask(realmAddress(realm), { type: 'realm.listUsers' }),
+  ]);
   const channels = Object.keys(state.subscriptions)
     .map(Number)
     .filter((id) => id !== channelId);
   const infos = await Promise.all(
     channels.map((id) => actors.ask(channelAddress(realm, id), { type: 'channel.info' })),
   );
-  for (const info of infos) for (const id of info.subscribers) ids.add(id);
-  for (const c of state.conversations) for (const id of c.user_ids) ids.add(id);
-  return ids;
+  return accessFrom(guest, infos, state.conversations, activeIds(users));
 }
 
 /** The person of a `realm_user` add: the avatar is left to the client, as the RealmActor's (see `presentNewUser`). */
@@ -113,6 +113,38 @@ export async function tellDirectAccess(actors: ActorClient, realm: string, peopl
       );
       const events: QueueEvent[] = profiles.map((u) => realmUserAdded(person(u, viewer)));
       await actors.ask(userAddress(realm, guest.user_id), { type: 'user.deliver', events });
+    }),
+  );
+}
+
+/**
+ * After `userId` was deactivated: each active restricted guest who could
+ * access him only through a channel (not a direct-message conversation)
+ * loses access and hears of it with a `realm_user` remove ("Unknown user"),
+ * as the original's `send_events_for_user_deactivation`; the `is_active`
+ * update then no longer reaches him (`events/guest-view.ts`). Nothing is
+ * asked unless the realm restricts guests.
+ */
+export async function tellDeactivation(actors: ActorClient, realm: string, userId: number): Promise<void> {
+  if (!(await restrictsGuests(actors, realm))) return;
+  const users = await actors.ask(realmAddress(realm), { type: 'realm.listUsers' });
+  const guests = users.filter((u) => u.is_active && isGuest(u) && u.user_id !== userId);
+  const remove: QueueEvent = {
+    type: 'realm_user',
+    op: 'remove',
+    person: { user_id: userId, full_name: UNKNOWN_USER_NAME },
+  };
+  await Promise.all(
+    guests.map(async (guest) => {
+      const state = await actors.ask(userAddress(realm, guest.user_id), { type: 'user.state' });
+      if (state.conversations.some((c) => c.user_ids.includes(userId))) return;
+      const infos = await Promise.all(
+        Object.keys(state.subscriptions).map((id) =>
+          actors.ask(channelAddress(realm, Number(id)), { type: 'channel.info' }),
+        ),
+      );
+      if (infos.some((info) => info.subscribers.includes(userId)))
+        await actors.ask(userAddress(realm, guest.user_id), { type: 'user.deliver', events: [remove] });
     }),
   );
 }

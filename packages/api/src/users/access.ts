@@ -23,13 +23,35 @@ export async function accessibleUserIds(caller: CallerContext): Promise<Set<numb
   const org = await caller.actors.ask(caller.realm, { type: 'realm.organization' });
   const setting = org.settings.can_access_all_users_group as GroupSetting | undefined;
   if (setting === undefined || inGroupSetting(setting, caller.principal)) return null;
-  const state = await caller.state();
+  const [state, users] = await Promise.all([
+    caller.state(),
+    caller.actors.ask(caller.realm, { type: 'realm.listUsers' }),
+  ]);
   const channels = await Promise.all(Object.keys(state.subscriptions).map((id) => caller.channelInfo(Number(id))));
-  const ids = new Set<number>([caller.principal.user_id]);
-  for (const info of channels) for (const id of info.subscribers) ids.add(id);
-  // A conversation of direct messages counts as a shared one: the original's DM groups, which, as its
-  // push code says, a direct message also gives a guest access to its sender.
-  for (const c of state.conversations) for (const id of c.user_ids) ids.add(id);
+  return accessFrom(caller.principal.user_id, channels, state.conversations, activeIds(users));
+}
+
+/** The ids of the realm's active users. */
+export const activeIds = (users: Array<{ user_id: number; is_active: boolean }>) =>
+  new Set(users.filter((u) => u.is_active).map((u) => u.user_id));
+
+/**
+ * Whom a guest may access through his channels and conversations (the
+ * original's `get_accessible_user_ids`): himself, the active subscribers of
+ * his channels (a deactivated one no longer counts, as the original's
+ * `is_user_active`), and his direct-message partners, active or not: a
+ * conversation of direct messages counts as a shared one (the original's DM
+ * groups; as its push code says, a direct message gives a guest access to its sender).
+ */
+export function accessFrom(
+  guest: number,
+  channels: Array<{ subscribers: number[] }>,
+  conversations: Array<{ user_ids: number[] }>,
+  active: Set<number>,
+): Set<number> {
+  const ids = new Set<number>([guest]);
+  for (const info of channels) for (const id of info.subscribers) if (active.has(id)) ids.add(id);
+  for (const c of conversations) for (const id of c.user_ids) ids.add(id);
   return ids;
 }
 

@@ -1,6 +1,7 @@
 import { Type } from '@sinclair/typebox';
 import { defineRoute, type Route } from '@chat/edge';
 import { realmAddress } from '@chat/protocol';
+import { tellDeactivation } from './access-events.js';
 import { deactivationMail, mailerOf } from '../invitations/confirmations.js';
 import type { ApiOptions } from '../options.js';
 
@@ -35,6 +36,7 @@ export function deactivationRoutes(options: ApiOptions): Route[] {
           active: false,
           own: true,
         });
+        await tellDeactivation(actors, principal.realm, principal.user_id);
         return {};
       },
     }),
@@ -54,6 +56,7 @@ export function deactivationRoutes(options: ApiOptions): Route[] {
         if (mailer && comment !== undefined) {
           await mailer.send(deactivationMail(done.delivery_email, done.realm_name, options.externalUrl, comment));
         }
+        await tellDeactivation(actors, principal.realm, params.user_id);
         return {};
       },
     }),
