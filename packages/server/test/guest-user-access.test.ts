@@ -453,10 +453,23 @@ test.serial('a deactivated user the guest knew through a channel only becomes "U
       about(partner.user_id).map((e) => [e.op, e.person]),
       [['update', { user_id: partner.user_id, is_active: false }]],
     );
+    // Reactivated, the peer's channel gives access again: the original sends only the update (no add).
+    await expectOk(t.context.iago.post(`/users/${peer.user_id}/reactivate`));
+    await expectOk(guest.client.patch('/settings', { full_name: 'Mourning Guest Again' }));
+    const later = await eventsUntil(
+      queue,
+      (e) => e.type === 'realm_user' && (e.person as User).full_name === 'Mourning Guest Again',
+    );
+    t.deepEqual(
+      later
+        .slice(seen.length)
+        .filter((e) => (e.person as User).user_id === peer.user_id)
+        .map((e) => [e.op, e.person]),
+      [['update', { user_id: peer.user_id, is_active: true }]],
+    );
   } finally {
     await restrict(t, false);
-    await expectOk(t.context.iago.post(`/users/${peer.user_id}/reactivate`));
-    await expectOk(t.context.iago.post(`/users/${partner.user_id}/reactivate`));
+    for (const id of [peer.user_id, partner.user_id]) await t.context.iago.post(`/users/${id}/reactivate`);
   }
 });
 
