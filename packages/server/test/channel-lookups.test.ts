@@ -125,6 +125,8 @@ test('GET /streams include_can_access_content: the channels one may read, in pla
   t.deepEqual(await ids(bob.client, none), []);
   t.deepEqual(await ids(bob.client, { ...none, include_can_access_content: true }), [open.name, shared.name]);
   t.deepEqual(await ids(bob.client, { include_can_access_content: true }), [open.name, shared.name]);
+  // include_all gives anyone but an administrator the channels they may know of, whatever the other flags say.
+  t.deepEqual(await ids(bob.client, { ...none, include_all: true }), [open.name, shared.name]);
   // Administrators see private channels' settings, not their messages; include_all still lists everything.
   const { iago } = t.context;
   t.deepEqual(await ids(iago, { include_can_access_content: true }), [open.name]);

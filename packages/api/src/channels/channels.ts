@@ -477,7 +477,7 @@ export interface ChannelFilter {
   include_web_public: boolean;
   include_subscribed: boolean;
   exclude_archived: boolean;
-  /** Every channel, for administrators; ignored for anyone else. */
+  /** Every channel, for administrators; for anyone else, every channel they may know of (the original's metadata access). */
   include_all: boolean;
   /** Every channel whose messages the caller may read, in place of the three flags above (as the original). */
   include_can_access_content?: boolean;
@@ -493,7 +493,10 @@ export async function visibleChannels(caller: CallerContext, filter: ChannelFilt
     if (e.is_archived && filter.exclude_archived) return false;
     if (all) return true;
     const subscribed = Boolean(state.subscriptions[e.channel_id]);
-    if (filter.include_can_access_content) return e.is_web_public || mayReadChannel(principal, e, subscribed);
+    // Without channel group grants, what one may know of and what one may read are the same channels here.
+    if (filter.include_can_access_content || filter.include_all) {
+      return e.is_web_public || mayReadChannel(principal, e, subscribed);
+    }
     if (filter.include_subscribed && state.subscriptions[e.channel_id]) return true;
     if (filter.include_web_public && e.is_web_public) return true;
     return filter.include_public && seesPublic && !e.invite_only;
