@@ -208,11 +208,15 @@ export interface ApiKeyGrant {
 /** One check of `realm.authenticateMany`: the principal, or why not. */
 export type AuthenticateResult = { principal: Principal } | { error: WireError };
 
-/** The reply to `realm.setCanCreateUsers`: the permission as it now is, and whether that changed it. */
+/** The permissions only the operator grants (`change-user-role`); `realm.setCanCreateUsers` sets either. */
+export type SpecialPermission = 'can_create_users' | 'can_change_user_emails';
+
+/** The reply to `realm.setCanCreateUsers`: both permissions as they now are, and whether the one named changed. */
 export interface CanCreateUsersGrant {
   email: string;
   user_id: number;
   can_create_users: boolean;
+  can_change_user_emails: boolean;
   changed: boolean;
 }
 
@@ -259,7 +263,7 @@ export type RealmCommand =
   | { type: 'realm.usersVersioned'; unless?: string }
   | { type: 'realm.resetApiKey'; email: string }
   /** The operator grants or revokes an account's `can_create_users` (`change-user-role`); replies CanCreateUsersGrant. */
-  | { type: 'realm.setCanCreateUsers'; email: string; granted: boolean }
+  | { type: 'realm.setCanCreateUsers'; email: string; granted: boolean; permission?: SpecialPermission }
   /** Deactivates (`active` false) or reactivates an account. */
   /** `own`: the actor deactivates their own account (DELETE /users/me), under the rule of the last user and owner. */
   | { type: 'realm.setActive'; actor: Principal; user_id: number; active: boolean; own?: boolean }

@@ -95,15 +95,19 @@ export const ADMIN_COMMANDS: Record<
   'change-user-role': {
     // The original's `manage.py change_user_role`, for now only for the one permission no API grants; this
     // server does not change roles (member, moderator, administrator, ...) after an account is made.
-    usage: '--realm ID --email EMAIL --role can_create_users [--revoke] (only can_create_users for now)',
+    usage: '--realm ID --email EMAIL --role can_create_users|can_change_user_emails [--revoke]',
     run(actors, options) {
-      if (required(options, 'role') !== 'can_create_users') {
-        throw new UsageError('--role must be can_create_users (other roles change through PATCH /users/{user_id})');
+      const permission = required(options, 'role');
+      if (permission !== 'can_create_users' && permission !== 'can_change_user_emails') {
+        throw new UsageError(
+          '--role must be can_create_users or can_change_user_emails (other roles change through PATCH /users/{user_id})',
+        );
       }
       return actors.ask(realmAddress(required(options, 'realm')), {
         type: 'realm.setCanCreateUsers',
         email: required(options, 'email'),
         granted: options.revoke !== true,
+        permission,
       });
     },
   },

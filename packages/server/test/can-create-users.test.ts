@@ -74,6 +74,18 @@ test('the operator grants and revokes can_create_users; POST /users follows it',
   await server.kill('SIGTERM');
   t.like(await role(), { email: 'desdemona@zulip.com', user_id: 9, can_create_users: true, changed: true });
   t.like(await role(), { can_create_users: true, changed: false }, 'granting again changes nothing');
+  const emails = (...more: string[]) =>
+    admin(
+      'change-user-role',
+      '--realm',
+      'zulip',
+      '--email',
+      'desdemona@zulip.com',
+      '--role',
+      'can_change_user_emails',
+      ...more,
+    );
+  t.like(await emails(), { can_create_users: true, can_change_user_emails: true, changed: true });
   const usage = await t.throwsAsync(
     admin('change-user-role', '--realm', 'zulip', '--email', 'desdemona@zulip.com', '--role', 'administrator'),
   );
@@ -96,14 +108,25 @@ test('the operator grants and revokes can_create_users; POST /users follows it',
   t.like((await hamlet.get(`/users/${id}`)).body, { user: { user_id: id, full_name: 'granted', role: 400 } });
   const key = await anonymous.post('/fetch_api_key', { username: 'granted@zulip.com', password: 'pw 1' });
   t.like(key, { status: 200, body: { user_id: id } });
+  // can_change_user_emails, granted the same way, opens new_email of PATCH /users/{id}.
+  const moved = await desdemona.patch(`/users/${id}`, { new_email: 'moved@zulip.com' });
+  t.is(moved.status, 200, JSON.stringify(moved.body));
+  t.like((await hamlet.get(`/users/${id}`)).body, { user: { email: 'moved@zulip.com' } });
 
   await server.kill('SIGTERM');
   t.like(await role('--revoke'), { user_id: 9, can_create_users: false, changed: true });
+  t.like(await emails('--revoke'), { can_create_users: false, can_change_user_emails: false, changed: true });
   await restart();
+  t.deepEqual(await refusal(desdemona.patch(`/users/${id}`, { new_email: 'again@zulip.com' })), {
+    status: 400,
+    result: 'error',
+    code: 'BAD_REQUEST',
+    msg: 'User not authorized to change user emails',
+  });
   t.deepEqual(await refusal(create(desdemona, 'late')), notAuthorized);
-  const emails = ((await hamlet.get<{ members: Array<{ email: string }> }>('/users')).body.members ?? []).map(
+  const listed = ((await hamlet.get<{ members: Array<{ email: string }> }>('/users')).body.members ?? []).map(
     (m) => m.email,
   );
-  t.false(emails.includes('late@zulip.com'));
-  t.true(emails.includes('granted@zulip.com'));
+  t.false(listed.includes('late@zulip.com'));
+  t.true(listed.includes('moved@zulip.com'));
 });
