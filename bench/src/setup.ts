@@ -159,7 +159,12 @@ export async function subscribeAll(
       await http.must(
         'POST',
         '/users/me/subscriptions',
-        { subscriptions: [{ name: channel.name }], principals: members.map((i) => users[i]!.userId) },
+        {
+          subscriptions: [{ name: channel.name }],
+          principals: members.map((i) => users[i]!.userId),
+          // The setup is not a conversation: no notification bot message to each member.
+          send_new_subscription_messages: false,
+        },
         admin,
       );
       from += members.length;
