@@ -1,7 +1,6 @@
 import { spawn } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
 import { mkdtemp, readdir, readFile, rm } from 'node:fs/promises';
-import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -12,6 +11,7 @@ import { sampleProcesses } from './proc.js';
 import type { Progress } from './progress.js';
 import { adminCredentials, subscribeAll, type RealmShape } from './setup.js';
 import { stillWanted, type Cleanups, type Target } from './target.js';
+import { freePort } from './util.js';
 
 const ROOT = fileURLToPath(new URL('../../../', import.meta.url));
 /**
@@ -149,19 +149,6 @@ function envLines(text: string): NodeJS.ProcessEnv {
       .map((line) => /^([A-Z_]+)=(.*)$/.exec(line.trim()))
       .flatMap((m) => (m ? [[m[1]!, m[2]!]] : [])),
   );
-}
-
-function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const server = createServer();
-    server.once('error', reject);
-    server.listen(0, '127.0.0.1', () => {
-      const address = server.address();
-      server.close(() =>
-        typeof address === 'object' && address ? resolve(address.port) : reject(new Error('no port')),
-      );
-    });
-  });
 }
 
 /** Deletes the run's Kafka topics and Cassandra keyspace; loaded only here, the server's code is large. */

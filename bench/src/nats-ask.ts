@@ -1,11 +1,11 @@
 #!/usr/bin/env node
 import { spawn, fork, type ChildProcess } from 'node:child_process';
 import { readFileSync } from 'node:fs';
-import { createServer } from 'node:net';
 import { loadavg } from 'node:os';
 import { performance } from 'node:perf_hooks';
 import { fileURLToPath } from 'node:url';
 import { NatsTransport } from '@chat/cluster';
+import { freePort } from './util.js';
 
 /**
  * What a request/reply round trip over NATS costs in CPU (`NatsTransport`,
@@ -39,17 +39,6 @@ const procCpuUs = (pid: number) => {
   const fields = readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1]!.split(' ');
   return (Number(fields[11]) + Number(fields[12])) * 10_000;
 };
-
-async function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const server = createServer();
-    server.once('error', reject);
-    server.listen(0, '127.0.0.1', () => {
-      const { port } = server.address() as { port: number };
-      server.close(() => resolve(port));
-    });
-  });
-}
 
 async function startNats(port: number): Promise<ChildProcess> {
   const bin = process.env.NATS_SERVER_BIN ?? 'nats-server';

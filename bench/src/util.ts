@@ -1,3 +1,5 @@
+import { createServer } from 'node:net';
+
 export const sleep = (ms: number) => new Promise<void>((resolve) => setTimeout(resolve, ms));
 
 /** Runs `work` on every item with at most `concurrency` at once; the first failure rejects. */
@@ -44,4 +46,18 @@ export async function until(done: () => boolean, ms: number, everyMs = 20): Prom
     await sleep(everyMs);
   }
   return true;
+}
+
+/** A loopback port nobody listens on right now (the OS picks it; it is free again once this resolves). */
+export function freePort(): Promise<number> {
+  return new Promise((resolve, reject) => {
+    const server = createServer();
+    server.once('error', reject);
+    server.listen(0, '127.0.0.1', () => {
+      const address = server.address();
+      server.close(() =>
+        typeof address === 'object' && address ? resolve(address.port) : reject(new Error('no port')),
+      );
+    });
+  });
 }
