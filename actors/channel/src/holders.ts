@@ -18,9 +18,13 @@ import type { ChannelState } from './state.js';
 /** Whether `userId` has `message` of this conversation. */
 export function holds(state: ChannelState, userId: number, message: StoredMessage): boolean {
   if (state.kind !== 'channel') return state.members.includes(userId);
+  return holdsAs(state, userId, message, state.members.includes(userId));
+}
+
+/** `holds` for a channel, told whether the user is subscribed (a lookup in `members` is linear). */
+function holdsAs(state: ChannelState, userId: number, message: StoredMessage, member: boolean): boolean {
   if (message.holders) return message.holders.includes(userId);
   const joined = state.joinedAfter[userId] ?? 0;
-  const member = state.members.includes(userId);
   if (member && (message.id > joined || (message.granted_to?.includes(userId) ?? false))) return true;
   return inRanges(state.held?.[userId] ?? [], message.id);
 }
@@ -29,8 +33,23 @@ export function holds(state: ChannelState, userId: number, message: StoredMessag
 export function holdersOf(state: ChannelState, key: string, message: StoredMessage): number[] {
   if (state.kind !== 'channel') return participantsOfKey(key) ?? state.members;
   if (message.holders) return [...message.holders].sort((a, b) => a - b);
-  const candidates = new Set([...state.members, ...Object.keys(state.held ?? {}).map(Number)]);
-  return [...candidates].filter((id) => holds(state, id, message)).sort((a, b) => a - b);
+  const others = othersHaving(state, [message], notSubscribed(state, [message]));
+  return [...membersHaving(state, [message]), ...others].sort((a, b) => a - b);
+}
+
+/** The subscribers who have any of `messages`. */
+const membersHaving = (state: ChannelState, messages: StoredMessage[]) =>
+  state.members.filter((id) => messages.some((m) => holdsAs(state, id, m, true)));
+
+/** Of `ids`, none subscribed, those who have any of `messages`. */
+const othersHaving = (state: ChannelState, messages: StoredMessage[], ids: number[]) =>
+  ids.filter((id) => messages.some((m) => holdsAs(state, id, m, false)));
+
+/** Who may have one of `messages` without being subscribed: `held` and moved messages' holders. */
+function notSubscribed(state: ChannelState, messages: StoredMessage[]): number[] {
+  const members = new Set(state.members);
+  const ids = new Set([...Object.keys(state.held ?? {}).map(Number), ...messages.flatMap((m) => m.holders ?? [])]);
+  return [...ids].filter((id) => !members.has(id));
 }
 
 /**
@@ -43,14 +62,13 @@ export function holdersOf(state: ChannelState, key: string, message: StoredMessa
  */
 export function actionAudience(state: ChannelState, key: string, messages: StoredMessage[]): number[] {
   if (state.kind !== 'channel') return participantsOfKey(key) ?? state.members;
-  const hasAny = (id: number) => messages.some((m) => holds(state, id, m));
   const channel = state.channel!;
-  if (!channel.history_public_to_subscribers) return state.members.filter(hasAny);
+  if (!channel.history_public_to_subscribers) return membersHaving(state, messages);
   if (channel.invite_only) return state.members;
   // Guests do not see public channels they are not in: the original leaves them out here.
   const guests = new Set(state.heldByGuests ?? []);
-  const others = new Set([...Object.keys(state.held ?? {}).map(Number), ...messages.flatMap((m) => m.holders ?? [])]);
-  return [...new Set([...state.members, ...[...others].filter((id) => !guests.has(id) && hasAny(id))])];
+  const others = notSubscribed(state, messages).filter((id) => !guests.has(id));
+  return [...state.members, ...othersHaving(state, messages, others)];
 }
 
 /**
