@@ -134,6 +134,8 @@ export interface StoredMessage extends ContentFacts {
    * it (absent otherwise: see actors/channel/src/holders.ts).
    */
   holders?: number[];
+  /** Of `holders`, those whose row is historical (they acted on the message without having it). */
+  historical?: number[];
 }
 
 /** A message as a viewer sees it: where it lives and the viewer's flags. */
@@ -260,6 +262,11 @@ export type ChannelCommand =
   | { type: 'submessage.add'; actor: Principal; message_id: number; msg_type: string; content: string }
   /** Who has a message the actor may see (the original's UserMessage rows): for read receipts. */
   | { type: 'message.holders'; actor: Principal; message_id: number }
+  /**
+   * The actor stars or marks unread these messages: those they do not have
+   * get a historical row, as in the original; the answer names them.
+   */
+  | { type: 'message.historical'; actor: Principal; message_ids: number[] }
   | MoveCommand;
 
 export type ReactionChange = { actor: Principal; message_id: number; reaction: Reaction };
@@ -304,6 +311,7 @@ export type ChannelReplies = MoveReplies & {
   'reaction.remove': null;
   'submessage.add': null;
   'message.holders': number[];
+  'message.historical': number[];
   /** Newest first. */
   'topic.list': TopicSummary[];
 };
