@@ -393,7 +393,7 @@ export function channelRoutes(options: ApiOptions): Route[] {
           Type.Boolean({
             default: false,
             description:
-              'Every channel whose messages the caller may read (web-public, subscribed, and public ones unless a guest), whatever `include_public`, `include_subscribed` and `include_web_public` say; `include_all` still wins.',
+              'Every channel whose messages the caller may read (web-public ones, subscribed ones, public ones unless a guest, and private ones whose `can_subscribe_group` or `can_add_subscribers_group` holds a non-guest caller), whatever `include_public`, `include_subscribed` and `include_web_public` say; `include_all` still wins.',
           }),
         ),
       }),
@@ -506,20 +506,24 @@ export async function visibleChannels(caller: CallerContext, filter: ChannelFilt
   const [entries, state] = await Promise.all([channelsOf(caller), caller.state()]);
   const seesPublic = maySeePublicChannels(principal);
   const all = filter.include_all && maySeeAllChannels(principal);
+  const byAccess = !all && (filter.include_can_access_content || filter.include_all);
+  const subscribed = (id: number) => Boolean(state.subscriptions[id]);
   const wanted = entries.filter((e) => {
     if (e.is_archived && filter.exclude_archived) return false;
     if (all) return true;
-    const subscribed = Boolean(state.subscriptions[e.channel_id]);
-    // Without channel group grants, what one may know of and what one may read are the same channels here.
-    if (filter.include_can_access_content || filter.include_all) {
-      return e.is_web_public || mayReadChannel(principal, e, subscribed);
-    }
-    if (filter.include_subscribed && state.subscriptions[e.channel_id]) return true;
+    // A private channel's groups may grant a non-guest access: its settings decide, below.
+    if (byAccess) return e.is_web_public || subscribed(e.channel_id) || seesPublic;
+    if (filter.include_subscribed && subscribed(e.channel_id)) return true;
     if (filter.include_web_public && e.is_web_public) return true;
     return filter.include_public && seesPublic && !e.invite_only;
   });
   const infos = await Promise.all(wanted.map((e) => caller.channelInfo(e.channel_id).catch(() => undefined)));
+  // include_all: what the channel shows the caller (metadata access); otherwise content access.
+  const allowed = (info: ChannelInfo) =>
+    !filter.include_can_access_content ||
+    filter.include_all ||
+    mayReadChannel(principal, info, subscribed(info.stream_id));
   return infos
-    .filter((info): info is ChannelInfo => info !== undefined)
+    .filter((info): info is ChannelInfo => info !== undefined && allowed(info))
     .map((info) => channelJson(info, entries.find((e) => e.channel_id === info.stream_id)?.is_default ?? false));
 }
