@@ -24,6 +24,12 @@ export const CHANNEL_PERMISSIONS = [
 ] as const;
 export type ChannelPermission = (typeof CHANNEL_PERMISSIONS)[number];
 export type ChannelPermissions = Record<ChannelPermission, GroupSetting>;
+/** Channel permissions the original never lets name `role:everyone` (no channel permission takes `role:internet`). */
+export const CHANNEL_PERMISSIONS_NOT_FOR_EVERYONE: readonly ChannelPermission[] = [
+  'can_add_subscribers_group',
+  'can_administer_channel_group',
+  'can_subscribe_group',
+];
 
 export interface ChannelSettings extends ChannelPermissions {
   stream_id: number;
@@ -208,6 +214,8 @@ export type ChannelCommand =
       dry_run: boolean;
       /** Only the archive operation may set `is_archived`. */
       archive?: boolean;
+      /** The channel is the realm's moderation request channel, which must stay private. */
+      moderation_request_channel?: boolean;
     }
   | {
       type: 'message.send';
