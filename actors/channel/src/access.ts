@@ -2,6 +2,7 @@ import {
   ChatError,
   inGroupSetting,
   isAdministrator,
+  isGuest,
   mayReadChannel,
   maySeeAllChannels,
   type ChannelPermission,
@@ -26,16 +27,20 @@ export function can(state: ChannelState, permission: ChannelPermission, who: Act
   return state.channel !== null && inGroupSetting(state.channel[permission], who);
 }
 
-/** Whether `who` may read the conversation's messages at all. */
+/** Whether `who` may read the conversation's messages at all (a channel's: `mayReadChannel`, web-public and group grants included). */
 export function hasContentAccess(state: ChannelState, who: Actor): boolean {
   if (state.kind !== 'channel') return isMember(state, who.user_id);
   return mayReadChannel(who, state.channel!, isMember(state, who.user_id));
 }
 
-/** Whether `who` may know the channel exists and see its settings and subscribers. */
+/**
+ * Whether `who` may know the channel exists and see its settings and subscribers
+ * (the original's `user_has_metadata_access`): content access, administrators,
+ * and non-guests in its `can_administer_channel_group`.
+ */
 export function hasMetadataAccess(state: ChannelState, who: Actor): boolean {
-  if (state.kind === 'channel' && state.channel!.is_web_public) return true; // guests too, as in the original
-  return hasContentAccess(state, who) || (state.kind === 'channel' && maySeeAllChannels(who));
+  if (hasContentAccess(state, who)) return true;
+  return state.kind === 'channel' && (maySeeAllChannels(who) || (!isGuest(who) && canAdminister(state, who)));
 }
 
 export function canAdminister(state: ChannelState, who: Actor): boolean {

@@ -1,6 +1,7 @@
 import {
   ChatError,
   inGroupSetting,
+  readsThroughGroups,
   realmAddress,
   realmOfKey,
   type ChannelCommand,
@@ -10,7 +11,7 @@ import {
   participantsOfKey,
 } from '@chat/protocol';
 import type { ActorContext } from '@chat/runtime';
-import { can, hasContentAccess } from './access.js';
+import { can, hasContentAccess, isMember } from './access.js';
 import { fanout, messageForEvent, topicActivity } from './events.js';
 import { toUsers } from './members.js';
 import { toPublicListeners } from './public-relay.js';
@@ -76,8 +77,11 @@ function checkChannelSend(state: ChannelState, cmd: Send): void {
   if (channel.is_archived) throw refused();
   // The notification bot posts move notices wherever they belong, as the original's system bots do.
   if (cmd.internal) return checkTopic(state, cmd.topic, cmd.settings);
-  // Subscribers (guests included) have content access; so do non-guests in public channels.
+  // Content access lets one post (guests in web-public channels too), but a group's grant
+  // to a private channel only where its history is public, as the original's access_stream_for_send_message.
   if (!hasContentAccess(state, sender)) throw refused();
+  if (readsThroughGroups(sender, channel, isMember(state, sender.user_id)) && !channel.history_public_to_subscribers)
+    throw refused();
   if (!can(state, 'can_send_message_group', sender)) {
     throw new ChatError('BAD_REQUEST', 'You do not have permission to post in this channel.');
   }

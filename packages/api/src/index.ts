@@ -102,7 +102,7 @@ export function apiRoutes(options: ApiOptions): Route[] {
     ...botStorageRoutes(),
   ]);
 }
-export { createChannel, type NewChannelSpec } from './channels/create.js';
+export { createChannel, createChannelActor, type NewChannelSpec } from './channels/create.js';
 export { emojiData } from './events/register/emoji-data.js';
 export { emojiImages } from './realm/emoji.js';
 export { avatarImages } from './uploads/avatars.js';

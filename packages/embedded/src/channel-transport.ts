@@ -2,7 +2,9 @@ import {
   Carried,
   jsonOf,
   NoResponders,
+  silentLogger,
   TransportTimeout,
+  type Logger,
   type Subscription,
   type Transport,
   type TransportHandler,
@@ -15,7 +17,12 @@ import {
  * array crosses as it is.
  */
 export interface Channel {
-  send(message: unknown): unknown;
+  /**
+   * Errors of a send (the channel closed: `ERR_IPC_CHANNEL_CLOSED`, or the
+   * other side went away first: `EPIPE`) come to `callback`, later; without
+   * one, Node emits them as an 'error' event, which ends the process.
+   */
+  send(message: unknown, callback: (err: Error | null) => void): unknown;
   on(event: 'message', listener: (message: unknown) => void): unknown;
 }
 
@@ -34,17 +41,24 @@ export type Downward = ({ t: 'rep'; id: number } & Payload) | { t: 'err'; id: nu
 /**
  * Sends in batches: the messages of one turn of the event loop go as one
  * array, one write and one read on each side instead of one per message.
- * A send to a channel that has closed is dropped, as a closed connection's.
+ * A send to a channel that has closed is dropped, as a closed connection's,
+ * and logged once.
  */
-function batched(channel: Channel): (message: unknown) => void {
+function batched(channel: Channel, log: Logger): (message: unknown) => void {
   let batch: unknown[] | undefined;
+  let dropped = false;
+  const failed = (err: Error | null) => {
+    if (!err || dropped) return;
+    dropped = true;
+    log.warn({ err }, 'IPC channel closed; sends to it are dropped');
+  };
   const flush = () => {
     const messages = batch!;
     batch = undefined;
     try {
-      channel.send(messages.length === 1 ? messages[0] : messages);
-    } catch {
-      /* the channel closed */
+      channel.send(messages.length === 1 ? messages[0] : messages, failed);
+    } catch (err) {
+      failed(err instanceof Error ? err : new Error(String(err)));
     }
   };
   return (message) => {
@@ -86,8 +100,8 @@ export class ChannelTransport implements Transport {
   private closed = false;
   private readonly send: (message: Upward) => void;
 
-  constructor(channel: Channel) {
-    this.send = batched(channel);
+  constructor(channel: Channel, log: Logger = silentLogger) {
+    this.send = batched(channel, log);
     onMessages(channel, (message) => this.receive(message as Downward));
   }
 
@@ -153,8 +167,13 @@ export type ChannelCalls = Record<string, (args: never) => Promise<unknown> | un
  * Serves a `ChannelTransport` from the side that holds the actors: each ask
  * and tell goes on over `transport` (the in-process one), each reply back.
  */
-export function serveChannel(channel: Channel, transport: Transport, calls: ChannelCalls = {}): void {
-  const send: (message: Downward) => void = batched(channel);
+export function serveChannel(
+  channel: Channel,
+  transport: Transport,
+  calls: ChannelCalls = {},
+  log: Logger = silentLogger,
+): void {
+  const send: (message: Downward) => void = batched(channel, log);
   const fail = (id: number, err: unknown) => {
     const { name, message } = err instanceof Error ? err : new Error(String(err));
     send({ t: 'err', id, n: name, m: message });

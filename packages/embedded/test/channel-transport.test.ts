@@ -6,7 +6,7 @@ import { bytes, deferred, text } from './helpers.js';
 
 /** A MessagePort seen as a channel (structured clone, as a worker's IPC channel with advanced serialization). */
 const channelOf = (port: MessagePort): Channel => ({
-  send: (message) => port.postMessage(message),
+  send: (message, _callback) => port.postMessage(message),
   on: (_event, listener) => port.on('message', listener),
 });
 

@@ -61,9 +61,29 @@ export const maySeePublicChannels = (who: Ranked) => !isGuest(who);
 /** Administrators see every channel's settings and subscribers, private ones included, and may list them all. */
 export const maySeeAllChannels = (who: Ranked) => isAdministrator(who);
 
-/** Subscribers read a channel's messages; others only a public channel's, and never guests. */
-export const mayReadChannel = (who: Ranked, channel: Pick<ChannelSettings, 'invite_only'>, subscribed: boolean) =>
-  subscribed || (maySeePublicChannels(who) && !channel.invite_only);
+/** What content access depends on, besides the person and their subscription. */
+export type ContentAccessFields = Pick<
+  ChannelSettings,
+  'invite_only' | 'is_web_public' | 'can_add_subscribers_group' | 'can_subscribe_group'
+>;
+
+/**
+ * Who may read a channel's messages (the original's `user_has_content_access`):
+ * everyone a web-public channel's (guests too), subscribers, non-guests a
+ * public channel's, and non-guests in the channel's `can_add_subscribers_group`
+ * or `can_subscribe_group` a private one's (guests never through a group:
+ * those settings do not allow everyone). Administrators get no more.
+ */
+export function mayReadChannel(who: Person, channel: ContentAccessFields, subscribed: boolean): boolean {
+  if (channel.is_web_public || subscribed) return true;
+  if (isGuest(who)) return false;
+  if (!channel.invite_only) return true;
+  return inGroupSetting(channel.can_add_subscribers_group, who) || inGroupSetting(channel.can_subscribe_group, who);
+}
+
+/** Content access to a private channel one is not subscribed to, which only its groups give. */
+export const readsThroughGroups = (who: Person, channel: ContentAccessFields, subscribed: boolean) =>
+  !subscribed && channel.invite_only && !channel.is_web_public && mayReadChannel(who, channel, subscribed);
 
 /**
  * A channel one was once subscribed to stays in `unsubscribed` only where one may still know of it
@@ -85,7 +105,7 @@ export const mayAdministerChannel = (who: Person, channel: Pick<ChannelSettings,
  */
 export function mayAddSubscribers(
   who: Person,
-  channel: Pick<ChannelSettings, 'invite_only' | 'can_administer_channel_group' | 'can_add_subscribers_group'>,
+  channel: ContentAccessFields & Pick<ChannelSettings, 'can_administer_channel_group'>,
   subscribed: boolean,
   realmSetting: GroupSetting,
 ): boolean {

@@ -80,19 +80,32 @@ test('guests never hold the group permissions the original keeps from them', (t)
   t.true(mayHoldGroupPermission({ role: guest }, 'can_leave_group'));
 });
 
-test('reading a channel: subscribers always, others only public channels, guests never unsubscribed', (t) => {
-  const open = { invite_only: false };
-  const closed = { invite_only: true };
-  t.true(mayReadChannel({ role: member }, open, false));
-  t.false(mayReadChannel({ role: guest }, open, false));
-  t.true(mayReadChannel({ role: guest }, closed, true));
-  t.false(mayReadChannel({ role: owner }, closed, false));
+test('reading a channel follows the original’s user_has_content_access', (t) => {
+  const nobody: GroupSetting = G['role:nobody'];
+  const channel = (invite_only: boolean, is_web_public = false, subscribe: GroupSetting = nobody) => ({
+    invite_only,
+    is_web_public,
+    can_add_subscribers_group: nobody,
+    can_subscribe_group: subscribe,
+  });
+  t.true(mayReadChannel(person(member), channel(false), false));
+  t.false(mayReadChannel(person(guest), channel(false), false));
+  t.true(mayReadChannel(person(guest), channel(true), true));
+  t.false(mayReadChannel(person(owner), channel(true), false));
+  // Web-public: everyone, guests too.
+  t.true(mayReadChannel(person(guest), channel(false, true), false));
+  // A private channel's subscribe or add-subscribers group grants non-guests, never guests.
+  t.true(mayReadChannel(person(member), channel(true, false, G['role:members']), false));
+  t.true(mayReadChannel(person(member), { ...channel(true), can_add_subscribers_group: G['role:members'] }, false));
+  t.false(mayReadChannel(person(guest), channel(true, false, G['role:everyone']), false));
 });
 
 test('subscribing others follows the original’s can_subscribe_others', (t) => {
   const nobody: GroupSetting = G['role:nobody'];
   const channel = (invite_only: boolean, add: GroupSetting = nobody) => ({
     invite_only,
+    is_web_public: false,
+    can_subscribe_group: nobody,
     can_administer_channel_group: nobody,
     can_add_subscribers_group: add,
   });

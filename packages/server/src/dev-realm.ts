@@ -1,6 +1,14 @@
-import { ChatError, realmAddress, ROLES, type ErrorCode, type NewUser, type Role } from '@chat/protocol';
+import {
+  channelAddress,
+  ChatError,
+  realmAddress,
+  ROLES,
+  type ErrorCode,
+  type NewUser,
+  type Role,
+} from '@chat/protocol';
 import { withOptions, type ActorClient } from '@chat/runtime';
-import { createChannel } from '@chat/api';
+import { createChannel, createChannelActor } from '@chat/api';
 
 /**
  * The organization of the original server's development environment, so that
@@ -70,7 +78,8 @@ export const DEV_REALM = {
 
 /**
  * Creates the development realm unless it exists. Each step is idempotent,
- * so a start interrupted half-way finishes the job on the next start. Each
+ * so a start interrupted half-way finishes the job on the next start: a
+ * channel the realm registered whose actor was not created yet gets it. Each
  * write goes under an idempotency key of its own (the same on every edge and
  * every start), so that it applies once when sent twice: by the client's
  * retry of an ask that was in fact applied (a shard's old owner, whose lease
@@ -103,7 +112,8 @@ export async function ensureDevRealm(actors: ActorClient): Promise<'created' | '
     const found = await actors
       .ask(realm, { type: 'realm.findChannel', name: channel.name })
       .catch(ignore('STREAM_DOES_NOT_EXIST'));
-    if (found) continue;
+    // Not done if a start stopped between registering the channel and creating its actor.
+    if (found && (await channelCreated(actors, found.channel_id))) continue;
     const spec = {
       name: channel.name,
       description: channel.description,
@@ -114,15 +124,17 @@ export async function ensureDevRealm(actors: ActorClient): Promise<'created' | '
     const once = withOptions(actors, (_to, body) => ({
       idempotencyKey: `dev-realm:${DEV_REALM.stringId}:${channel.name}:${body.type}`,
     }));
-    await createChannel(
-      once,
-      DEV_REALM.stringId,
-      spec,
-      null,
-      channel.members.map((name) => idOf.get(name)!),
-    );
+    const members = channel.members.map((name) => idOf.get(name)!);
+    if (found) await createChannelActor(once, DEV_REALM.stringId, found, spec, null, members);
+    else await createChannel(once, DEV_REALM.stringId, spec, null, members);
   }
   return realmExists ? 'present' : 'created';
+}
+
+/** Whether the channel's actor was created: it answers "Invalid channel ID" until then. */
+function channelCreated(actors: ActorClient, channelId: number): Promise<boolean> {
+  const ask = actors.ask(channelAddress(DEV_REALM.stringId, channelId), { type: 'channel.info' });
+  return succeeds(ask, 'BAD_REQUEST');
 }
 
 async function succeeds(ask: Promise<unknown>, failure: ErrorCode): Promise<boolean> {

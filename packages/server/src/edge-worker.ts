@@ -16,7 +16,7 @@ import { startServer, type Backend } from './server.js';
 async function main(): Promise<void> {
   const config = loadConfig();
   const log = createLogger({ level: config.logLevel });
-  const transport = new ChannelTransport(process as Channel);
+  const transport = new ChannelTransport(process as Channel, log);
   const actors = new TransportActorClient(transport, {
     shardCount: config.shardCount,
     defaultTimeoutMs: config.askTimeoutMs,

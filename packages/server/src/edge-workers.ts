@@ -80,7 +80,7 @@ export async function startEdgeWorkers(
     const env = { EDGE_WORKER_INDEX: String(index), ...(started && workers.size === 0 && { PORT: String(port) }) };
     const worker = cluster.fork(env);
     workers.add(worker);
-    serveChannel(worker, node.ports.transport, calls);
+    serveChannel(worker, node.ports.transport, calls, log.child({ worker: index }));
     worker.on('exit', (code, signal) => {
       workers.delete(worker);
       if (stopping || !started) return; // at startup, the wait for 'listening' fails instead

@@ -19,17 +19,9 @@ test('the operator grants and revokes can_create_users; POST /users follows it',
   const dir = await tempDir('can-create-users');
   const env = { ...process.env, DATA_DIR: dir, CHAT_MODE: 'development', LOG_LEVEL: 'warn' };
   const admin = async (...args: string[]) => JSON.parse((await run('node', [MAIN, ...args], { env })).stdout);
-  const role = (...more: string[]) =>
-    admin(
-      'change-user-role',
-      '--realm',
-      'zulip',
-      '--email',
-      'desdemona@zulip.com',
-      '--role',
-      'can_create_users',
-      ...more,
-    );
+  const grant = (role: string, email = 'desdemona@zulip.com', ...more: string[]) =>
+    admin('change-user-role', '--realm', 'zulip', '--email', email, '--role', role, ...more);
+  const role = (...more: string[]) => grant('can_create_users', undefined, ...more);
   const server = new ServerProcess(['node', MAIN, 'start'], { ...env, PORT: '0' });
   t.teardown(async () => {
     await server.kill('SIGKILL');
@@ -74,25 +66,11 @@ test('the operator grants and revokes can_create_users; POST /users follows it',
   await server.kill('SIGTERM');
   t.like(await role(), { email: 'desdemona@zulip.com', user_id: 9, can_create_users: true, changed: true });
   t.like(await role(), { can_create_users: true, changed: false }, 'granting again changes nothing');
-  const emails = (...more: string[]) =>
-    admin(
-      'change-user-role',
-      '--realm',
-      'zulip',
-      '--email',
-      'desdemona@zulip.com',
-      '--role',
-      'can_change_user_emails',
-      ...more,
-    );
+  const emails = (...more: string[]) => grant('can_change_user_emails', undefined, ...more);
   t.like(await emails(), { can_create_users: true, can_change_user_emails: true, changed: true });
-  const usage = await t.throwsAsync(
-    admin('change-user-role', '--realm', 'zulip', '--email', 'desdemona@zulip.com', '--role', 'administrator'),
-  );
+  const usage = await t.throwsAsync(grant('administrator'));
   t.regex(String((usage as { stderr?: string }).stderr), /--role must be can_create_users/);
-  const unknown = await t.throwsAsync(
-    admin('change-user-role', '--realm', 'zulip', '--email', 'nobody@zulip.com', '--role', 'can_create_users'),
-  );
+  const unknown = await t.throwsAsync(grant('can_create_users', 'nobody@zulip.com'));
   t.regex(String((unknown as { stderr?: string }).stderr), /No user with email 'nobody@zulip.com'/);
 
   await restart();

@@ -2,7 +2,7 @@ import test from 'ava';
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { realmAddress, type ActorAddress, type Command } from '@chat/protocol';
+import { channelAddress, realmAddress, type ActorAddress, type Command } from '@chat/protocol';
 import { silentLogger, typedClient, type ActorClient, type UntypedActorClient } from '@chat/runtime';
 import { DEV_REALM, ensureDevRealm } from '../src/dev-realm.js';
 import { loadConfig } from '../src/config.js';
@@ -70,5 +70,36 @@ test('two seeders at once both finish, with one realm and each channel once', as
     const outcomes = await Promise.all([ensureDevRealm(node.actors), ensureDevRealm(node.actors)]);
     t.true(outcomes.every((o) => o === 'created' || o === 'present'));
     t.deepEqual(await channelNames(node.actors), expected);
+  });
+});
+
+/** A start that stops (crashes) right after the realm registered `name`, before the channel's actor is created. */
+function stoppingAfterRegistering(actors: ActorClient, name: string): ActorClient {
+  const loose = actors as unknown as UntypedActorClient;
+  return typedClient({
+    ...loose,
+    ask: async (to: ActorAddress, body: Command, opts) => {
+      const reply = await loose.ask(to, body, opts);
+      if (body.type === 'realm.registerChannel' && (body.entry as { name: string }).name === name)
+        throw new Error('crashed');
+      return reply;
+    },
+    tell: (to, body, opts) => loose.tell(to, body, opts),
+    fanout: (type, keys, body, opts) => loose.fanout(type, keys, body, opts),
+    fanoutAsk: (type, keys, body, opts) => loose.fanoutAsk(type, keys, body, opts),
+  });
+}
+
+test('a start that stopped between registering a channel and creating it is finished by the next', async (t) => {
+  await withNode(async (node) => {
+    await t.throwsAsync(ensureDevRealm(stoppingAfterRegistering(node.actors, 'Verona')), { message: 'crashed' });
+    t.is(await ensureDevRealm(node.actors), 'present');
+    const realm = realmAddress(DEV_REALM.stringId);
+    for (const channel of DEV_REALM.channels) {
+      const { channel_id } = await node.actors.ask(realm, { type: 'realm.findChannel', name: channel.name });
+      const info = await node.actors.ask(channelAddress(DEV_REALM.stringId, channel_id), { type: 'channel.info' });
+      t.is(info.name, channel.name);
+      t.is(info.subscribers.length, channel.members.length, channel.name);
+    }
   });
 });

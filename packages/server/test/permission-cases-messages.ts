@@ -15,14 +15,16 @@ import {
  * channels they are subscribed to, any other account every public channel
  * (spec, Channel: `invite_only`; the original's `has_message_access`), and
  * the other realm knows no message of this one ("Invalid message(s)",
- * reference get-message 400).
+ * reference get-message 400). The history row reads one in Rome, web-public,
+ * which the guest reads without being in it.
  */
-const made = { denmark: 0, byMember: 0, poll: 0 };
+const made = { denmark: 0, byMember: 0, poll: 0, rome: 0 };
 
 async function prepare(fx: Fixtures): Promise<void> {
   made.denmark = await fx.send(await fx.login('hamlet'), 'Denmark', 'a message in Denmark');
   made.byMember = await fx.send(fx.callers.member.client, 'Verona', 'written by othello');
   made.poll = await fx.send(await fx.login('hamlet'), 'Denmark', '/poll Matrix?\nyes\nno');
+  made.rome = await fx.send(await fx.login('hamlet'), 'Rome', 'a message in Rome');
 }
 
 /** Readable by every account that may read Denmark. */
@@ -135,7 +137,8 @@ export const messageCases: Operation[] = [
   {
     method: 'GET',
     template: '/messages/{message_id}/history',
-    request: () => ({ path: `/messages/${made.denmark}/history` }),
-    expect: onDenmark,
+    // Rome is web-public: the guest, who is not in it, reads it too (the original's user_has_content_access).
+    request: () => ({ path: `/messages/${made.rome}/history` }),
+    expect: authenticated({ everyone: OK, otherRealm: INVALID_MESSAGE }),
   },
 ];

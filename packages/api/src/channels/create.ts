@@ -6,6 +6,7 @@ import {
   channelAddress,
   defaultChannelPermissions,
   realmAddress,
+  type ChannelEntry,
   type ChannelPermissions,
   type ChannelSettings,
   type Principal,
@@ -48,6 +49,24 @@ export async function createChannel(
       folder_id: spec.folder_id ?? null,
     },
   });
+  await createChannelActor(actors, realm, entry, spec, creatorId, subscribers, now);
+  return entry.channel_id;
+}
+
+/**
+ * The second step of `createChannel`: the ChannelActor of a channel the
+ * realm's directory holds (`entry`), with its first subscribers. Alone, it
+ * finishes a creation that stopped between the two steps.
+ */
+export async function createChannelActor(
+  actors: ActorClient,
+  realm: string,
+  entry: Pick<ChannelEntry, 'channel_id' | 'name'>,
+  spec: NewChannelSpec,
+  creatorId: number | null,
+  subscribers: number[],
+  now = Date.now(),
+): Promise<void> {
   const channel: ChannelSettings = {
     ...defaultChannelPermissions(creatorId),
     ...spec.permissions,
@@ -71,7 +90,6 @@ export async function createChannel(
     subscribers,
     ...(spec.color !== undefined ? { color: spec.color } : {}),
   });
-  return entry.channel_id;
 }
 
 /**

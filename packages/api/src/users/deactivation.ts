@@ -1,6 +1,7 @@
 import { Type } from '@sinclair/typebox';
+import type { ActorClient } from '@chat/runtime';
 import { defineRoute, type Route } from '@chat/edge';
-import { realmAddress } from '@chat/protocol';
+import { realmAddress, type Principal } from '@chat/protocol';
 import { tellDeactivation } from './access-events.js';
 import { deactivationMail, mailerOf } from '../invitations/confirmations.js';
 import type { ApiOptions } from '../options.js';
@@ -29,14 +30,7 @@ export function deactivationRoutes(options: ApiOptions): Route[] {
       description: "Deactivates the caller's account, unless it is the organization's only user or only owner.",
       tags: ['users'],
       async handler({ principal, actors }) {
-        await actors.ask(realmAddress(principal.realm), {
-          type: 'realm.setActive',
-          actor: principal,
-          user_id: principal.user_id,
-          active: false,
-          own: true,
-        });
-        await tellDeactivation(actors, principal.realm, principal.user_id);
+        await deactivate(actors, principal, principal.user_id, true);
         return {};
       },
     }),
@@ -51,12 +45,10 @@ export function deactivationRoutes(options: ApiOptions): Route[] {
       async handler({ params, principal, actors }) {
         const comment = params.deactivation_notification_comment;
         const mailer = comment === undefined ? null : mailerOf(options);
-        const command = { type: 'realm.setActive', actor: principal, user_id: params.user_id, active: false } as const;
-        const done = await actors.ask(realmAddress(principal.realm), command);
+        const done = await deactivate(actors, principal, params.user_id, false);
         if (mailer && comment !== undefined) {
           await mailer.send(deactivationMail(done.delivery_email, done.realm_name, options.externalUrl, comment));
         }
-        await tellDeactivation(actors, principal.realm, params.user_id);
         return {};
       },
     }),
@@ -75,4 +67,17 @@ export function deactivationRoutes(options: ApiOptions): Route[] {
       },
     }),
   ];
+}
+
+/** Deactivates an account (`own`: the caller's, with the original's last-owner rules) and tells guests who knew it. */
+async function deactivate(actors: ActorClient, actor: Principal, user_id: number, own: boolean) {
+  const done = await actors.ask(realmAddress(actor.realm), {
+    type: 'realm.setActive',
+    actor,
+    user_id,
+    active: false,
+    own,
+  });
+  await tellDeactivation(actors, actor.realm, user_id);
+  return done;
 }
