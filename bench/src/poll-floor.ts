@@ -46,11 +46,16 @@ async function measure(kind: string) {
   const port = await next<number>(child, 'port');
   const http = new Http(`http://127.0.0.1:${port}`);
   let running = true;
+  let failed = 0;
   const poll = async (i: number) => {
     const credentials = { email: `user${i}@example.com`, apiKey: 'floor-key-0123456789abcdef' };
     for (let last = -1; running; last++) {
       const answer = await http.request('GET', '/events', { queue_id: 'floor', last_event_id: last }, credentials);
-      if (answer.status !== 200 && running) throw new Error(`poll ${i}: ${answer.status} ${answer.body.msg}`);
+      // A refused connection (a full accept backlog while ten thousand connect) is tried again, as clients do.
+      if (answer.status !== 200 && running) {
+        failed++;
+        await new Promise((resolve) => setTimeout(resolve, 100));
+      }
     }
   };
   let held = next(child, 'held');
@@ -83,6 +88,7 @@ async function measure(kind: string) {
     rounds,
     server_cpu_us_per_round_trip: Math.round(((end.cpuSeconds - start.cpuSeconds) * 1e6 * 10) / trips) / 10,
     round_ms: Math.round(wall / rounds),
+    failed_polls: failed,
     harness_cpu_us_per_round_trip: Math.round(((harness.user + harness.system) * 10) / trips) / 10,
   };
 }
