@@ -1,9 +1,13 @@
 import kafkajs, { type Kafka, type Message, type Producer, type RetryOptions } from 'kafkajs';
 import { FencedError, type Fence, type JournalAppend, type Logger } from '@chat/runtime';
 import type { FenceBook } from './kafka-fences.js';
-import { isFencingError } from './kafka-support.js';
+import { isFencingError, isRetriable } from './kafka-support.js';
 
 const { Partitioners } = kafkajs;
+
+/** Tries of one transaction whose failure came before its commit (see `commit`). */
+const ATTEMPTS = 3;
+const RETRY_AFTER_MS = 100;
 
 export interface ShardWriterOptions {
   kafka: Kafka;
@@ -126,28 +130,54 @@ export class ShardWriter {
     return batch;
   }
 
+  /**
+   * Sends a batch in one transaction. A failure before the commit was asked
+   * for that a retry may fix (one kafkajs marks retriable, a request timeout,
+   * the coordinator busy or moving, or our producer taken over with no newer
+   * epoch in the book) is tried again, up to ATTEMPTS times, with a new
+   * producer: initializing it aborts the failed transaction, so what it sent
+   * is never read, and its `connect` checks the fence book as a takeover
+   * does. A failed commit is not: its transaction may have committed, and
+   * sending it again could write it twice.
+   */
   private async commit(batch: Pending[]): Promise<void> {
-    try {
-      if (this.fenced) throw this.fenced;
-      for (const topic of new Set(batch.map((p) => p.topic))) await this.o.ready(topic);
-      if (!this.producer) await this.reconnect();
-      const txn = await this.producer!.transaction();
-      const sent = await txn.sendBatch({ acks: -1, topicMessages: this.messagesOf(batch) });
-      await txn.commit();
-      const next = new Map(sent.map((m) => [m.topicName, Number(m.baseOffset)]));
-      for (const p of batch) {
-        const base = next.get(p.topic);
-        if (base === undefined) throw new Error(`no offset for ${p.topic} in the produce response`);
-        next.set(p.topic, base + p.records.length);
-        this.acked.set(p.topic, base + p.records.length - 1);
-        p.resolve(p.records.map((_, i) => base + i));
+    for (let attempt = 1; ; attempt++) {
+      const committing = { asked: false };
+      try {
+        await this.attempt(batch, committing);
+        return;
+      } catch (err) {
+        if (committing.asked || attempt >= ATTEMPTS || !mayRetry(err)) return this.fail(batch, err);
+        this.o.log.warn(
+          { err, shard: this.o.fence.shard, appends: batch.length, attempt },
+          'journal transaction failed before its commit; trying again with a new producer',
+        );
+        await this.drop();
+        await new Promise((resolve) => setTimeout(resolve, RETRY_AFTER_MS * attempt));
       }
-      this.stats.transactions++;
-      this.stats.appends += batch.length;
-      this.stats.records += batch.reduce((n, p) => n + p.records.length, 0);
-    } catch (err) {
-      await this.fail(batch, err);
     }
+  }
+
+  /** One transaction: sends the batch, commits, resolves its appends. `committing.asked` once the commit is sent. */
+  private async attempt(batch: Pending[], committing: { asked: boolean }): Promise<void> {
+    if (this.fenced) throw this.fenced;
+    for (const topic of new Set(batch.map((p) => p.topic))) await this.o.ready(topic);
+    if (!this.producer) await this.reconnect();
+    const txn = await this.producer!.transaction();
+    const sent = await txn.sendBatch({ acks: -1, topicMessages: this.messagesOf(batch) });
+    committing.asked = true;
+    await txn.commit();
+    const next = new Map(sent.map((m) => [m.topicName, Number(m.baseOffset)]));
+    for (const p of batch) {
+      const base = next.get(p.topic);
+      if (base === undefined) throw new Error(`no offset for ${p.topic} in the produce response`);
+      next.set(p.topic, base + p.records.length);
+      this.acked.set(p.topic, base + p.records.length - 1);
+      p.resolve(p.records.map((_, i) => base + i));
+    }
+    this.stats.transactions++;
+    this.stats.appends += batch.length;
+    this.stats.records += batch.reduce((n, p) => n + p.records.length, 0);
   }
 
   /** One message list per topic, in call order: Kafka numbers them in that order. */
@@ -237,3 +267,6 @@ export class ShardWriter {
     await producer?.disconnect().catch((err: unknown) => this.o.log.warn({ err }, 'producer disconnect'));
   }
 }
+
+/** A failure a new producer may get past: not a newer owner (its `connect` would find that one anyway). */
+const mayRetry = (err: unknown) => !(err instanceof FencedError) && (isRetriable(err) || isFencingError(err));

@@ -82,7 +82,8 @@ export async function retrying<T>(fn: () => Promise<T>, timeoutMs = 10_000): Pro
   }
 }
 
-function isRetriable(err: unknown): boolean {
+/** Whether kafkajs marks the error, or one of its causes, retriable (a request timeout, a busy coordinator). */
+export function isRetriable(err: unknown): boolean {
   for (let e = err as { retriable?: unknown; cause?: unknown } | undefined, depth = 0; e && depth < 8; depth++) {
     if (e.retriable === true) return true;
     e = e.cause as typeof e;

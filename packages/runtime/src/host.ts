@@ -91,8 +91,11 @@ export class ActorHost implements CellHost {
   /** Snapshots of passivated actors still being written, by address. */
   private readonly saving = new Map<string, Promise<void>>();
   private sweeping = false;
-  /** Per owned shard: its transport subscriptions and whether this host may still act for it. */
-  private readonly owned = new Map<number, { subscriptions: Subscription[]; valid: () => boolean }>();
+  /**
+   * Per owned shard: its transport subscriptions, whether this host may still act for it, and whether it is
+   * being handed off (`removeShard`), when it takes no more messages.
+   */
+  private readonly owned = new Map<number, { subscriptions: Subscription[]; valid: () => boolean; leaving?: true }>();
   private readonly options: Required<Omit<HostOptions, 'shards' | 'log' | 'hostId' | 'epoch'>> &
     Pick<HostOptions, 'hostId'> & { shards: number[]; epoch: number };
 
@@ -194,6 +197,8 @@ export class ActorHost implements CellHost {
   async removeShard(shard: number, lost = false): Promise<void> {
     const owned = this.owned.get(shard);
     if (!owned) return;
+    // Fan-outs to this host still come: an actor made for one now would outlive the partition dropped below.
+    owned.leaving = true;
     for (const sub of owned.subscriptions) sub.unsubscribe();
     const cells = [...this.cells].filter(([, cell]) => cell.shard === shard);
     if (!lost) await Promise.all(cells.map(([, cell]) => cell.whenIdle()));
@@ -405,11 +410,11 @@ export class ActorHost implements CellHost {
     if (reply) void Promise.all(answers).then(() => reply({ v: ENVELOPE_VERSION, ok: true, body: { failed } }));
   }
 
-  /** Whether this host owns the actor's shard and may still act for it. */
+  /** Whether this host owns the actor's shard, may still act for it, and is not handing it off. */
   private serves(address: ActorAddress): boolean {
     const shard = shardOf(address, this.options.shardCount);
     const owned = this.owned.get(shard);
-    if (!owned) return false;
+    if (!owned || owned.leaving) return false;
     if (owned.valid()) return true;
     this.stats.refusedFenced++;
     this.log.warn({ shard, actor: formatAddress(address) }, 'message refused: the lease of its shard ran out');

@@ -6,12 +6,12 @@ import { ChatError, type ActorAddress } from '@chat/protocol';
 import { FileJournal, InProcessTransport, LevelStore } from '@chat/embedded';
 import { ActorHost, shardOf, TransportActorClient, typedClient } from '../src/index.js';
 import { untyped } from './untyped.js';
-import { counterBehavior, type CounterState } from './counter.js';
+import { counterBehavior, Probe, type CounterState } from './counter.js';
 
 const SHARDS = 2;
 
 /** Two hosts over one journal, store and transport, as two cluster processes over shared engines. */
-async function pair(t: { teardown(fn: () => Promise<void>): void }) {
+async function pair(t: { teardown(fn: () => Promise<void>): void }, probe = new Probe()) {
   const dir = await mkdtemp(join(tmpdir(), 'handoff-test-'));
   const transport = new InProcessTransport();
   const journal = await FileJournal.open(join(dir, 'journal'));
@@ -19,18 +19,19 @@ async function pair(t: { teardown(fn: () => Promise<void>): void }) {
   const client = untyped(
     new TransportActorClient(transport, { shardCount: SHARDS, defaultTimeoutMs: 1000, maxWaiting: 100 }),
   );
-  const host = () =>
+  const host = (hostId: string) =>
     new ActorHost({
+      hostId,
       transport,
       journal,
       store,
       actors: typedClient(client),
-      behaviors: [counterBehavior()],
+      behaviors: [counterBehavior(probe)],
       shardCount: SHARDS,
       shards: [],
     });
-  const a = host();
-  const b = host();
+  const a = host('a');
+  const b = host('b');
   await a.start();
   await b.start();
   t.teardown(async () => {
@@ -41,7 +42,7 @@ async function pair(t: { teardown(fn: () => Promise<void>): void }) {
     await store.close();
     await rm(dir, { recursive: true, force: true });
   });
-  return { a, b, client, store };
+  return { a, b, client, store, transport };
 }
 
 const alice: ActorAddress = { type: 'user', key: 'alice' };
@@ -98,4 +99,30 @@ test('a lost shard is dropped without a checkpoint; the next owner replays the j
   await a.removeShard(shard, true);
   await b.addShard(shard, 2);
   t.deepEqual((await client.ask<CounterState>(alice, { type: 'get' })).values, [5, 6]);
+});
+
+test('a fan-out that comes while a shard is handed off makes no actor; the host then stops cleanly', async (t) => {
+  const probe = new Probe();
+  const { a, client, transport } = await pair(t, probe);
+  // A sender whose shard map says host a holds every shard: its fan-outs come to a's own subject.
+  const sender = new TransportActorClient(transport, {
+    shardCount: SHARDS,
+    defaultTimeoutMs: 1000,
+    ownerOf: () => 'a',
+  });
+  const bob = ['bob', 'carol', 'dave', 'erin'].find(
+    (key) => key !== alice.key && shardOf({ type: 'user', key }, SHARDS) === shard,
+  )!;
+  await a.addShard(shard, 1);
+  await client.ask(alice, { type: 'add', value: 1 });
+  // Alice is busy, so the hand-off waits for her.
+  const sleeping = client.ask(alice, { type: 'sleep', ms: 300 });
+  while (probe.active === 0) await new Promise((resolve) => setTimeout(resolve, 5));
+  const removing = a.removeShard(shard);
+  sender.fanout('user', [bob], { type: 'add', value: 1 } as never);
+  await sleeping;
+  await removing;
+  t.is(a.stats.live, 0, 'no actor of the shard handed off is left');
+  // An actor left behind has no partition: stopping threw "Cannot read properties of undefined (reading 'comeToRest')".
+  await t.notThrowsAsync(a.stop());
 });

@@ -1,0 +1,90 @@
+import anyTest, { type TestFn } from 'ava';
+import kafkajs, { type Kafka, type Producer, type ProducerConfig, type Transaction } from 'kafkajs';
+import type { JournalPartition } from '@chat/runtime';
+import type { KafkaJournal } from '../src/index.js';
+import { bytes, collect, freshNamespace, Journals, kafkaBrokers, text } from './kafka-helpers.js';
+
+const { KafkaJSError } = kafkajs;
+const test = anyTest as TestFn<{ journals: Journals }>;
+
+test.before((t) => {
+  kafkaBrokers();
+  t.context.journals = new Journals();
+});
+test.after.always(async (t) => {
+  await t.context.journals?.cleanUp();
+});
+
+const fence = { shard: 0, epoch: 1 };
+const p: JournalPartition = { topic: 'channel', shard: 0 };
+const record = (data: string) => [{ key: 'k', data: bytes(data) }];
+
+/**
+ * Makes the journal's shard producers fail once at `step` of a transaction that sent records, once `armed`,
+ * after the step itself went through: a request whose answer timed out (kafkajs marks that retriable)
+ * although the broker did what it asked.
+ */
+function failOnceAfter(journal: KafkaJournal, step: 'sendBatch' | 'commit') {
+  const injection = { armed: true, failed: false };
+  const kafka = (journal as unknown as { kafka: Kafka }).kafka;
+  const producer = kafka.producer.bind(kafka);
+  kafka.producer = (config?: ProducerConfig): Producer => {
+    const made = producer(config);
+    const transaction = made.transaction.bind(made);
+    made.transaction = async (): Promise<Transaction> => {
+      const txn = await transaction();
+      const { sendBatch, commit } = { sendBatch: txn.sendBatch.bind(txn), commit: txn.commit.bind(txn) };
+      let sent = false;
+      const fail = () => {
+        if (!injection.armed || injection.failed) return;
+        injection.failed = true;
+        throw new KafkaJSError(`${step} answer timed out (injected)`, { retriable: true });
+      };
+      txn.sendBatch = async (batch) => {
+        const result = await sendBatch(batch);
+        sent = true;
+        if (step === 'sendBatch') fail();
+        return result;
+      };
+      txn.commit = async () => {
+        await commit();
+        if (step === 'commit' && sent) fail();
+      };
+      return txn;
+    };
+    return made;
+  };
+  return injection;
+}
+
+async function dataOf(journal: KafkaJournal) {
+  return (await collect(journal.read(p, -1))).map((r) => text(r.data));
+}
+
+test('a transaction that fails before its commit is tried again with a new producer; its records are read once', async (t) => {
+  const journal = await t.context.journals.make(freshNamespace());
+  const injection = failOnceAfter(journal, 'sendBatch');
+  await journal.fence(fence);
+  const appends = [journal.append(p, record('one'), fence), journal.append(p, record('two'), fence)];
+  const positions = (await Promise.all(appends)).flat();
+  t.true(injection.failed, 'the first send failed');
+  t.deepEqual(await dataOf(journal), ['one', 'two'], 'the failed transaction was aborted: nothing twice');
+  t.deepEqual(
+    (await collect(journal.read(p, -1))).map((r) => r.position),
+    positions,
+  );
+  await journal.append(p, record('three'), fence);
+  t.deepEqual(await dataOf(journal), ['one', 'two', 'three']);
+});
+
+test('a failed commit is not tried again: the transaction may have committed', async (t) => {
+  const journal = await t.context.journals.make(freshNamespace());
+  const injection = failOnceAfter(journal, 'commit');
+  injection.armed = false;
+  await journal.fence(fence);
+  await journal.append(p, record('first'), fence);
+  injection.armed = true;
+  await t.throwsAsync(journal.append(p, record('committed'), fence), { message: /injected/ });
+  t.true(injection.failed);
+  t.deepEqual(await dataOf(journal), ['first', 'committed'], 'it committed, once');
+});
