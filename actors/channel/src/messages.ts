@@ -121,3 +121,16 @@ export function decideHolders(ctx: Ctx, cmd: Of<'message.holders'>): ChannelDeci
   if (!message || !canSee(state, cmd.actor, message)) throw invalidMessage();
   return { reply: holdersOf(state, ctx.address.key, message) };
 }
+
+/** Historical rows for messages the actor stars or marks unread without having them: see holders.ts. */
+export function decideHistorical(ctx: Ctx, cmd: Of<'message.historical'>): ChannelDecision<'message.historical'> {
+  const state = ctx.state;
+  requireMessageAccess(state, cmd.actor);
+  const me = cmd.actor.user_id;
+  const ids = cmd.message_ids.filter((id) => {
+    const message = findMessage(state, id);
+    return message !== undefined && canSee(state, cmd.actor, message) && !holds(state, me, message);
+  });
+  if (state.kind !== 'channel' || ids.length === 0) return { reply: [] };
+  return { events: [{ type: 'historicalGiven', userId: me, ids }], reply: ids };
+}

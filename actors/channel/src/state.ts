@@ -29,6 +29,8 @@ export interface ChannelState {
   joinedAfter: Record<number, number>;
   /** Ids users have beyond their current subscription: see holders.ts (absent in older snapshots). */
   held?: Record<number, IdRanges>;
+  /** Ids of historical rows per user: what they starred, marked unread or reacted to without having it (holders.ts). */
+  historical?: Record<number, IdRanges>;
   /** Those of them who were guests when they left: a public channel's events leave them out. */
   heldByGuests?: number[];
   messages: StoredMessage[];
@@ -58,6 +60,8 @@ export type ChannelEvent =
   | { type: 'messagesImported'; messages: StoredMessage[] }
   | { type: 'reactionAdded'; id: number; reaction: Reaction }
   | { type: 'reactionRemoved'; id: number; reaction: Reaction }
+  /** Starring or marking unread messages one does not have makes historical rows (holders.ts). */
+  | { type: 'historicalGiven'; userId: number; ids: number[] }
   | { type: 'submessageAdded'; submessage: Submessage }
   | MoveEvent;
 
@@ -147,6 +151,12 @@ export function applyEvent(state: ChannelState, event: ChannelEvent): void {
       message.reactions.push(event.reaction);
       return;
     }
+    case 'historicalGiven':
+      for (const id of event.ids) {
+        const message = findMessage(state, id);
+        if (message) giveHistorical(state, event.userId, message);
+      }
+      return;
     case 'reactionRemoved': {
       const message = findMessage(state, event.id);
       if (!message) return;

@@ -10,6 +10,9 @@ import {
   maySeePublicChannels,
   type ChannelEntry,
   type ChannelInfo,
+  type ChannelPermission,
+  type ChannelPermissions,
+  type GroupSetting,
   type Principal,
   type RealmSettings,
   type TopicsPolicy,
@@ -20,6 +23,7 @@ import { announceChannels, tellNewSubscribers } from './announce.js';
 import { checkColor, subscriptionSettingsRoutes } from './subscription-settings.js';
 import { channelRetention, createChannel, type NewChannelSpec } from './create.js';
 import { channelJson, subscriptionJson } from './json.js';
+import { creationPermissionParams, newChannelPermissions } from './permissions.js';
 import { restrictsGuests, tellAccessChanges } from '../users/access-events.js';
 import { CallerContext } from '../context.js';
 import { checkChannelCount, checkDescription, LIMITS } from '../limits.js';
@@ -95,6 +99,7 @@ function newChannelSpec(principal: Principal, settings: RealmSettings, options: 
 
 /** The settings a new channel may be given by either way of creating one. */
 const NewChannelParams = {
+  ...creationPermissionParams,
   message_retention_days: Type.Optional(Type.Union([Type.String(), Type.Integer()])),
   topics_policy: Type.Optional(
     Type.Union(['inherit', 'allow_empty_topic', 'disable_empty_topic', 'empty_topic_only'].map((v) => Type.Literal(v))),
@@ -119,7 +124,8 @@ async function channelsOf(caller: CallerContext): Promise<ChannelEntry[]> {
   return caller.actors.ask(caller.realm, { type: 'realm.channels' });
 }
 
-interface SubscribeParams extends Partial<Omit<ChannelOptions, 'name'>> {
+interface SubscribeParams
+  extends Partial<Omit<ChannelOptions, 'name'>>, Partial<Record<ChannelPermission, GroupSetting | undefined>> {
   subscriptions: Array<{ name: string; description?: string | undefined; color?: string | undefined }>;
   principals?: number[] | string[] | undefined;
   authorization_errors_fatal?: boolean | undefined;
@@ -141,6 +147,8 @@ async function subscribe(
   const already: Record<string, string[]> = {};
   const unauthorized: string[] = [];
   for (const sub of params.subscriptions) if (sub.color !== undefined) checkColor(sub.color);
+  // The new channels' permissions, checked once, before the first is created (as the original).
+  let permissions: Promise<Partial<ChannelPermissions>> | undefined;
   for (const sub of params.subscriptions) {
     const name = checkChannelName(sub.name);
     // The subscribers' color: the one asked for, else the next of each one's palette.
@@ -150,8 +158,10 @@ async function subscribe(
       throw err;
     });
     if (!found) {
+      permissions ??= newChannelPermissions(caller, params);
       const spec = {
         ...newChannelSpec(principal, settings, { ...params, name, description: sub.description }),
+        permissions: await permissions,
         ...color,
       };
       const ids = users.map((u) => u.user_id);
@@ -350,7 +360,8 @@ export function channelRoutes(options: ApiOptions): Route[] {
       async handler({ params, principal, actors }) {
         const caller = new CallerContext(actors, principal);
         const settings = await caller.settings();
-        const spec = newChannelSpec(principal, settings, params);
+        const permissions = await newChannelPermissions(caller, params);
+        const spec = { ...newChannelSpec(principal, settings, params), permissions };
         await checkFolder(caller, params.folder_id);
         const ids = (await principalsOf(caller, params.subscribers)).map((u) => u.user_id);
         const id = await createChannel(actors, principal.realm, spec, principal.user_id, ids);
@@ -369,6 +380,13 @@ export function channelRoutes(options: ApiOptions): Route[] {
         include_subscribed: Type.Optional(Type.Boolean({ default: true })),
         exclude_archived: Type.Optional(Type.Boolean({ default: true })),
         include_all: Type.Optional(Type.Boolean({ default: false })),
+        include_all_active: Type.Optional(
+          Type.Boolean({
+            default: false,
+            deprecated: true,
+            description: 'The old name of `include_all`: true means it.',
+          }),
+        ),
         include_default: Type.Optional(Type.Boolean({ default: false })),
         include_owner_subscribed: Type.Optional(Type.Boolean({ default: false })),
         include_can_access_content: Type.Optional(
@@ -379,7 +397,6 @@ export function channelRoutes(options: ApiOptions): Route[] {
           }),
         ),
       }),
-      aliases: { include_all: ['include_all_active'] },
       summary: 'Get all channels',
       description: 'The channels the caller may see, by the filters given.',
       tags: ['channels'],
@@ -389,7 +406,7 @@ export function channelRoutes(options: ApiOptions): Route[] {
           include_web_public: params.include_web_public ?? false,
           include_subscribed: params.include_subscribed ?? true,
           exclude_archived: params.exclude_archived ?? true,
-          include_all: params.include_all ?? false,
+          include_all: params.include_all === true || params.include_all_active === true,
           include_can_access_content: params.include_can_access_content ?? false,
         });
         return { streams: params.include_default ? streams : streams.map(({ is_default: _d, ...s }) => s) };
