@@ -68,6 +68,13 @@ test.serial('with the setting at members, a guest sees only the users he shares 
     const hamlet = byId(users, IDS.hamlet);
     t.like(hamlet, { full_name: 'Unknown user', is_active: true, is_bot: false, avatar_version: 1 } as Partial<User>);
     t.regex(hamlet!.email, new RegExp(`^user${IDS.hamlet}@`));
+    // The placeholder avatar is a real image, served without credentials.
+    const avatar = await fetch(new URL(hamlet!.avatar_url!, t.context.server.server.url));
+    t.is(avatar.status, 200);
+    t.is(avatar.headers.get('content-type'), 'image/png');
+    const png = Buffer.from(await avatar.arrayBuffer());
+    t.deepEqual([...png.subarray(1, 4)].map((c) => String.fromCharCode(c)).join(''), 'PNG');
+    t.is(png.readUInt32BE(16), 100, 'its width, from the IHDR chunk');
     t.false(JSON.stringify(users).includes('hamlet@zulip.com'));
     t.false(JSON.stringify(users).includes('King Hamlet'));
     t.is(byId(await realmUsers(guest, { user_list_incomplete: true }), IDS.hamlet), undefined);

@@ -6,7 +6,6 @@ import {
   realmUserAdded,
   SYSTEM_GROUPS,
   userAddress,
-  type GroupSetting,
   type QueueEvent,
   type UserProfile,
   type UserRef,
@@ -67,9 +66,8 @@ export async function tellAccessChanges(
 
 /** Whether the realm's `can_access_all_users_group` leaves guests out: a system group, everyone or members (no guest is a member). */
 export async function restrictsGuests(actors: ActorClient, realm: string): Promise<boolean> {
-  const org = await actors.ask(realmAddress(realm), { type: 'realm.organization' });
-  const setting = org.settings.can_access_all_users_group as GroupSetting | undefined;
-  return setting !== undefined && setting !== SYSTEM_GROUPS['role:everyone'];
+  const settings = await actors.ask(realmAddress(realm), { type: 'realm.settings' });
+  return settings.can_access_all_users_group !== SYSTEM_GROUPS['role:everyone'];
 }
 
 /** Whom `guest` may access through everything but one channel (`accessFrom`). */
