@@ -132,3 +132,15 @@ export function giveHistorical(state: ChannelState, userId: number, message: Sto
   state.historical ??= {};
   state.historical[userId] = addRange(state.historical[userId] ?? [], message.id, message.id);
 }
+
+/** Whether `userId`, not subscribed, is a guest: a public channel's reactions and deletions leave guests out. */
+export function setGuest(state: ChannelState, userId: number, guest: boolean): void {
+  const others = (state.heldByGuests ?? []).filter((id) => id !== userId);
+  const guests = guest ? [...others, userId].sort((a, b) => a - b) : others;
+  if (guests.length > 0) state.heldByGuests = guests;
+  else delete state.heldByGuests;
+}
+
+/** Whether `userId` has rows here apart from a subscription: who left, or made a historical row. */
+export const holdsApart = (state: ChannelState, userId: number): boolean =>
+  state.held?.[userId] !== undefined || state.historical?.[userId] !== undefined;

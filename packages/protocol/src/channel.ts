@@ -288,6 +288,8 @@ export type ChannelCommand =
    * get a historical row, as in the original; the answer names them.
    */
   | { type: 'message.historical'; actor: Principal; message_ids: number[] }
+  /** The user's role changed: whether they are a guest now, for a channel they left (see holders.ts). */
+  | { type: 'channel.guestRole'; user_id: number; guest: boolean }
   | MoveCommand;
 
 export type ReactionChange = { actor: Principal; message_id: number; reaction: Reaction };
@@ -333,6 +335,7 @@ export type ChannelReplies = MoveReplies & {
   'submessage.add': null;
   'message.holders': number[];
   'message.historical': number[];
+  'channel.guestRole': null;
   /** Newest first. */
   'topic.list': TopicSummary[];
 };

@@ -175,3 +175,20 @@ test('a move to a public channel keeps the historical rows of who never was subs
   t.deepEqual((await flagsIn(erin, target)).get(poll), ['read', 'starred', 'historical']);
   t.deepEqual(await receipts(alice.client, poll), [erin.user_id]);
 });
+
+test('a former subscriber made a guest hears no reactions in the public channel she left; made a member, she does', async (t) => {
+  const { who, name } = await setup(t, 'G', ['Alice', 'Bob', 'Carol'], ['Alice', 'Bob', 'Carol']);
+  const { Alice: alice, Bob: bob, Carol: carol } = who;
+  const poll = await send(alice.client, name, 'lunch', POLL);
+  await unsubscribe(carol, name);
+  const qc = await listen(carol);
+  const role = (value: number) => ok(t.context.iago, 'PATCH', `/users/${carol.user_id}`, { role: value });
+  await role(600);
+  await react(bob, poll);
+  await submit(bob, poll, vote('canned,0'));
+  // The original leaves guests out of a public channel's reactions by their role now; the vote is her row's.
+  t.true(await absentBefore(qc, votes(poll), about('reaction', poll)));
+  await role(400);
+  await react(alice, poll);
+  t.like(await next(qc, about('reaction', poll)), { user_id: alice.user_id });
+});
