@@ -3,7 +3,8 @@
 // document this server serves (/api/v1/openapi.json): missing operations, and per operation the
 // parameters (missing, extra, required, type, enum) and the reference's documented error
 // messages that appear nowhere in the sources. It prints the differences and exits 0: a map
-// of what is left, not a gate. Run after `npx tsc -b`:
+// of what is left, not a gate; differences known to be the reference's own slips
+// (REFERENCE_SLIPS) are left out. Run after `npx tsc -b`:
 //   node scripts/openapi-diff.mjs [--json] [--only /path/prefix]
 // It starts an embedded development server on a free loopback port and stops it at the end.
 import { mkdtemp, readFile, readdir, rm } from 'node:fs/promises';
@@ -133,6 +134,19 @@ async function servedDocument() {
   }
 }
 
+/**
+ * Differences where the reference is wrong and the original behaves as served, left out of the report:
+ * parameters the original's views require (it answers "Missing 'name' argument") that the reference marks
+ * optional, and `web_channel_default_view`, whose enum drops 3 ("List of topics") that its own text lists.
+ */
+const REFERENCE_SLIPS = new Set([
+  'POST /reminders: message_id: required false in the reference, true here',
+  'POST /reminders: scheduled_delivery_timestamp: required false in the reference, true here',
+  'POST /channel_folders/create: name: required false in the reference, true here',
+  'PATCH /channel_folders: order: required false in the reference, true here',
+  'PATCH /settings: web_channel_default_view: enum [1,2,4] in the reference, [1,2,3,4] here',
+]);
+
 const text = await sourceText();
 const servedOps = new Map();
 for (const [path, ops] of Object.entries(served.paths)) {
@@ -172,7 +186,8 @@ for (const [path, ops] of Object.entries(reference.paths)) {
     for (const msg of errorMessages(reference, op)) {
       if (!inSources(text, msg)) diffs.push(`error message not in the sources: "${msg}"`);
     }
-    if (diffs.length) report.operations.push({ operation: name, differences: diffs });
+    const kept = diffs.filter((d) => !REFERENCE_SLIPS.has(`${name}: ${d}`));
+    if (kept.length) report.operations.push({ operation: name, differences: kept });
   }
 }
 

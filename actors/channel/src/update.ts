@@ -33,6 +33,9 @@ export function decideUpdate(ctx: ActorContext<ChannelState>, cmd: Update): Chan
   if (channel.is_archived && changes.is_archived !== false && Object.keys(changes).some((k) => !privacy.includes(k))) {
     throw bad(`Channel '${channel.name}' is archived.`);
   }
+  if (cmd.moderation_request_channel && !(changes.invite_only ?? channel.invite_only)) {
+    throw bad('A moderation request channel cannot be public.');
+  }
   if (changes.is_web_public) {
     if (
       !cmd.settings.enable_spectator_access ||

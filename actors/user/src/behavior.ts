@@ -129,8 +129,13 @@ const handlers: UserHandlers<UserProtocol> = {
     });
     const reply = { messages: changed.map((m) => m.id) };
     if (changed.length === 0) return { reply };
+    // The original's historical row of a star is read (and starred); made silently.
+    const rows = new Set(command.op === 'add' && command.flag === 'starred' ? (command.historical ?? []) : []);
+    const unread = changed.filter((m) => rows.has(m.id) && !isRead(state, m.key, m.id));
+    const read: UserEvent[] =
+      unread.length > 0 ? [{ type: 'flagsChanged', op: 'add', flag: 'read', targets: unread }] : [];
     return {
-      events: [{ type: 'flagsChanged', op: command.op, flag: command.flag, targets: changed }],
+      events: [...read, { type: 'flagsChanged', op: command.op, flag: command.flag, targets: changed }],
       tells: toOwnQueues(ctx.address.key, state, [flagsEvent(command, changed)]),
       reply,
     };

@@ -1,4 +1,5 @@
 import type { ProtocolOf } from './contract.js';
+import type { ChannelPermission } from './channel.js';
 /**
  * Permissions are group-setting values: a group id, or an anonymous group of
  * direct members and subgroups. Every realm has the system groups below, with
@@ -118,7 +119,10 @@ export type GroupCommand =
   | { type: 'realm.userGroupMembers'; group_id: number; direct_only: boolean }
   | { type: 'realm.isUserGroupMember'; group_id: number; user_id: number; direct_only: boolean }
   | { type: 'realm.userGroupSubgroups'; group_id: number; direct_only: boolean }
-  /** Refuses values naming unknown or deactivated groups, or unknown users (for channel permissions). */
-  | { type: 'realm.checkGroupSettings'; values: GroupSetting[] };
+  /**
+   * Refuses values naming unknown or deactivated groups, or unknown users (for channel permissions);
+   * `names`, one per value, adds the rules of each channel permission (`role:internet`, `role:everyone`).
+   */
+  | { type: 'realm.checkGroupSettings'; values: GroupSetting[]; names?: ChannelPermission[] };
 
 export type GroupProtocol = ProtocolOf<GroupCommand, GroupReplies>;

@@ -134,6 +134,8 @@ export interface Operation {
   method: 'GET' | 'POST' | 'PUT' | 'PATCH' | 'DELETE';
   /** The path as openapi.json documents it. */
   template: string;
+  /** Names a further row of the same operation, for a rule the first row does not reach. */
+  variant?: string;
   /** Run once before the row, as the administrator. */
   prepare?: (fx: Fixtures) => Promise<void>;
   /** The request of one caller; may first make what this one call uses up (a message to delete). */

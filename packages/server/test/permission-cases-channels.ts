@@ -120,6 +120,19 @@ export const channelCases: Operation[] = [
     expect: administer,
   },
   {
+    // A permission's value is checked once the caller may administer the channel: can_subscribe_group may not be
+    // role:everyone (the original's GroupPermissionSetting, allow_everyone_group=False).
+    method: 'PATCH',
+    template: '/streams/{stream_id}',
+    variant: 'can_subscribe_group',
+    request: () => ({ path: `/streams/${made.patch}`, params: { can_subscribe_group: { new: 2 } } }),
+    expect: {
+      ...administer,
+      administrator: badRequest("'can_subscribe_group' setting cannot be set to 'role:everyone' group."),
+      owner: badRequest("'can_subscribe_group' setting cannot be set to 'role:everyone' group."),
+    },
+  },
+  {
     // x-requires-administrator (archive-stream); each caller gets a channel of its own to archive.
     method: 'DELETE',
     template: '/streams/{stream_id}',
@@ -171,5 +184,35 @@ export const channelCases: Operation[] = [
       params: { stream_id: denmark(fx), topic: 'matrix', visibility_policy: 1 },
     }),
     expect: onDenmark,
+  },
+];
+
+/**
+ * Further rows of channel operations, run after every other row: the channels they create in the other realm
+ * could take ids that other rows expect that realm not to have.
+ */
+export const channelLateCases: Operation[] = [
+  {
+    // Letting anyone delete their messages in a new channel takes the realm's can_set_delete_message_policy_group,
+    // moderators by default (the original's access_requested_group_permissions_for_streams); the other realm's owner
+    // holds it there.
+    method: 'POST',
+    template: '/channels/create',
+    variant: 'can_delete_own_message_group',
+    request: (fx, caller) => ({
+      path: '/channels/create',
+      params: {
+        name: fx.unique(`matrix deletable by ${caller.role}`),
+        subscribers: caller.userId ? [caller.userId] : [],
+        can_delete_own_message_group: 2,
+      },
+    }),
+    expect: authenticated({
+      everyone: badRequest('Insufficient permission'),
+      moderator: OK,
+      administrator: OK,
+      owner: OK,
+      otherRealm: OK,
+    }),
   },
 ];

@@ -1,7 +1,7 @@
 import type { Operation } from './matrix-model.js';
 import { accountCases } from './permission-cases-accounts.js';
 import { botCases } from './permission-cases-bots.js';
-import { channelCases } from './permission-cases-channels.js';
+import { channelCases, channelLateCases } from './permission-cases-channels.js';
 import { folderCases } from './permission-cases-folders.js';
 import { groupCases } from './permission-cases-groups.js';
 import { messageCases } from './permission-cases-messages.js';
@@ -49,6 +49,7 @@ export const OPERATIONS: Operation[] = [
   ...inviteLinkCases,
   ...exportCases,
   ...scheduledCases,
+  ...channelLateCases,
 ];
 
 /** Routes served outside the schema-described API (they answer bytes or redirects too), so not in openapi.json. */

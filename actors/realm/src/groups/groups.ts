@@ -147,6 +147,6 @@ export const groupHandlers: RealmHandlers<GroupProtocol> = {
     return { reply: below.filter((g) => g !== id).sort((a, b) => a - b) };
   },
   'realm.checkGroupSettings': ({ state }, command) => {
-    return { reply: command.values.map((value) => checkGroupSetting(state, value)) };
+    return { reply: command.values.map((value, i) => checkGroupSetting(state, value, command.names?.[i])) };
   },
 };

@@ -1,11 +1,19 @@
 import {
+  CHANNEL_PERMISSIONS_NOT_FOR_EVERYONE,
   ChatError,
   GROUP_PERMISSIONS_NOT_FOR_GUESTS,
   SYSTEM_GROUPS,
   USER_GROUP_PERMISSIONS,
+  type ChannelPermission,
   type GroupSetting,
   type UserGroupPermission,
 } from '@chat/protocol';
+
+/** The settings that may not name `role:everyone`: user-group and channel permissions alike. */
+const NOT_FOR_EVERYONE: readonly string[] = [
+  ...GROUP_PERMISSIONS_NOT_FOR_GUESTS,
+  ...CHANNEL_PERMISSIONS_NOT_FOR_EVERYONE,
+];
 import { groupExists, userGroupsOf, withSubgroups, type StoredGroup } from './model.js';
 import type { Account, RealmState } from '../state.js';
 
@@ -26,9 +34,13 @@ export function activeUsers(state: RealmState, ids: number[]): number[] {
 /**
  * A group-setting value checked against the realm and put in canonical form:
  * an anonymous group of one subgroup and no members is that group's id.
- * `name` adds the rules of one user-group setting.
+ * `name` adds the rules of one user-group or channel setting.
  */
-export function checkGroupSetting(state: RealmState, value: GroupSetting, name?: UserGroupPermission): GroupSetting {
+export function checkGroupSetting(
+  state: RealmState,
+  value: GroupSetting,
+  name?: UserGroupPermission | ChannelPermission,
+): GroupSetting {
   if (typeof value !== 'number') {
     const members = activeUsers(state, value.direct_members);
     const subgroups = [...new Set(value.direct_subgroups)].sort((a, b) => a - b);
@@ -40,7 +52,7 @@ export function checkGroupSetting(state: RealmState, value: GroupSetting, name?:
   if (name && value === SYSTEM_GROUPS['role:internet']) {
     throw bad(`'${name}' setting cannot be set to 'role:internet' group.`);
   }
-  if (name && GROUP_PERMISSIONS_NOT_FOR_GUESTS.includes(name) && value === SYSTEM_GROUPS['role:everyone']) {
+  if (name && NOT_FOR_EVERYONE.includes(name) && value === SYSTEM_GROUPS['role:everyone']) {
     throw bad(`'${name}' setting cannot be set to 'role:everyone' group.`);
   }
   return value;

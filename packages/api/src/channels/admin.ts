@@ -1,18 +1,24 @@
 import { setTopicPolicy } from './muted-topics.js';
 import { Type, type Static } from '@sinclair/typebox';
 import { defineRoute, type Route } from '@chat/edge';
-import { ChatError, channelAddress, CHANNEL_PERMISSIONS, type ChannelChanges, type ChannelInfo } from '@chat/protocol';
+import {
+  ChatError,
+  channelAddress,
+  CHANNEL_PERMISSIONS,
+  type ChannelChanges,
+  type ChannelInfo,
+  type ChannelPermission,
+} from '@chat/protocol';
 import { CallerContext } from '../context.js';
 import { checkDescription, LIMITS, normalizeTopic } from '../limits.js';
 import { renderDescription } from '../markdown.js';
 import { channelRetention } from './create.js';
+import { canonicalGroupSetting, checkChannelPermissions, GroupSettingValue } from './permissions.js';
 import type { ApiOptions } from '../options.js';
 
-const GroupSetting = Type.Union([
-  Type.Integer(),
-  Type.Object({ direct_members: Type.Array(Type.Integer()), direct_subgroups: Type.Array(Type.Integer()) }),
-]);
-const GroupSettingUpdate = Type.Optional(Type.Object({ new: GroupSetting, old: Type.Optional(GroupSetting) }));
+const GroupSettingUpdate = Type.Optional(
+  Type.Object({ new: GroupSettingValue, old: Type.Optional(GroupSettingValue) }),
+);
 const permissionParams = Object.fromEntries(CHANNEL_PERMISSIONS.map((name) => [name, GroupSettingUpdate])) as Record<
   (typeof CHANNEL_PERMISSIONS)[number],
   typeof GroupSettingUpdate
@@ -73,13 +79,13 @@ export function channelAdminRoutes(options: ApiOptions): Route[] {
         if (params.message_retention_days !== undefined) {
           changes.message_retention_days = channelRetention(principal, params.message_retention_days);
         }
-        // The realm refuses an unknown folder, and groups that do not exist or are deactivated.
+        // The realm refuses an unknown folder.
         if (typeof changes.folder_id === 'number') {
           await actors.ask(caller.realm, { type: 'realm.findChannelFolder', folder_id: changes.folder_id });
         }
-        const groupValues = Object.values(changes.permissions ?? {}).map((change) => change.new);
-        if (groupValues.length > 0) {
-          await actors.ask(caller.realm, { type: 'realm.checkGroupSettings', values: groupValues });
+        for (const change of Object.values(changes.permissions ?? {})) {
+          change.new = canonicalGroupSetting(change.new);
+          if (change.old !== undefined) change.old = canonicalGroupSetting(change.old);
         }
         if (changes.name !== undefined) {
           if (changes.name === '' || [...changes.name].length > LIMITS.max_stream_name_length) {
@@ -87,8 +93,23 @@ export function channelAdminRoutes(options: ApiOptions): Route[] {
           }
         }
         const address = channelAddress(principal.realm, params.stream_id);
-        const update = { type: 'channel.update', actor: principal, changes, settings } as const;
+        const { settings: options } = await actors.ask(caller.realm, { type: 'realm.organization' });
+        const moderation = options.moderation_request_channel_id === params.stream_id;
+        const update = {
+          type: 'channel.update',
+          actor: principal,
+          changes,
+          settings,
+          ...(moderation ? { moderation_request_channel: true } : {}),
+        } as const;
         await actors.ask(address, { ...update, dry_run: true });
+        // Once the caller may administer the channel, the realm checks the groups named (as the original, in that order).
+        if (changes.permissions) {
+          const given = Object.entries(changes.permissions).map(([name, change]) => [name, change.new]);
+          const checked = await checkChannelPermissions(caller, Object.fromEntries(given));
+          for (const [name, value] of Object.entries(checked))
+            changes.permissions[name as ChannelPermission]!.new = value;
+        }
         if (changes.name !== undefined) {
           await actors.ask(caller.realm, {
             type: 'realm.renameChannel',

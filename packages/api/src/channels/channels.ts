@@ -10,6 +10,10 @@ import {
   maySeePublicChannels,
   type ChannelEntry,
   type ChannelInfo,
+  type ChannelPermission,
+  type ChannelPermissions,
+  type QueueEvent,
+  type GroupSetting,
   type Principal,
   type RealmSettings,
   type TopicsPolicy,
@@ -20,7 +24,8 @@ import { announceChannels, tellNewSubscribers } from './announce.js';
 import { checkColor, subscriptionSettingsRoutes } from './subscription-settings.js';
 import { channelRetention, createChannel, type NewChannelSpec } from './create.js';
 import { channelJson, subscriptionJson } from './json.js';
-import { restrictsGuests, tellAccessChanges } from '../users/access-events.js';
+import { creationPermissionParams, newChannelPermissions } from './permissions.js';
+import { accessAddsFirst, restrictsGuests, tellAccessChanges } from '../users/access-events.js';
 import { CallerContext } from '../context.js';
 import { checkChannelCount, checkDescription, LIMITS } from '../limits.js';
 import type { ApiOptions } from '../options.js';
@@ -95,6 +100,7 @@ function newChannelSpec(principal: Principal, settings: RealmSettings, options: 
 
 /** The settings a new channel may be given by either way of creating one. */
 const NewChannelParams = {
+  ...creationPermissionParams,
   message_retention_days: Type.Optional(Type.Union([Type.String(), Type.Integer()])),
   topics_policy: Type.Optional(
     Type.Union(['inherit', 'allow_empty_topic', 'disable_empty_topic', 'empty_topic_only'].map((v) => Type.Literal(v))),
@@ -119,7 +125,8 @@ async function channelsOf(caller: CallerContext): Promise<ChannelEntry[]> {
   return caller.actors.ask(caller.realm, { type: 'realm.channels' });
 }
 
-interface SubscribeParams extends Partial<Omit<ChannelOptions, 'name'>> {
+interface SubscribeParams
+  extends Partial<Omit<ChannelOptions, 'name'>>, Partial<Record<ChannelPermission, GroupSetting | undefined>> {
   subscriptions: Array<{ name: string; description?: string | undefined; color?: string | undefined }>;
   principals?: number[] | string[] | undefined;
   authorization_errors_fatal?: boolean | undefined;
@@ -141,6 +148,8 @@ async function subscribe(
   const already: Record<string, string[]> = {};
   const unauthorized: string[] = [];
   for (const sub of params.subscriptions) if (sub.color !== undefined) checkColor(sub.color);
+  // The new channels' permissions, checked once, before the first is created (as the original).
+  let permissions: Promise<Partial<ChannelPermissions>> | undefined;
   for (const sub of params.subscriptions) {
     const name = checkChannelName(sub.name);
     // The subscribers' color: the one asked for, else the next of each one's palette.
@@ -150,8 +159,10 @@ async function subscribe(
       throw err;
     });
     if (!found) {
+      permissions ??= newChannelPermissions(caller, params);
       const spec = {
         ...newChannelSpec(principal, settings, { ...params, name, description: sub.description }),
+        permissions: await permissions,
         ...color,
       };
       const ids = users.map((u) => u.user_id);
@@ -161,6 +172,8 @@ async function subscribe(
       created.push(name);
       continue;
     }
+    const ids = users.map((u) => u.user_id);
+    const first = await accessAddsFirst(actors, principal.realm, found.channel_id, ids);
     const result = await actors
       .ask(channelAddress(principal.realm, found.channel_id), {
         type: 'channel.subscribe',
@@ -168,6 +181,7 @@ async function subscribe(
         users,
         settings,
         ...color,
+        ...(first.size > 0 ? { first: [...first].map(([user_id, events]) => ({ user_id, events })) } : {}),
       })
       .catch((err: unknown) => {
         if (params.authorization_errors_fatal === false && err instanceof ChatError) return undefined;
@@ -177,7 +191,7 @@ async function subscribe(
       unauthorized.push(found.name);
       continue;
     }
-    if (result.added.length > 0) await tellSubscribersChanged(caller, found.channel_id, result.added, []);
+    if (result.added.length > 0) await tellSubscribersChanged(caller, found.channel_id, result.added, [], first);
     for (const id of result.added) (subscribed[id] ??= []).push(found.name);
     for (const id of result.already) (already[id] ??= []).push(found.name);
   }
@@ -189,13 +203,19 @@ async function subscribe(
 }
 
 /** A restricted guest's access follows the channel's subscribers (see `tellAccessChanges`). */
-async function tellSubscribersChanged(caller: CallerContext, channelId: number, added: number[], removed: number[]) {
+async function tellSubscribersChanged(
+  caller: CallerContext,
+  channelId: number,
+  added: number[],
+  removed: number[],
+  told?: Map<number, QueueEvent[]>,
+) {
   const { actors, principal } = caller;
   if (!(await restrictsGuests(actors, principal.realm))) return;
   const info = await actors.ask(channelAddress(principal.realm, channelId), { type: 'channel.info' });
   const after = info.subscribers;
   const before = [...after.filter((id) => !added.includes(id)), ...removed];
-  await tellAccessChanges(actors, principal.realm, channelId, before, after);
+  await tellAccessChanges(actors, principal.realm, channelId, before, after, told);
 }
 
 /** Unsubscribes the caller (or, with permission, the principals): DELETE and PATCH /users/me/subscriptions. */
@@ -350,7 +370,8 @@ export function channelRoutes(options: ApiOptions): Route[] {
       async handler({ params, principal, actors }) {
         const caller = new CallerContext(actors, principal);
         const settings = await caller.settings();
-        const spec = newChannelSpec(principal, settings, params);
+        const permissions = await newChannelPermissions(caller, params);
+        const spec = { ...newChannelSpec(principal, settings, params), permissions };
         await checkFolder(caller, params.folder_id);
         const ids = (await principalsOf(caller, params.subscribers)).map((u) => u.user_id);
         const id = await createChannel(actors, principal.realm, spec, principal.user_id, ids);
@@ -369,6 +390,13 @@ export function channelRoutes(options: ApiOptions): Route[] {
         include_subscribed: Type.Optional(Type.Boolean({ default: true })),
         exclude_archived: Type.Optional(Type.Boolean({ default: true })),
         include_all: Type.Optional(Type.Boolean({ default: false })),
+        include_all_active: Type.Optional(
+          Type.Boolean({
+            default: false,
+            deprecated: true,
+            description: 'The old name of `include_all`: true means it.',
+          }),
+        ),
         include_default: Type.Optional(Type.Boolean({ default: false })),
         include_owner_subscribed: Type.Optional(Type.Boolean({ default: false })),
         include_can_access_content: Type.Optional(
@@ -379,7 +407,6 @@ export function channelRoutes(options: ApiOptions): Route[] {
           }),
         ),
       }),
-      aliases: { include_all: ['include_all_active'] },
       summary: 'Get all channels',
       description: 'The channels the caller may see, by the filters given.',
       tags: ['channels'],
@@ -389,7 +416,7 @@ export function channelRoutes(options: ApiOptions): Route[] {
           include_web_public: params.include_web_public ?? false,
           include_subscribed: params.include_subscribed ?? true,
           exclude_archived: params.exclude_archived ?? true,
-          include_all: params.include_all ?? false,
+          include_all: params.include_all === true || params.include_all_active === true,
           include_can_access_content: params.include_can_access_content ?? false,
         });
         return { streams: params.include_default ? streams : streams.map(({ is_default: _d, ...s }) => s) };
