@@ -5,6 +5,7 @@
  */
 import { SYSTEM_GROUPS, type GroupSetting, type Member } from './groups.js';
 import type { Principal, RealmSettings, UserRef } from './realm.js';
+import type { QueueEvent } from './queue.js';
 import type { MoveCommand, MoveReplies } from './move.js';
 import type { ProtocolOf } from './contract.js';
 
@@ -204,7 +205,19 @@ export type ChannelCommand =
   | { type: 'channel.create'; channel: ChannelSettings; subscribers: number[]; color?: string }
   /** With a viewer, refused unless the viewer may see the channel's metadata. */
   | { type: 'channel.info'; viewer?: Principal }
-  | { type: 'channel.subscribe'; actor: Principal | null; users: UserRef[]; settings: RealmSettings; color?: string }
+  | {
+      type: 'channel.subscribe';
+      actor: Principal | null;
+      users: UserRef[];
+      settings: RealmSettings;
+      color?: string;
+      /**
+       * Events a present subscriber gets in the same delivery as, and before,
+       * the `peer_add` (a restricted guest's `realm_user` adds of the people
+       * subscribing, as the original sends them first).
+       */
+      first?: Array<{ user_id: number; events: QueueEvent[] }>;
+    }
   | { type: 'channel.unsubscribe'; actor: Principal; users: UserRef[] }
   | {
       type: 'channel.update';
