@@ -145,6 +145,8 @@ test('starring or marking unread a message one does not have gives a historical 
   const poll = await send(alice.client, name, 'lunch', POLL);
   await subscribe(dave, name);
   t.deepEqual((await flagsIn(dave, channelId)).get(poll), ['read', 'historical'], 'sent before he joined');
+  // Marking it read changes nothing: a message without a row reads as read, and the original makes no row for it.
+  t.deepEqual((await read(dave, poll)).messages, []);
   const [qd, qe] = await Promise.all([listen(dave), listen(erin)]);
   await flag(erin, poll, 'add', 'starred');
   await flag(dave, poll, 'remove', 'read');
