@@ -18,10 +18,15 @@ import type { ChannelState } from './state.js';
  *   (protected history only: the subscribers at the move).
  */
 
-/** Whether `userId` has `message` of this conversation. */
-export function holds(state: ChannelState, userId: number, message: StoredMessage): boolean {
-  if (state.kind !== 'channel') return state.members.includes(userId);
-  return holdsAs(state, userId, message, state.members.includes(userId));
+/** Whether `userId` has `message` of this conversation; `member`: whether they are subscribed, when known. */
+export function holds(
+  state: ChannelState,
+  userId: number,
+  message: StoredMessage,
+  member = state.members.includes(userId),
+): boolean {
+  if (state.kind !== 'channel') return member;
+  return holdsAs(state, userId, message, member);
 }
 
 /** `holds` for a channel, told whether the user is subscribed (a lookup in `members` is linear). */
