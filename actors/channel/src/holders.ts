@@ -48,10 +48,10 @@ export function historicalRow(state: ChannelState, userId: number, message: Stor
  * row, active or not, in the original): their rows are historical ones,
  * which a move to another channel keeps (`ChannelMove.outsiders`).
  */
-export function outsidersOf(state: ChannelState, key: string, messages: StoredMessage[]): number[] {
-  const ever = (id: number) => state.members.includes(id) || state.held?.[id] !== undefined;
-  const all = new Set(messages.flatMap((m) => holdersOf(state, key, m)));
-  return [...all].filter((id) => !ever(id)).sort((a, b) => a - b);
+export function outsidersOf(state: ChannelState, messages: StoredMessage[]): number[] {
+  const ever = (id: number) => state.held?.[id] !== undefined;
+  const others = notSubscribed(state, messages).filter((id) => !ever(id));
+  return othersHaving(state, messages, others).sort((a, b) => a - b);
 }
 
 /** Everyone who has `message`, sorted. */
