@@ -11,7 +11,15 @@ import { hasMetadataAccess, invalidChannel, requireContentAccess } from './acces
 import { decideEdit } from './edit/edit.js';
 import { channelInfo, fanout, streamCreated, toOnlookers } from './events.js';
 import { decideFetch, decideGet, decideMatch, firstUnread } from './fetch.js';
-import { decideDelete, decideHolders, decideReaction, decideTopicDelete, decideTopics } from './messages.js';
+import {
+  decideDelete,
+  decideGuestRole,
+  decideHistorical,
+  decideHolders,
+  decideReaction,
+  decideTopicDelete,
+  decideTopics,
+} from './messages.js';
 import { decideMoveIn } from './move/in.js';
 import { decideMoveEnd, decideMoveOut, decideMovesTimer, resumeMoves } from './move/out.js';
 import { toUsers } from './members.js';
@@ -52,6 +60,8 @@ const handlers: Handlers<ChannelState, ChannelEvent, ChannelProtocol> = {
   'reaction.remove': decideReaction,
   'submessage.add': decideSubmessage,
   'message.holders': decideHolders,
+  'message.historical': decideHistorical,
+  'channel.guestRole': decideGuestRole,
   'topic.list': decideTopics,
   'message.moveOut': decideMoveOut,
   'message.moveIn': decideMoveIn,

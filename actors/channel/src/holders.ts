@@ -7,12 +7,15 @@ import type { ChannelState } from './state.js';
  * without having it (a "historical" row), and on a move; unsubscribing
  * removes none. Here a channel keeps no row per message and reader:
  * - a subscriber has what came after joining (`joinedAfter`);
- * - `held` keeps, per user, the ids they have beyond that: the span of a
- *   subscription that ended (from joining to the last message at leaving)
- *   and single ids for a historical row;
- * - a message moved in names its holders (`holders`), since its id says
- *   nothing of who was subscribed when it was sent; `granted_to` is the
- *   older form (protected history only: the subscribers at the move).
+ * - `held` keeps, per user, the spans of subscriptions that ended (from
+ *   joining to the last message at leaving); its keys are who ever left;
+ * - `historical` keeps, per user, the ids of their historical rows: what
+ *   they reacted to, starred or marked unread without having it (single
+ *   ids; older snapshots have these in `held`);
+ * - a message moved in names its holders (`holders`, and of them those
+ *   whose row is historical, `historical`), since its id says nothing of
+ *   who was subscribed when it was sent; `granted_to` is the older form
+ *   (protected history only: the subscribers at the move).
  */
 
 /** Whether `userId` has `message` of this conversation. */
@@ -26,7 +29,24 @@ function holdsAs(state: ChannelState, userId: number, message: StoredMessage, me
   if (message.holders) return message.holders.includes(userId);
   const joined = state.joinedAfter[userId] ?? 0;
   if (member && (message.id > joined || (message.granted_to?.includes(userId) ?? false))) return true;
-  return inRanges(state.held?.[userId] ?? [], message.id);
+  return inRanges(state.held?.[userId] ?? [], message.id) || inRanges(state.historical?.[userId] ?? [], message.id);
+}
+
+/** Whether `userId`'s row of `message` is historical: made by acting on it without having it. */
+export function historicalRow(state: ChannelState, userId: number, message: StoredMessage): boolean {
+  if (message.holders) return message.historical?.includes(userId) ?? false;
+  return inRanges(state.historical?.[userId] ?? [], message.id);
+}
+
+/**
+ * Holders of `messages` who never were subscribed here (no Subscription
+ * row, active or not, in the original): their rows are historical ones,
+ * which a move to another channel keeps (`ChannelMove.outsiders`).
+ */
+export function outsidersOf(state: ChannelState, key: string, messages: StoredMessage[]): number[] {
+  const ever = (id: number) => state.members.includes(id) || state.held?.[id] !== undefined;
+  const all = new Set(messages.flatMap((m) => holdersOf(state, key, m)));
+  return [...all].filter((id) => !ever(id)).sort((a, b) => a - b);
 }
 
 /** Everyone who has `message`, sorted. */
@@ -45,10 +65,14 @@ const membersHaving = (state: ChannelState, messages: StoredMessage[]) =>
 const othersHaving = (state: ChannelState, messages: StoredMessage[], ids: number[]) =>
   ids.filter((id) => messages.some((m) => holdsAs(state, id, m, false)));
 
-/** Who may have one of `messages` without being subscribed: `held` and moved messages' holders. */
+/** Who may have one of `messages` without being subscribed: `held`, `historical` and moved messages' holders. */
 function notSubscribed(state: ChannelState, messages: StoredMessage[]): number[] {
   const members = new Set(state.members);
-  const ids = new Set([...Object.keys(state.held ?? {}).map(Number), ...messages.flatMap((m) => m.holders ?? [])]);
+  const ids = new Set([
+    ...Object.keys(state.held ?? {}).map(Number),
+    ...Object.keys(state.historical ?? {}).map(Number),
+    ...messages.flatMap((m) => m.holders ?? []),
+  ]);
   return [...ids].filter((id) => !members.has(id));
 }
 
@@ -91,19 +115,32 @@ export function keepOnLeaving(state: ChannelState, userIds: number[], newest: nu
   else delete state.heldByGuests;
   for (const id of userIds) {
     const from = (state.joinedAfter[id] ?? 0) + 1;
-    if (from > newest) continue;
     state.held ??= {};
-    state.held[id] = addRange(state.held[id] ?? [], from, newest);
+    // Kept even when empty: who ever was subscribed loses their rows on a move (see move/out.ts).
+    state.held[id] = from > newest ? (state.held[id] ?? []) : addRange(state.held[id] ?? [], from, newest);
   }
 }
 
-/** A historical row: who acts on a message without having it gets it (a reaction, in the original). */
+/** A historical row: who reacts to, stars or marks unread a message without having it gets it. */
 export function giveHistorical(state: ChannelState, userId: number, message: StoredMessage): void {
   if (state.kind !== 'channel' || holds(state, userId, message)) return;
   if (message.holders) {
     message.holders = [...message.holders, userId];
+    message.historical = [...(message.historical ?? []), userId];
     return;
   }
-  state.held ??= {};
-  state.held[userId] = addRange(state.held[userId] ?? [], message.id, message.id);
+  state.historical ??= {};
+  state.historical[userId] = addRange(state.historical[userId] ?? [], message.id, message.id);
 }
+
+/** Whether `userId`, not subscribed, is a guest: a public channel's reactions and deletions leave guests out. */
+export function setGuest(state: ChannelState, userId: number, guest: boolean): void {
+  const others = (state.heldByGuests ?? []).filter((id) => id !== userId);
+  const guests = guest ? [...others, userId].sort((a, b) => a - b) : others;
+  if (guests.length > 0) state.heldByGuests = guests;
+  else delete state.heldByGuests;
+}
+
+/** Whether `userId` has rows here apart from a subscription: who left, or made a historical row. */
+export const holdsApart = (state: ChannelState, userId: number): boolean =>
+  state.held?.[userId] !== undefined || state.historical?.[userId] !== undefined;

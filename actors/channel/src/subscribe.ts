@@ -53,11 +53,18 @@ export function decideSubscribe(ctx: ActorContext<ChannelState>, cmd: Subscribe)
   const peer = peerEvent('peer_add', channel.stream_id, added);
   // Those who see the channel keep its subscriber count; new subscribers get the whole list instead.
   const tells = [toOnlookers(channel, ctx.address.key, [peer], members)];
-  const peers = fanout(ctx.address.key, state.members, [peer]);
+  // A present subscriber with events to hear first gets them in the one delivery, ahead of the peer_add.
+  const first = new Map((cmd.first ?? []).filter((f) => isMember(state, f.user_id)).map((f) => [f.user_id, f.events]));
+  const peers = fanout(
+    ctx.address.key,
+    state.members.filter((id) => !first.has(id)),
+    [peer],
+  );
+  const ahead = [...first].map(([id, events]) => fanout(ctx.address.key, [id], [...events, peer]));
   return {
     events: [{ type: 'subscribed', userIds: added }],
     tells,
-    fanouts: [subscribed, peers],
+    fanouts: [subscribed, peers, ...ahead],
     reply: { added, already },
   };
 }

@@ -1,26 +1,32 @@
 import type { StoredMessage, Viewer, ViewedMessage } from '@chat/protocol';
 import { inRanges, participantsOfKey } from '@chat/protocol';
-import { isMember } from './access.js';
+import { historicalRow, holds } from './holders.js';
 import type { ChannelState } from './state.js';
 
-/** The viewer's flags on one message, derived from their read ranges, stars and the message's mentions. */
+/**
+ * The viewer's flags on one message, as the original's UserMessage row has
+ * them: without a row (a channel message sent before they joined, after
+ * they left, or never theirs) `read` and `historical`; a historical row
+ * (made by reacting, starring or marking unread) its read state and star
+ * with `historical`; a row made at sending its read state, star, alert
+ * words and mentions.
+ */
 export function flagsFor(state: ChannelState, viewer: Viewer, message: StoredMessage): string[] {
   const me = viewer.user_id;
-  const flags: string[] = [];
-  const member = isMember(state, me);
+  const starred = viewer.starred.includes(message.id) ? ['starred'] : [];
+  if (!holds(state, me, message)) return ['read', ...starred, 'historical'];
   const own = message.sender_id === me;
-  const read = !member || (own ? !viewer.unread_own.includes(message.id) : inRanges(viewer.read, message.id));
-  if (read) flags.push('read');
-  if (viewer.starred.includes(message.id)) flags.push('starred');
+  const flags: string[] = [];
+  if (own ? !viewer.unread_own.includes(message.id) : inRanges(viewer.read, message.id)) flags.push('read');
+  flags.push(...starred);
+  if (historicalRow(state, me, message)) return [...flags, 'historical'];
   if (viewer.alerted?.includes(message.id)) flags.push('has_alert_word');
   if (message.mentioned_user_ids.includes(me) || message.group_member_ids.includes(me)) flags.push('mentioned');
-  if (member && !own) {
+  if (!own) {
     if (message.channel_wildcard) flags.push('stream_wildcard_mentioned');
     if (message.topic_wildcard && participated(state, me, message)) flags.push('topic_wildcard_mentioned');
     if (message.channel_wildcard || flags.includes('topic_wildcard_mentioned')) flags.push('wildcard_mentioned');
   }
-  // A channel message the viewer never received, shown because the history is public.
-  if (!member) flags.push('historical');
   return flags;
 }
 
@@ -30,7 +36,7 @@ function participated(state: ChannelState, userId: number, message: StoredMessag
 }
 
 export function view(state: ChannelState, key: string, viewer: Viewer, message: StoredMessage): ViewedMessage {
-  const { holders: _holders, granted_to: _granted, ...rest } = message;
+  const { holders: _holders, granted_to: _granted, historical: _historical, ...rest } = message;
   return {
     ...rest,
     channel_id: state.channel?.stream_id ?? null,

@@ -119,3 +119,88 @@ test('moving to a private channel tells former subscribers who had the messages 
   );
   t.deepEqual(keysOf(deleted), users(3, 4, 5), '4 left the source, yet had the poll');
 });
+
+/** The flags `viewer` sees on message `id`, with nothing read and `starred` starred. */
+async function flagsOf(
+  kit: Awaited<ReturnType<typeof pollThenLeave>>['kit'],
+  viewer: Principal,
+  id: number,
+  starred: number[] = [],
+) {
+  const got = await kit.run({
+    type: 'message.get',
+    viewer: { ...viewer, read: [], starred, unread_own: [] },
+    ids: [id],
+  });
+  return (got.reply as { flags: string[] }[])[0]!.flags;
+}
+
+test("flags are the row's: a former subscriber's own, read and historical without one", async (t) => {
+  const { kit, id } = await pollThenLeave();
+  t.deepEqual(await flagsOf(kit, leaves, id), [], 'received, never read');
+  t.deepEqual(await flagsOf(kit, late, id), ['read', 'historical'], 'sent before joining');
+  t.deepEqual(await flagsOf(kit, outsider, id), ['read', 'historical']);
+});
+
+test('starring or marking unread gives a historical row: the channel names it, and it reaches them', async (t) => {
+  const { kit, id } = await pollThenLeave();
+  const given = await kit.run({ type: 'message.historical', actor: outsider, message_ids: [id] });
+  t.deepEqual(given.reply, [id]);
+  t.deepEqual((await kit.run({ type: 'message.historical', actor: outsider, message_ids: [id] })).reply, []);
+  t.deepEqual((await kit.run({ type: 'message.historical', actor: leaves, message_ids: [id] })).reply, [], 'has it');
+  t.deepEqual(await flagsOf(kit, outsider, id, [id]), ['starred', 'historical'], "its read state is the reader's");
+  t.deepEqual((await kit.run(holders(stays, id))).reply, [2, 3, 4, 6]);
+  t.deepEqual(keysOf((await kit.run(vote(stays, id))).fanouts[0]), users(2, 3, 4, 6));
+  t.deepEqual(keysOf((await kit.run(react(stays, id))).fanouts[0]), users(2, 3, 4, 5, 6));
+  t.deepEqual(kit.replay(), kit.state);
+});
+
+test('a move keeps the historical rows of who never was subscribed to the source, unless the destination is private', async (t) => {
+  const moveTo = async (invite_only: boolean) => {
+    const { kit, id } = await pollThenLeave();
+    await kit.run({ type: 'message.historical', actor: outsider, message_ids: [id] });
+    const begun = await kit.run({
+      type: 'message.moveOut',
+      actor: author,
+      message_id: id,
+      target: info(11, [2], { invite_only }),
+      propagate_mode: 'change_one',
+      settings: realmSettings(),
+      guest_ids: [],
+    });
+    const move = (begun.reply as MoveBegun).move;
+    const end = await kit.run({ type: 'message.moveEnd', move_id: move.id, done: true });
+    const told = (type: string) => {
+      const found = end.fanouts.find((f) =>
+        (f.body as { events?: { type: string }[] }).events?.some((e) => e.type === type),
+      );
+      return found ? keysOf(found) : [];
+    };
+    return { move, deleted: told('delete_message'), updated: told('update_message') };
+  };
+  const open = await moveTo(false);
+  t.deepEqual(open.move.outsiders, [6], '4 was subscribed: the original drops his row');
+  t.like(open.move.messages[0], { holders: [2, 3, 4, 6], historical: [6] });
+  t.true(open.updated.includes('zulip:6'));
+  const target = channel(11, created(11, [2]));
+  await target.run({ type: 'message.moveIn', move: open.move });
+  const [moved] = target.state.messages;
+  t.like(moved, { holders: [2, 6], historical: [6] });
+  const closed = await moveTo(true);
+  t.is(closed.move.outsiders, undefined);
+  t.deepEqual(closed.deleted, users(3, 4, 5, 6), 'a private destination gives them nothing to read');
+});
+
+test('guests are left out of a public channel reactions by their role now: a change is told, a row made as a guest counts', async (t) => {
+  const { kit, id } = await pollThenLeave({ is_web_public: true });
+  t.is((await kit.run({ type: 'channel.guestRole', user_id: 4, guest: true })).error, undefined);
+  t.deepEqual(keysOf((await kit.run(react(author, id))).fanouts[0]), users(2, 3, 5));
+  await kit.run({ type: 'channel.guestRole', user_id: 4, guest: false });
+  // A guest who stars a web-public message gets a row, but no reactions.
+  const guest = person(7, ROLES.guest);
+  t.deepEqual((await kit.run({ type: 'message.historical', actor: guest, message_ids: [id] })).reply, [id]);
+  t.deepEqual(keysOf((await kit.run(react(late, id))).fanouts[0]), users(2, 3, 4, 5));
+  // 5 reacted, so has it now.
+  t.deepEqual(keysOf((await kit.run(vote(stays, id))).fanouts[0]), users(2, 3, 4, 5, 7));
+  t.deepEqual(kit.replay(), kit.state);
+});

@@ -123,14 +123,17 @@ const handlers: UserHandlers<UserProtocol> = {
           : m.own
             ? !state.unreadOwn.includes(m.id)
             : isRead(state, m.key, m.id);
-      // Marking read one never received receives it (counted by read receipts from then on).
-      if (command.op === 'add' && command.flag === 'read' && !received(state, m.key, m.id)) return true;
       return command.op === 'add' ? !has : has;
     });
     const reply = { messages: changed.map((m) => m.id) };
     if (changed.length === 0) return { reply };
+    // The original's historical row of a star is read (and starred); made silently.
+    const rows = new Set(command.op === 'add' && command.flag === 'starred' ? (command.historical ?? []) : []);
+    const unread = changed.filter((m) => rows.has(m.id) && !isRead(state, m.key, m.id));
+    const read: UserEvent[] =
+      unread.length > 0 ? [{ type: 'flagsChanged', op: 'add', flag: 'read', targets: unread }] : [];
     return {
-      events: [{ type: 'flagsChanged', op: command.op, flag: command.flag, targets: changed }],
+      events: [...read, { type: 'flagsChanged', op: command.op, flag: command.flag, targets: changed }],
       tells: toOwnQueues(ctx.address.key, state, [flagsEvent(command, changed)]),
       reply,
     };
@@ -192,8 +195,6 @@ const handlers: UserHandlers<UserProtocol> = {
 function isRead(state: UserState, key: string, id: number): boolean {
   return inRanges(state.read[key] ?? [], id);
 }
-
-const received = (state: UserState, key: string, id: number) => !inRanges(state.notReceived?.[key] ?? [], id);
 
 export const userBehavior: ActorBehavior<UserState, UserEvent> = {
   type: 'user',

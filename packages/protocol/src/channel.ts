@@ -5,6 +5,7 @@
  */
 import { SYSTEM_GROUPS, type GroupSetting, type Member } from './groups.js';
 import type { Principal, RealmSettings, UserRef } from './realm.js';
+import type { QueueEvent } from './queue.js';
 import type { MoveCommand, MoveReplies } from './move.js';
 import type { ProtocolOf } from './contract.js';
 
@@ -140,6 +141,8 @@ export interface StoredMessage extends ContentFacts {
    * it (absent otherwise: see actors/channel/src/holders.ts).
    */
   holders?: number[];
+  /** Of `holders`, those whose row is historical (they acted on the message without having it). */
+  historical?: number[];
 }
 
 /** A message as a viewer sees it: where it lives and the viewer's flags. */
@@ -202,7 +205,19 @@ export type ChannelCommand =
   | { type: 'channel.create'; channel: ChannelSettings; subscribers: number[]; color?: string }
   /** With a viewer, refused unless the viewer may see the channel's metadata. */
   | { type: 'channel.info'; viewer?: Principal }
-  | { type: 'channel.subscribe'; actor: Principal | null; users: UserRef[]; settings: RealmSettings; color?: string }
+  | {
+      type: 'channel.subscribe';
+      actor: Principal | null;
+      users: UserRef[];
+      settings: RealmSettings;
+      color?: string;
+      /**
+       * Events a present subscriber gets in the same delivery as, and before,
+       * the `peer_add` (a restricted guest's `realm_user` adds of the people
+       * subscribing, as the original sends them first).
+       */
+      first?: Array<{ user_id: number; events: QueueEvent[] }>;
+    }
   | { type: 'channel.unsubscribe'; actor: Principal; users: UserRef[] }
   | {
       type: 'channel.update';
@@ -268,6 +283,13 @@ export type ChannelCommand =
   | { type: 'submessage.add'; actor: Principal; message_id: number; msg_type: string; content: string }
   /** Who has a message the actor may see (the original's UserMessage rows): for read receipts. */
   | { type: 'message.holders'; actor: Principal; message_id: number }
+  /**
+   * The actor stars or marks unread these messages: those they do not have
+   * get a historical row, as in the original; the answer names them.
+   */
+  | { type: 'message.historical'; actor: Principal; message_ids: number[] }
+  /** The user's role changed: whether they are a guest now, for a channel they left (see holders.ts). */
+  | { type: 'channel.guestRole'; user_id: number; guest: boolean }
   | MoveCommand;
 
 export type ReactionChange = { actor: Principal; message_id: number; reaction: Reaction };
@@ -312,6 +334,8 @@ export type ChannelReplies = MoveReplies & {
   'reaction.remove': null;
   'submessage.add': null;
   'message.holders': number[];
+  'message.historical': number[];
+  'channel.guestRole': null;
   /** Newest first. */
   'topic.list': TopicSummary[];
 };

@@ -19,6 +19,13 @@ export interface ChannelMove {
   actor: Principal;
   /** With their new topic and the history entry of the move. */
   messages: StoredMessage[];
+  /**
+   * Holders who never were subscribed to the source (their rows are
+   * historical): they keep the messages wherever they go, as the original
+   * deletes only the rows of the source's subscribers, past and present,
+   * not subscribed to the destination (absent when none).
+   */
+  outsiders?: number[];
 }
 
 /** What `message.moveOut` answers the edge. */

@@ -115,6 +115,8 @@ export type UserCommand =
       flag: 'read' | 'starred';
       messages: FlagTarget[];
       details?: Record<string, MessageDetail>;
+      /** Of `messages`, those that just got a historical row (the channel said): a starred one reads as read. */
+      historical?: number[];
     }
   | { type: 'user.setTopic'; channel_id: number; topic: string; visibility_policy: number }
   /** The user reacted or added to a widget in a channel topic, or was mentioned there: the automatic policies. */

@@ -1,6 +1,6 @@
 import type { ChatClient } from '@chat/testkit';
 import { withServer, type Logins } from './context.js';
-import { channel, send } from './move-support.js';
+import { channel, channelOf, messagesIn, send } from './move-support.js';
 import { newPerson, type Person } from './people.js';
 import { absentBefore, next, register, type Event, type Queue } from './queues.js';
 import { bodyOf, ok, succeeds } from './replies.js';
@@ -8,16 +8,26 @@ import { bodyOf, ok, succeeds } from './replies.js';
 /**
  * Who has a message (the original's UserMessage rows) after the channel's
  * subscribers change: a former subscriber keeps what she received, a
- * reaction gives a message to who had it not (a historical row), and a
- * move keeps it only for who had it and is subscribed to the destination.
+ * reaction, a star or marking unread gives a message to who had it not (a
+ * historical row), a move keeps it for who had it and is subscribed to the
+ * destination or never was subscribed to the source, and each sees her
+ * row's own flags.
  */
 const test = withServer(['iago']);
 
 type T = { context: Logins<'iago'> };
 
-const people = (t: T, ...names: string[]) => Promise.all(names.map((name) => newPerson(t.context, name)));
 const unique = (what: string) => `${what} ${Date.now()} ${Math.random()}`;
 const ids = (...who: Person[]) => who.map((p) => p.user_id).sort((a, b) => a - b);
+
+/** People named `names` (and the test's tag), and a public channel of those `subscribed`. */
+async function setup<N extends string>(t: T, tag: string, names: readonly N[], subscribed: readonly N[]) {
+  const made = await Promise.all(names.map((n) => newPerson(t.context, `${n} ${tag}`)));
+  const who = Object.fromEntries(names.map((n, i) => [n, made[i]!])) as Record<N, Person>;
+  const name = unique(tag);
+  const channelId = await channel(t.context.iago, name, ids(...subscribed.map((n) => who[n])));
+  return { who, name, channelId };
+}
 
 const POLL = '/poll Where?\nPizza\nSushi';
 const vote = (key: string) => JSON.stringify({ type: 'vote', key, vote: 1 });
@@ -25,8 +35,14 @@ const submit = (who: Person, id: number, content: string) =>
   bodyOf(who.client.post('/submessage', { message_id: id, msg_type: 'widget', content }));
 const react = (who: Person, id: number, emoji_name = 'smile') =>
   ok(who.client, 'POST', `/messages/${id}/reactions`, { emoji_name });
-const read = (who: Person, id: number) =>
-  ok(who.client, 'POST', '/messages/flags', { messages: JSON.stringify([id]), op: 'add', flag: 'read' });
+const flag = (who: Person, id: number, op: 'add' | 'remove', flag: 'read' | 'starred') =>
+  ok(who.client, 'POST', '/messages/flags', { messages: JSON.stringify([id]), op, flag });
+const read = (who: Person, id: number) => flag(who, id, 'add', 'read');
+
+/** The flags of each message of a channel, as `who` fetches them. */
+async function flagsIn(who: Person, channelId: number): Promise<Map<number, string[]>> {
+  return new Map((await messagesIn(who.client, channelOf(channelId))).map((m) => [m.id, m.flags]));
+}
 const subscribe = (who: Person, name: string) =>
   ok(who.client, 'POST', '/users/me/subscriptions', { subscriptions: JSON.stringify([{ name }]) });
 const unsubscribe = (who: Person, name: string) =>
@@ -44,14 +60,8 @@ const about = (type: string, id: number) => (e: Event) =>
 const votes = (id: number) => (e: Event) => e.type === 'submessage' && e.message_id === id;
 
 test('a former subscriber keeps what she received: votes, reactions, edits and deletions reach her, receipts count her', async (t) => {
-  const [alice, bob, carol, dave] = (await people(t, 'Alice F', 'Bob F', 'Carol F', 'Dave F')) as [
-    Person,
-    Person,
-    Person,
-    Person,
-  ];
-  const name = unique('former');
-  await channel(t.context.iago, name, ids(alice, bob, carol));
+  const { who, name } = await setup(t, 'F', ['Alice', 'Bob', 'Carol', 'Dave'], ['Alice', 'Bob', 'Carol']);
+  const { Alice: alice, Bob: bob, Carol: carol, Dave: dave } = who;
   const poll = await send(alice.client, name, 'lunch', POLL);
   const plain = await send(alice.client, name, 'lunch', 'plain');
   await read(carol, poll);
@@ -74,9 +84,8 @@ test('a former subscriber keeps what she received: votes, reactions, edits and d
 });
 
 test('reacting to a public message without having it gives it: later votes reach her and receipts count her', async (t) => {
-  const [alice, bob, erin] = (await people(t, 'Alice H', 'Bob H', 'Erin H')) as [Person, Person, Person];
-  const name = unique('historical');
-  await channel(t.context.iago, name, ids(alice, bob));
+  const { who, name } = await setup(t, 'H', ['Alice', 'Bob', 'Erin'], ['Alice', 'Bob']);
+  const { Alice: alice, Bob: bob, Erin: erin } = who;
   const poll = await send(alice.client, name, 'lunch', POLL);
   const qe: Queue = await listen(erin);
   await submit(bob, poll, vote('canned,0'));
@@ -92,14 +101,9 @@ test('reacting to a public message without having it gives it: later votes reach
 });
 
 test('a message moved to a public channel is had by who had it and is subscribed there, not by who joined it since', async (t) => {
-  const [alice, bob, frank, gina] = (await people(t, 'Alice M', 'Bob M', 'Frank M', 'Gina M')) as [
-    Person,
-    Person,
-    Person,
-    Person,
-  ];
-  const [from, to] = [unique('move from'), unique('move to')];
-  await channel(t.context.iago, from, ids(alice, bob, frank));
+  const { who, name: from } = await setup(t, 'M', ['Alice', 'Bob', 'Frank', 'Gina'], ['Alice', 'Bob', 'Frank']);
+  const { Alice: alice, Bob: bob, Frank: frank, Gina: gina } = who;
+  const to = unique('move to');
   const target = await channel(t.context.iago, to, ids(alice, bob));
   const poll = await send(alice.client, from, 'lunch', POLL);
   await Promise.all([read(bob, poll), read(frank, poll)]);
@@ -115,4 +119,78 @@ test('a message moved to a public channel is had by who had it and is subscribed
   t.true(await absentBefore(qg, about('reaction', poll), votes(poll)));
   // Frank had it, but the original drops his row when it leaves for a channel he is not in.
   t.deepEqual(await receipts(alice.client, poll), [bob.user_id]);
+});
+
+test("a former subscriber sees her row's own flags; what came after she left is read and historical", async (t) => {
+  const { who, name, channelId } = await setup(t, 'R', ['Alice', 'Carol'], ['Alice', 'Carol']);
+  const { Alice: alice, Carol: carol } = who;
+  const mention = await send(alice.client, name, 'flags', `@**Carol R|${carol.user_id}** look`);
+  const unread = await send(alice.client, name, 'flags', 'not read');
+  const seen = await send(alice.client, name, 'flags', 'read');
+  await Promise.all([flag(carol, mention, 'add', 'starred'), read(carol, seen)]);
+  await unsubscribe(carol, name);
+  const after = await send(alice.client, name, 'flags', 'after she left');
+  const flags = await flagsIn(carol, channelId);
+  t.deepEqual(flags.get(mention), ['starred', 'mentioned']);
+  t.deepEqual(flags.get(unread), []);
+  t.deepEqual(flags.get(seen), ['read']);
+  t.deepEqual(flags.get(after), ['read', 'historical']);
+  // Marking unread is for subscribed channels only, as the original ignores the others.
+  t.deepEqual((await flag(carol, seen, 'remove', 'read')).messages, []);
+});
+
+test('starring or marking unread a message one does not have gives a historical row: later events reach her', async (t) => {
+  const { who, name, channelId } = await setup(t, 'S', ['Alice', 'Bob', 'Dave', 'Erin'], ['Alice', 'Bob']);
+  const { Alice: alice, Bob: bob, Dave: dave, Erin: erin } = who;
+  const poll = await send(alice.client, name, 'lunch', POLL);
+  await subscribe(dave, name);
+  t.deepEqual((await flagsIn(dave, channelId)).get(poll), ['read', 'historical'], 'sent before he joined');
+  // Marking it read changes nothing: a message without a row reads as read, and the original makes no row for it.
+  t.deepEqual((await read(dave, poll)).messages, []);
+  const [qd, qe] = await Promise.all([listen(dave), listen(erin)]);
+  await flag(erin, poll, 'add', 'starred');
+  await flag(dave, poll, 'remove', 'read');
+  // The original's rows: a star's is read, starred and historical; an unread one only historical.
+  t.deepEqual((await flagsIn(erin, channelId)).get(poll), ['read', 'starred', 'historical']);
+  t.deepEqual((await flagsIn(dave, channelId)).get(poll), ['historical']);
+  await submit(bob, poll, vote('canned,0'));
+  t.like(await next(qd, votes(poll)), { sender_id: bob.user_id });
+  t.like(await next(qe, votes(poll)), { sender_id: bob.user_id });
+  await react(bob, poll);
+  t.like(await next(qe, about('reaction', poll)), { user_id: bob.user_id });
+  await ok(alice.client, 'PATCH', `/messages/${poll}`, { topic: 'dinner', propagate_mode: 'change_one' });
+  t.like(await next(qe, about('update_message', poll)), { subject: 'dinner' });
+  t.deepEqual(await receipts(alice.client, poll), [erin.user_id], 'his row is unread');
+});
+
+test('a move to a public channel keeps the historical rows of who never was subscribed to the source', async (t) => {
+  const { who, name: from } = await setup(t, 'O', ['Alice', 'Bob', 'Erin'], ['Alice', 'Bob']);
+  const { Alice: alice, Bob: bob, Erin: erin } = who;
+  const target = await channel(t.context.iago, unique('move to'), ids(alice, bob));
+  const poll = await send(alice.client, from, 'lunch', POLL);
+  await flag(erin, poll, 'add', 'starred');
+  const qe = await listen(erin);
+  await ok(t.context.iago, 'PATCH', `/messages/${poll}`, { stream_id: target, propagate_mode: 'change_one' });
+  t.like(await next(qe, about('update_message', poll)), { new_stream_id: target });
+  await submit(bob, poll, vote('canned,0'));
+  t.truthy(await next(qe, votes(poll)));
+  t.deepEqual((await flagsIn(erin, target)).get(poll), ['read', 'starred', 'historical']);
+  t.deepEqual(await receipts(alice.client, poll), [erin.user_id]);
+});
+
+test('a former subscriber made a guest hears no reactions in the public channel she left; made a member, she does', async (t) => {
+  const { who, name } = await setup(t, 'G', ['Alice', 'Bob', 'Carol'], ['Alice', 'Bob', 'Carol']);
+  const { Alice: alice, Bob: bob, Carol: carol } = who;
+  const poll = await send(alice.client, name, 'lunch', POLL);
+  await unsubscribe(carol, name);
+  const qc = await listen(carol);
+  const role = (value: number) => ok(t.context.iago, 'PATCH', `/users/${carol.user_id}`, { role: value });
+  await role(600);
+  await react(bob, poll);
+  await submit(bob, poll, vote('canned,0'));
+  // The original leaves guests out of a public channel's reactions by their role now; the vote is her row's.
+  t.true(await absentBefore(qc, votes(poll), about('reaction', poll)));
+  await role(400);
+  await react(alice, poll);
+  t.like(await next(qc, about('reaction', poll)), { user_id: alice.user_id });
 });

@@ -6,7 +6,7 @@ import {
   type StoredMessage,
 } from '@chat/protocol';
 import { deleteEvent, fanout, receivers } from '../events.js';
-import { holds } from '../holders.js';
+import { holds, outsidersOf } from '../holders.js';
 import { toUsers } from '../members.js';
 import type { MoveOut } from './checks.js';
 import type { Fanout } from './state.js';
@@ -43,9 +43,13 @@ function audiences(state: ChannelState, cmd: MoveOut, f: MoveFacts) {
   const formers = Object.keys(state.held ?? {})
     .map(Number)
     .filter((id) => !inSource.has(id) && !inTarget.has(id) && f.moved.some((m) => holds(state, id, m)));
+  // Who never was subscribed here keeps a historical row if the destination is public (see move/out.ts).
+  const outsiders = outsidersOf(state, f.key, f.moved).filter((id) => !inTarget.has(id));
+  const kept = cmd.target.invite_only ? [] : outsiders;
   const losing = [
     ...source.filter((id) => !inTarget.has(id) && (cmd.target.invite_only || guests.has(id))),
     ...formers.filter((id) => cmd.target.invite_only || formerGuests.has(id)),
+    ...(cmd.target.invite_only ? outsiders : []),
   ];
   const lost = new Set(losing);
   const newest = f.moved.reduce((a, m) => (m.id > a.id ? m : a), f.target);
@@ -53,8 +57,8 @@ function audiences(state: ChannelState, cmd: MoveOut, f: MoveFacts) {
   // Guests who only now see the channel's messages would not know the old location.
   const newGuests = new Set(target.filter((id) => guests.has(id) && !inSource.has(id)));
   const notified = state.channel!.history_public_to_subscribers
-    ? minus(minus([...new Set([...source, ...target])], lost), newGuests)
-    : had.filter((id) => inTarget.has(id));
+    ? [...minus(minus([...new Set([...source, ...target])], lost), newGuests), ...kept]
+    : [...had.filter((id) => inTarget.has(id)), ...kept];
   const notify = [...new Set([...notified, cmd.actor.user_id])];
   const both = source.filter((id) => inTarget.has(id));
   const fresh = minus([...new Set([...target, ...notify])], new Set(both));

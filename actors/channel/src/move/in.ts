@@ -20,15 +20,20 @@ function refusal(state: ChannelState, cmd: MoveIn): ChatError | undefined {
 
 /**
  * Who has the messages here, as the original keeps its rows on a move: who
- * had them and is subscribed here; with protected history every subscriber
- * too, since moved messages keep their (older) ids.
+ * had them and is subscribed here, or never was subscribed to the source
+ * (`outsiders`); with protected history every subscriber too, since moved
+ * messages keep their (older) ids.
  */
-function granted(state: ChannelState, m: StoredMessage): StoredMessage {
+function granted(state: ChannelState, m: StoredMessage, outsiders: Set<number>): StoredMessage {
   const channel = state.channel!;
+  const members = new Set(state.members);
   // A move recorded before holders were named takes every subscriber here as having them.
-  const had = (m.holders ?? state.members).filter((id) => state.members.includes(id));
+  const had = (m.holders ?? state.members).filter((id) => members.has(id) || outsiders.has(id));
   const holders = channel.history_public_to_subscribers ? had : [...new Set([...had, ...state.members])];
-  return { ...m, holders: holders.sort((a, b) => a - b) };
+  const kept = new Set(had);
+  const historical = (m.historical ?? []).filter((id) => kept.has(id));
+  const { historical: _historical, ...rest } = m;
+  return { ...rest, holders: holders.sort((a, b) => a - b), ...(historical.length > 0 ? { historical } : {}) };
 }
 
 /**
@@ -46,7 +51,8 @@ export function decideMoveIn(ctx: ActorContext<ChannelState>, cmd: MoveIn): Chan
     return { tells: [{ to: source, body: { type: 'message.moveEnd', move_id: move.id, done: false } }] };
   }
   const ids = new Set(move.messages.map((m) => m.id));
-  const fresh = move.messages.filter((m) => !findMessage(state, m.id)).map((m) => granted(state, m));
+  const outsiders = new Set(move.outsiders ?? []);
+  const fresh = move.messages.filter((m) => !findMessage(state, m.id)).map((m) => granted(state, m, outsiders));
   const topic = move.messages[0]?.topic.toLowerCase();
   const reply: MoveImported = {
     preexisting: state.messages.some(

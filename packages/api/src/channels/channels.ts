@@ -12,6 +12,7 @@ import {
   type ChannelInfo,
   type ChannelPermission,
   type ChannelPermissions,
+  type QueueEvent,
   type GroupSetting,
   type Principal,
   type RealmSettings,
@@ -24,7 +25,7 @@ import { checkColor, subscriptionSettingsRoutes } from './subscription-settings.
 import { channelRetention, createChannel, type NewChannelSpec } from './create.js';
 import { channelJson, subscriptionJson } from './json.js';
 import { creationPermissionParams, newChannelPermissions } from './permissions.js';
-import { restrictsGuests, tellAccessChanges } from '../users/access-events.js';
+import { accessAddsFirst, restrictsGuests, tellAccessChanges } from '../users/access-events.js';
 import { CallerContext } from '../context.js';
 import { checkChannelCount, checkDescription, LIMITS } from '../limits.js';
 import type { ApiOptions } from '../options.js';
@@ -171,6 +172,8 @@ async function subscribe(
       created.push({ id: channelId, spec, subscribers: ids });
       continue;
     }
+    const ids = users.map((u) => u.user_id);
+    const first = await accessAddsFirst(actors, principal.realm, found.channel_id, ids);
     const result = await actors
       .ask(channelAddress(principal.realm, found.channel_id), {
         type: 'channel.subscribe',
@@ -178,6 +181,7 @@ async function subscribe(
         users,
         settings,
         ...color,
+        ...(first.size > 0 ? { first: [...first].map(([user_id, events]) => ({ user_id, events })) } : {}),
       })
       .catch((err: unknown) => {
         if (params.authorization_errors_fatal === false && err instanceof ChatError) return undefined;
@@ -187,7 +191,7 @@ async function subscribe(
       unauthorized.push(found.name);
       continue;
     }
-    if (result.added.length > 0) await tellSubscribersChanged(caller, found.channel_id, result.added, []);
+    if (result.added.length > 0) await tellSubscribersChanged(caller, found.channel_id, result.added, [], first);
     for (const id of result.added) (subscribed[id] ??= []).push(found.name);
     for (const id of result.already) (already[id] ??= []).push(found.name);
   }
@@ -199,13 +203,19 @@ async function subscribe(
 }
 
 /** A restricted guest's access follows the channel's subscribers (see `tellAccessChanges`). */
-async function tellSubscribersChanged(caller: CallerContext, channelId: number, added: number[], removed: number[]) {
+async function tellSubscribersChanged(
+  caller: CallerContext,
+  channelId: number,
+  added: number[],
+  removed: number[],
+  told?: Map<number, QueueEvent[]>,
+) {
   const { actors, principal } = caller;
   if (!(await restrictsGuests(actors, principal.realm))) return;
   const info = await actors.ask(channelAddress(principal.realm, channelId), { type: 'channel.info' });
   const after = info.subscribers;
   const before = [...after.filter((id) => !added.includes(id)), ...removed];
-  await tellAccessChanges(actors, principal.realm, channelId, before, after);
+  await tellAccessChanges(actors, principal.realm, channelId, before, after, told);
 }
 
 /** Unsubscribes the caller (or, with permission, the principals): DELETE and PATCH /users/me/subscriptions. */

@@ -1,7 +1,14 @@
 import { Type } from '@sinclair/typebox';
 import { defineRoute, type Route } from '@chat/edge';
 import type { ResolvedTerm } from '@chat/narrow';
-import { ChatError, channelAddress, conversationAddress, type MessageDetail, type ViewedMessage } from '@chat/protocol';
+import {
+  ChatError,
+  channelAddress,
+  conversationAddress,
+  conversationOfKey,
+  type MessageDetail,
+  type ViewedMessage,
+} from '@chat/protocol';
 import { CallerContext } from '../context.js';
 import { normalizeTopic } from '../limits.js';
 import {
@@ -77,8 +84,12 @@ export async function setFlag(
 ): Promise<number[]> {
   if (messages.length === 0) return [];
   const me = caller.principal.user_id;
-  const targets = messages.map(({ key, message }) => ({ id: message.id, key, own: message.sender_id === me }));
   const unread = op === 'remove' && flag === 'read';
+  // Unread messages live only in subscribed channels: the original leaves the others as they are.
+  if (unread) messages = await inSubscribed(caller, messages);
+  if (messages.length === 0) return [];
+  const targets = messages.map(({ key, message }) => ({ id: message.id, key, own: message.sender_id === me }));
+  const historical = op === (flag === 'starred' ? 'add' : 'remove') ? await historicalRows(caller, messages) : [];
   const details = unread
     ? {
         details: detailsOf(
@@ -93,8 +104,36 @@ export async function setFlag(
     flag,
     messages: targets,
     ...details,
+    ...(historical.length > 0 ? { historical } : {}),
   });
   return result.messages;
+}
+
+async function inSubscribed(caller: CallerContext, messages: Located[]): Promise<Located[]> {
+  if (!messages.some((m) => m.message.channel_id !== null)) return messages;
+  const subscribed = (await caller.state()).subscriptions;
+  return messages.filter((m) => m.message.channel_id === null || m.message.channel_id in subscribed);
+}
+
+/**
+ * Starring or marking unread a channel message one does not have (the
+ * `historical` flag says so) gives a historical row, as in the original:
+ * the channel learns it, so what happens to the message reaches them.
+ */
+async function historicalRows(caller: CallerContext, messages: Located[]): Promise<number[]> {
+  const byKey = new Map<string, number[]>();
+  for (const { key, message } of messages) {
+    if (message.channel_id === null || !message.flags.includes('historical')) continue;
+    byKey.set(key, [...(byKey.get(key) ?? []), message.id]);
+  }
+  const asked = [...byKey].map(([key, ids]) =>
+    caller.actors.ask(conversationOfKey(key), {
+      type: 'message.historical',
+      actor: caller.principal,
+      message_ids: ids,
+    }),
+  );
+  return (await Promise.all(asked)).flat();
 }
 
 /**

@@ -1,12 +1,4 @@
-import {
-  ChatError,
-  inGroupSetting,
-  isGuest,
-  placeholderEmail,
-  ROLES,
-  type GroupSetting,
-  type UserRef,
-} from '@chat/protocol';
+import { ChatError, inGroupSetting, isGuest, placeholderEmail, ROLES, type UserRef } from '@chat/protocol';
 import type { CallerContext } from '../context.js';
 
 /**
@@ -20,9 +12,8 @@ import type { CallerContext } from '../context.js';
  */
 export async function accessibleUserIds(caller: CallerContext): Promise<Set<number> | null> {
   if (!isGuest(caller.principal)) return null;
-  const org = await caller.actors.ask(caller.realm, { type: 'realm.organization' });
-  const setting = org.settings.can_access_all_users_group as GroupSetting | undefined;
-  if (setting === undefined || inGroupSetting(setting, caller.principal)) return null;
+  // The request's cached realm settings: a guest's request that already read them asks nothing more.
+  if (inGroupSetting((await caller.settings()).can_access_all_users_group, caller.principal)) return null;
   const [state, users] = await Promise.all([
     caller.state(),
     caller.actors.ask(caller.realm, { type: 'realm.listUsers' }),
