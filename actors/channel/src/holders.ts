@@ -18,10 +18,15 @@ import type { ChannelState } from './state.js';
  *   (protected history only: the subscribers at the move).
  */
 
-/** Whether `userId` has `message` of this conversation. */
-export function holds(state: ChannelState, userId: number, message: StoredMessage): boolean {
-  if (state.kind !== 'channel') return state.members.includes(userId);
-  return holdsAs(state, userId, message, state.members.includes(userId));
+/** Whether `userId` has `message` of this conversation; `member`: whether they are subscribed, when known. */
+export function holds(
+  state: ChannelState,
+  userId: number,
+  message: StoredMessage,
+  member = state.members.includes(userId),
+): boolean {
+  if (state.kind !== 'channel') return member;
+  return holdsAs(state, userId, message, member);
 }
 
 /** `holds` for a channel, told whether the user is subscribed (a lookup in `members` is linear). */
@@ -43,10 +48,10 @@ export function historicalRow(state: ChannelState, userId: number, message: Stor
  * row, active or not, in the original): their rows are historical ones,
  * which a move to another channel keeps (`ChannelMove.outsiders`).
  */
-export function outsidersOf(state: ChannelState, key: string, messages: StoredMessage[]): number[] {
-  const ever = (id: number) => state.members.includes(id) || state.held?.[id] !== undefined;
-  const all = new Set(messages.flatMap((m) => holdersOf(state, key, m)));
-  return [...all].filter((id) => !ever(id)).sort((a, b) => a - b);
+export function outsidersOf(state: ChannelState, messages: StoredMessage[]): number[] {
+  const ever = (id: number) => state.held?.[id] !== undefined;
+  const others = notSubscribed(state, messages).filter((id) => !ever(id));
+  return othersHaving(state, messages, others).sort((a, b) => a - b);
 }
 
 /** Everyone who has `message`, sorted. */

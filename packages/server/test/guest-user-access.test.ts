@@ -507,7 +507,7 @@ test.serial('an invited user who joins the guest’s channel on accepting reache
     await expectOk(
       t.context.iago.post('/invites', { invitee_emails: address, stream_ids: JSON.stringify([room.stream_id]) }),
     );
-    const queue = await register(guest.client, { event_types: ['realm_user'] });
+    const queue = await register(guest.client, { event_types: ['realm_user', 'subscription'] });
     const link = linkIn((await mailsTo(t.context.server, address))[0], '/join/');
     t.is((await postForm(link, { full_name: 'Invited Joiner', password: 'long enough' })).status, 200);
     // His own rename marks the end of what joining could have caused.
@@ -521,6 +521,9 @@ test.serial('an invited user who joins the guest’s channel on accepting reache
     t.is(joiner.length, 2);
     t.is((joiner[1]!.person as User).full_name, 'Invited Joiner');
     t.deepEqual(checkEvent(joiner[1]!).errors, []);
+    // The person comes before the peer_add that names him.
+    const peer = seen.findIndex((e) => e.op === 'peer_add');
+    t.true(peer > seen.indexOf(joiner[1]!), seen.map((e) => `${e.type} ${e.op as string}`).join(', '));
   } finally {
     await restrict(t, false);
   }

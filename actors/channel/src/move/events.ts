@@ -44,7 +44,7 @@ function audiences(state: ChannelState, cmd: MoveOut, f: MoveFacts) {
     .map(Number)
     .filter((id) => !inSource.has(id) && !inTarget.has(id) && f.moved.some((m) => holds(state, id, m)));
   // Who never was subscribed here keeps a historical row if the destination is public (see move/out.ts).
-  const outsiders = outsidersOf(state, f.key, f.moved).filter((id) => !inTarget.has(id));
+  const outsiders = outsidersOf(state, f.moved).filter((id) => !inTarget.has(id));
   const kept = cmd.target.invite_only ? [] : outsiders;
   const losing = [
     ...source.filter((id) => !inTarget.has(id) && (cmd.target.invite_only || guests.has(id))),

@@ -85,7 +85,7 @@ export function decideMoveOut(ctx: Ctx, cmd: MoveOut): ChannelDecision<'message.
     messages: moved.map((m) => relocated(state, ctx.address.key, m, edit, topic, at)),
   };
   // A private destination gives them nothing to read here: they lose the messages (see move/events.ts).
-  const outsiders = cmd.target.invite_only ? [] : outsidersOf(state, ctx.address.key, moved);
+  const outsiders = cmd.target.invite_only ? [] : outsidersOf(state, moved);
   if (outsiders.length > 0) move.outsiders = outsiders;
   const facts = { key: ctx.address.key, toKey, target, moved, at, ...(topicChanged ? { topic } : {}) };
   const fanouts = moveFanouts(state, cmd, facts);
