@@ -20,7 +20,7 @@ import {
   type UserRef,
 } from '@chat/protocol';
 import { channelAdminRoutes } from './admin.js';
-import { announceChannels, tellNewSubscribers } from './announce.js';
+import { announceChannels, noteNewChannels, tellNewSubscribers, type NewChannel } from './announce.js';
 import { checkColor, subscriptionSettingsRoutes } from './subscription-settings.js';
 import { channelRetention, createChannel, type NewChannelSpec } from './create.js';
 import { channelJson, subscriptionJson } from './json.js';
@@ -136,7 +136,7 @@ interface SubscribeParams
 async function subscribe(
   caller: CallerContext,
   params: SubscribeParams,
-  created: string[] = [],
+  created: NewChannel[] = [],
   bots: Set<number> = new Set(),
 ) {
   const { principal, actors } = caller;
@@ -169,7 +169,7 @@ async function subscribe(
       const channelId = await createChannel(actors, principal.realm, spec, principal.user_id, ids);
       await tellAccessChanges(actors, principal.realm, channelId, [], ids);
       for (const u of users) (subscribed[u.user_id] ??= []).push(name);
-      created.push(name);
+      created.push({ id: channelId, spec, subscribers: ids });
       continue;
     }
     const ids = users.map((u) => u.user_id);
@@ -299,11 +299,13 @@ export function channelRoutes(options: ApiOptions): Route[] {
       async handler({ params, principal, actors }) {
         const caller = new CallerContext(actors, principal);
         await checkFolder(caller, params.folder_id);
-        const [created, bots] = [[] as string[], new Set<number>()];
+        const [created, bots] = [[] as NewChannel[], new Set<number>()];
         const reply = await subscribe(caller, params, created, bots);
         if (params.announce) await announceChannels(caller, created, options);
+        await noteNewChannels(caller, created, options);
         if (params.send_new_subscription_messages === false) return reply;
-        const sent = await tellNewSubscribers(caller, reply.subscribed, created, bots, options);
+        const names = created.map((c) => c.spec.name);
+        const sent = await tellNewSubscribers(caller, reply.subscribed, names, bots, options);
         return { ...reply, new_subscription_messages_sent: sent };
       },
     }),
@@ -341,7 +343,9 @@ export function channelRoutes(options: ApiOptions): Route[] {
       tags: ['channels'],
       async handler({ params, principal, actors }) {
         const caller = new CallerContext(actors, principal);
-        const added = await subscribe(caller, { subscriptions: params.add ?? [] });
+        const created: NewChannel[] = [];
+        const added = await subscribe(caller, { subscriptions: params.add ?? [] }, created);
+        await noteNewChannels(caller, created, options);
         const removed = await unsubscribe(caller, params.delete ?? [], undefined);
         return { ...added, ...removed };
       },
@@ -376,7 +380,9 @@ export function channelRoutes(options: ApiOptions): Route[] {
         const ids = (await principalsOf(caller, params.subscribers)).map((u) => u.user_id);
         const id = await createChannel(actors, principal.realm, spec, principal.user_id, ids);
         await tellAccessChanges(actors, principal.realm, id, [], ids);
-        if (params.announce) await announceChannels(caller, [spec.name], options);
+        const created = [{ id, spec, subscribers: ids }];
+        if (params.announce) await announceChannels(caller, created, options);
+        await noteNewChannels(caller, created, options);
         return { id };
       },
     }),
