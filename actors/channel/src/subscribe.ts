@@ -16,9 +16,16 @@ import { lastMessageId, type ChannelState, type ChannelDecision } from './state.
 type Subscribe = Extract<ChannelCommand, { type: 'channel.subscribe' }>;
 type Unsubscribe = Extract<ChannelCommand, { type: 'channel.unsubscribe' }>;
 
+/**
+ * Joining: content access is enough (the original's
+ * `filter_stream_authorization_for_adding_subscribers`), so a guest joins a
+ * web-public channel and a private channel's `can_subscribe_group` or
+ * `can_add_subscribers_group` may join it (never a guest through a group:
+ * those settings leave guests out); channel administrators always.
+ */
 function mayJoin(state: ChannelState, who: Actor): boolean {
   if (!state.channel!.invite_only && maySeePublicChannels(who)) return true;
-  return can(state, 'can_subscribe_group', who) || canAdminister(state, who);
+  return hasContentAccess(state, who) || canAdminister(state, who);
 }
 
 /** The same rule the edge applies to invitations' channels (packages/api/src/invitations/checks.ts). */
