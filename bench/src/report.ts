@@ -148,6 +148,7 @@ export function table(result: Result): string {
 }
 
 type Short = { p50: number; p99: number; max: number };
+const pct = (share: number) => `${Math.round(share * 100)}%`;
 
 /** The overload scenario's figures (issue 21 line 6), each with the goal it is held to. */
 function overloadRows(result: Result): Array<[string, string, string]> {
@@ -184,6 +185,16 @@ function overloadRows(result: Result): Array<[string, string, string]> {
       '',
     ],
     ['other errors', `${o.other_errors}`, ''],
+    [
+      'main threads, loaded',
+      (o.server_main_threads ?? [])
+        .map(
+          (p: Record<string, any>) =>
+            `${p.name} ran ${pct(p.running_share)}, waited for a CPU ${pct(p.waiting_for_cpu_share)}`,
+        )
+        .join('; '),
+      '',
+    ],
     ['peak RSS (sampled)', mib(o.peak_rss_bytes), mark(g.peak_rss_under_1_5_gib)],
     ['quiet probe send ms', lat(o.quiet.probe_send_latency_ms), ''],
     [

@@ -13,6 +13,7 @@ import { channelInfo, fanout, streamCreated, toOnlookers } from './events.js';
 import { decideFetch, decideGet, decideMatch, firstUnread } from './fetch.js';
 import {
   decideDelete,
+  decideGuestRole,
   decideHistorical,
   decideHolders,
   decideReaction,
@@ -60,6 +61,7 @@ const handlers: Handlers<ChannelState, ChannelEvent, ChannelProtocol> = {
   'submessage.add': decideSubmessage,
   'message.holders': decideHolders,
   'message.historical': decideHistorical,
+  'channel.guestRole': decideGuestRole,
   'topic.list': decideTopics,
   'message.moveOut': decideMoveOut,
   'message.moveIn': decideMoveIn,

@@ -19,9 +19,10 @@ function toNarrowMessage(state: ChannelState, m: ViewedMessage, searching: boole
 /** A predicate over stored messages: visible to the viewer and matching the narrow. */
 export function matcher(state: ChannelState, key: string, viewer: Viewer, terms: ResolvedTerm[]) {
   const searching = terms.some((t) => t.operator === 'search');
+  const member = state.members.includes(viewer.user_id);
   return (m: StoredMessage): ViewedMessage | undefined => {
     if (!canSee(state, viewer, m)) return undefined;
-    const viewed = view(state, key, viewer, m);
+    const viewed = view(state, key, viewer, m, member);
     const subject = toNarrowMessage(state, viewed, searching);
     if (!matches(subject, terms, viewer.user_id)) return undefined;
     return searching ? { ...viewed, ...highlight(subject, terms) } : viewed;

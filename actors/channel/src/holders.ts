@@ -18,10 +18,15 @@ import type { ChannelState } from './state.js';
  *   (protected history only: the subscribers at the move).
  */
 
-/** Whether `userId` has `message` of this conversation. */
-export function holds(state: ChannelState, userId: number, message: StoredMessage): boolean {
-  if (state.kind !== 'channel') return state.members.includes(userId);
-  return holdsAs(state, userId, message, state.members.includes(userId));
+/** Whether `userId` has `message` of this conversation; `member`: whether they are subscribed, when known. */
+export function holds(
+  state: ChannelState,
+  userId: number,
+  message: StoredMessage,
+  member = state.members.includes(userId),
+): boolean {
+  if (state.kind !== 'channel') return member;
+  return holdsAs(state, userId, message, member);
 }
 
 /** `holds` for a channel, told whether the user is subscribed (a lookup in `members` is linear). */
@@ -43,10 +48,10 @@ export function historicalRow(state: ChannelState, userId: number, message: Stor
  * row, active or not, in the original): their rows are historical ones,
  * which a move to another channel keeps (`ChannelMove.outsiders`).
  */
-export function outsidersOf(state: ChannelState, key: string, messages: StoredMessage[]): number[] {
-  const ever = (id: number) => state.members.includes(id) || state.held?.[id] !== undefined;
-  const all = new Set(messages.flatMap((m) => holdersOf(state, key, m)));
-  return [...all].filter((id) => !ever(id)).sort((a, b) => a - b);
+export function outsidersOf(state: ChannelState, messages: StoredMessage[]): number[] {
+  const ever = (id: number) => state.held?.[id] !== undefined;
+  const others = notSubscribed(state, messages).filter((id) => !ever(id));
+  return othersHaving(state, messages, others).sort((a, b) => a - b);
 }
 
 /** Everyone who has `message`, sorted. */
@@ -55,6 +60,74 @@ export function holdersOf(state: ChannelState, key: string, message: StoredMessa
   if (message.holders) return [...message.holders].sort((a, b) => a - b);
   const others = othersHaving(state, [message], notSubscribed(state, [message]));
   return [...membersHaving(state, [message]), ...others].sort((a, b) => a - b);
+}
+
+/**
+ * `holdersOf` and `historicalRow` for many messages of a channel at once (a
+ * move): the subscribers are gone through once per distinct answer, not once
+ * per message. Without `holders`, a message's subscribers who have it are
+ * those who joined before it, and of the rest only the few with rows apart
+ * (`held`, `historical`, `granted_to`); so the answer is one of a few, shared
+ * by the messages it fits (never changed in place: see `giveHistorical`).
+ */
+export function rowsOfEach(state: ChannelState, key: string, messages: StoredMessage[]) {
+  if (state.kind !== 'channel') return messages.map((m) => ({ holders: holdersOf(state, key, m), historical: [] }));
+  const members = new Set(state.members);
+  const joined = (id: number) => state.joinedAfter[id] ?? 0;
+  const byJoin = [...state.members].sort((a, b) => joined(a) - joined(b));
+  const joins = byJoin.map(joined);
+  const ids = (rows?: Record<number, unknown>) => Object.keys(rows ?? {}).map(Number);
+  const apart = [...new Set([...ids(state.held), ...ids(state.historical)])];
+  const withHistorical = ids(state.historical).sort((a, b) => a - b);
+  const answers = new Map<string, number[]>();
+  const joinedBefore = new Map<number, number[]>();
+  const sortedPrefix = (n: number) => {
+    if (!joinedBefore.has(n))
+      joinedBefore.set(
+        n,
+        byJoin.slice(0, n).sort((a, b) => a - b),
+      );
+    return joinedBefore.get(n)!;
+  };
+  return messages.map((m) => {
+    if (m.holders) {
+      const holders = [...m.holders].sort((a, b) => a - b);
+      const historical = new Set(m.historical ?? []);
+      return { holders, historical: holders.filter((id) => historical.has(id)) };
+    }
+    const before = countBelow(joins, m.id);
+    const others = [
+      ...new Set(
+        [...apart, ...(m.granted_to ?? [])].filter(
+          (id) => !(members.has(id) && joined(id) < m.id) && holdsAs(state, id, m, members.has(id)),
+        ),
+      ),
+    ].sort((a, b) => a - b);
+    const sig = `${before}:${others.join(',')}`;
+    let holders = answers.get(sig);
+    if (!holders) answers.set(sig, (holders = merged(sortedPrefix(before), others)));
+    return { holders, historical: withHistorical.filter((id) => inRanges(state.historical![id]!, m.id)) };
+  });
+}
+
+/** Two ascending lists with nothing in common, as one. */
+function merged(a: number[], b: number[]): number[] {
+  if (b.length === 0) return a;
+  const out: number[] = [];
+  let [i, j] = [0, 0];
+  while (i < a.length || j < b.length) out.push(j >= b.length || (i < a.length && a[i]! < b[j]!) ? a[i++]! : b[j++]!);
+  return out;
+}
+
+/** How many of `sorted` (ascending) are below `id`. */
+function countBelow(sorted: number[], id: number): number {
+  let [lo, hi] = [0, sorted.length];
+  while (lo < hi) {
+    const mid = (lo + hi) >>> 1;
+    if (sorted[mid]! < id) lo = mid + 1;
+    else hi = mid;
+  }
+  return lo;
 }
 
 /** The subscribers who have any of `messages`. */
@@ -132,3 +205,15 @@ export function giveHistorical(state: ChannelState, userId: number, message: Sto
   state.historical ??= {};
   state.historical[userId] = addRange(state.historical[userId] ?? [], message.id, message.id);
 }
+
+/** Whether `userId`, not subscribed, is a guest: a public channel's reactions and deletions leave guests out. */
+export function setGuest(state: ChannelState, userId: number, guest: boolean): void {
+  const others = (state.heldByGuests ?? []).filter((id) => id !== userId);
+  const guests = guest ? [...others, userId].sort((a, b) => a - b) : others;
+  if (guests.length > 0) state.heldByGuests = guests;
+  else delete state.heldByGuests;
+}
+
+/** Whether `userId` has rows here apart from a subscription: who left, or made a historical row. */
+export const holdsApart = (state: ChannelState, userId: number): boolean =>
+  state.held?.[userId] !== undefined || state.historical?.[userId] !== undefined;

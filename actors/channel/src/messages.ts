@@ -1,8 +1,8 @@
-import { ChatError, inGroupSetting, mayDeleteTopic, reactionEvent, type ChannelCommand } from '@chat/protocol';
+import { ChatError, inGroupSetting, mayDeleteTopic, reactionEvent, ROLES, type ChannelCommand } from '@chat/protocol';
 import type { ActorContext } from '@chat/runtime';
 import { can, canSee, invalidMessage, requireContentAccess, requireMessageAccess } from './access.js';
 import { deleteEvent, fanout, receivers, topicActivity } from './events.js';
-import { holds, holdersOf } from './holders.js';
+import { holds, holdersOf, holdsApart } from './holders.js';
 import { toUsers } from './members.js';
 import { findMessage, type ChannelState, type ChannelDecision } from './state.js';
 
@@ -80,18 +80,20 @@ export function decideReaction(
   // Reacting is taking part in the topic (bots never follow topics).
   const participant = add && !cmd.actor.is_bot ? [cmd.actor.user_id] : [];
   // Reacting to a channel message one does not have gives it (a historical row, read): see holders.ts.
-  const historical =
-    add && state.kind === 'channel' && !holds(state, cmd.actor.user_id, message)
-      ? [
-          toUsers(ctx.address.key, [cmd.actor.user_id], {
-            type: 'user.historical',
-            key: ctx.address.key,
-            message_id: message.id,
-          }),
-        ]
-      : [];
+  const given = add && state.kind === 'channel' && !holds(state, cmd.actor.user_id, message);
+  const guest = given && cmd.actor.role === ROLES.guest;
+  const historical = given
+    ? [
+        toUsers(ctx.address.key, [cmd.actor.user_id], {
+          type: 'user.historical',
+          key: ctx.address.key,
+          message_id: message.id,
+        }),
+      ]
+    : [];
+  const row = guest ? [{ type: 'historicalGiven' as const, userId: cmd.actor.user_id, ids: [message.id], guest }] : [];
   return {
-    events: [{ type: add ? 'reactionAdded' : 'reactionRemoved', id: message.id, reaction: r }],
+    events: [...row, { type: add ? 'reactionAdded' : 'reactionRemoved', id: message.id, reaction: r }],
     fanouts: [
       fanout(ctx.address.key, to, [event]),
       ...topicActivity(state, ctx.address.key, participant, message.topic, 'participated'),
@@ -132,5 +134,18 @@ export function decideHistorical(ctx: Ctx, cmd: Of<'message.historical'>): Chann
     return message !== undefined && canSee(state, cmd.actor, message) && !holds(state, me, message);
   });
   if (state.kind !== 'channel' || ids.length === 0) return { reply: [] };
-  return { events: [{ type: 'historicalGiven', userId: me, ids }], reply: ids };
+  const guest = cmd.actor.role === ROLES.guest ? { guest: true } : {};
+  return { events: [{ type: 'historicalGiven', userId: me, ids, ...guest }], reply: ids };
+}
+
+/**
+ * A role change of someone who left the channel or has historical rows
+ * here: whether they are a guest decides if a public channel's reactions
+ * and deletions reach them, as the original asks their role at the time.
+ */
+export function decideGuestRole(ctx: Ctx, cmd: Of<'channel.guestRole'>): ChannelDecision<'channel.guestRole'> {
+  const state = ctx.state;
+  const known = (state.heldByGuests ?? []).includes(cmd.user_id);
+  if (state.kind !== 'channel' || !holdsApart(state, cmd.user_id) || known === cmd.guest) return { reply: null };
+  return { events: [{ type: 'guestChanged', userId: cmd.user_id, guest: cmd.guest }], reply: null };
 }

@@ -10,7 +10,7 @@ import type {
   Submessage,
 } from '@chat/protocol';
 import type { Decision } from '@chat/runtime';
-import { giveHistorical, keepOnLeaving } from './holders.js';
+import { giveHistorical, keepOnLeaving, setGuest } from './holders.js';
 import { applyMoveEvent, type MoveEvent, type PendingMove } from './move/state.js';
 
 /**
@@ -31,7 +31,7 @@ export interface ChannelState {
   held?: Record<number, IdRanges>;
   /** Ids of historical rows per user: what they starred, marked unread or reacted to without having it (holders.ts). */
   historical?: Record<number, IdRanges>;
-  /** Those of them who were guests when they left: a public channel's events leave them out. */
+  /** Those of them (and of `historical`) who are guests: a public channel's events leave them out. */
   heldByGuests?: number[];
   messages: StoredMessage[];
   /** Moves to another channel not yet finished, by move id (absent in older snapshots). */
@@ -61,7 +61,9 @@ export type ChannelEvent =
   | { type: 'reactionAdded'; id: number; reaction: Reaction }
   | { type: 'reactionRemoved'; id: number; reaction: Reaction }
   /** Starring or marking unread messages one does not have makes historical rows (holders.ts). */
-  | { type: 'historicalGiven'; userId: number; ids: number[] }
+  | { type: 'historicalGiven'; userId: number; ids: number[]; guest?: boolean }
+  /** Whether someone with rows here, not subscribed, is a guest now (holders.ts). */
+  | { type: 'guestChanged'; userId: number; guest: boolean }
   | { type: 'submessageAdded'; submessage: Submessage }
   | MoveEvent;
 
@@ -156,6 +158,10 @@ export function applyEvent(state: ChannelState, event: ChannelEvent): void {
         const message = findMessage(state, id);
         if (message) giveHistorical(state, event.userId, message);
       }
+      if (event.guest) setGuest(state, event.userId, true);
+      return;
+    case 'guestChanged':
+      setGuest(state, event.userId, event.guest);
       return;
     case 'reactionRemoved': {
       const message = findMessage(state, event.id);

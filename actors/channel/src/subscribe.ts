@@ -16,9 +16,16 @@ import { lastMessageId, type ChannelState, type ChannelDecision } from './state.
 type Subscribe = Extract<ChannelCommand, { type: 'channel.subscribe' }>;
 type Unsubscribe = Extract<ChannelCommand, { type: 'channel.unsubscribe' }>;
 
+/**
+ * Joining: content access is enough (the original's
+ * `filter_stream_authorization_for_adding_subscribers`), so a guest joins a
+ * web-public channel and a private channel's `can_subscribe_group` or
+ * `can_add_subscribers_group` may join it (never a guest through a group:
+ * those settings leave guests out); channel administrators always.
+ */
 function mayJoin(state: ChannelState, who: Actor): boolean {
   if (!state.channel!.invite_only && maySeePublicChannels(who)) return true;
-  return can(state, 'can_subscribe_group', who) || canAdminister(state, who);
+  return hasContentAccess(state, who) || canAdminister(state, who);
 }
 
 /** The same rule the edge applies to invitations' channels (packages/api/src/invitations/checks.ts). */
@@ -53,11 +60,18 @@ export function decideSubscribe(ctx: ActorContext<ChannelState>, cmd: Subscribe)
   const peer = peerEvent('peer_add', channel.stream_id, added);
   // Those who see the channel keep its subscriber count; new subscribers get the whole list instead.
   const tells = [toOnlookers(channel, ctx.address.key, [peer], members)];
-  const peers = fanout(ctx.address.key, state.members, [peer]);
+  // A present subscriber with events to hear first gets them in the one delivery, ahead of the peer_add.
+  const first = new Map((cmd.first ?? []).filter((f) => isMember(state, f.user_id)).map((f) => [f.user_id, f.events]));
+  const peers = fanout(
+    ctx.address.key,
+    state.members.filter((id) => !first.has(id)),
+    [peer],
+  );
+  const ahead = [...first].map(([id, events]) => fanout(ctx.address.key, [id], [...events, peer]));
   return {
     events: [{ type: 'subscribed', userIds: added }],
     tells,
-    fanouts: [subscribed, peers],
+    fanouts: [subscribed, peers, ...ahead],
     reply: { added, already },
   };
 }

@@ -11,10 +11,10 @@ import type { ChannelState } from './state.js';
  * with `historical`; a row made at sending its read state, star, alert
  * words and mentions.
  */
-export function flagsFor(state: ChannelState, viewer: Viewer, message: StoredMessage): string[] {
+export function flagsFor(state: ChannelState, viewer: Viewer, message: StoredMessage, member?: boolean): string[] {
   const me = viewer.user_id;
   const starred = viewer.starred.includes(message.id) ? ['starred'] : [];
-  if (!holds(state, me, message)) return ['read', ...starred, 'historical'];
+  if (!holds(state, me, message, member)) return ['read', ...starred, 'historical'];
   const own = message.sender_id === me;
   const flags: string[] = [];
   if (own ? !viewer.unread_own.includes(message.id) : inRanges(viewer.read, message.id)) flags.push('read');
@@ -35,13 +35,20 @@ function participated(state: ChannelState, userId: number, message: StoredMessag
   return state.messages.some((m) => m.id < message.id && m.sender_id === userId && m.topic.toLowerCase() === topic);
 }
 
-export function view(state: ChannelState, key: string, viewer: Viewer, message: StoredMessage): ViewedMessage {
+/** `member`: whether the viewer is subscribed, when the caller knows (a lookup in `members` is linear). */
+export function view(
+  state: ChannelState,
+  key: string,
+  viewer: Viewer,
+  message: StoredMessage,
+  member?: boolean,
+): ViewedMessage {
   const { holders: _holders, granted_to: _granted, historical: _historical, ...rest } = message;
   return {
     ...rest,
     channel_id: state.channel?.stream_id ?? null,
     channel_name: state.channel?.name ?? null,
     dm_user_ids: state.kind === 'dm' ? state.members : (participantsOfKey(key) ?? []),
-    flags: flagsFor(state, viewer, message),
+    flags: flagsFor(state, viewer, message, member),
   };
 }

@@ -190,3 +190,17 @@ test('a move keeps the historical rows of who never was subscribed to the source
   t.is(closed.move.outsiders, undefined);
   t.deepEqual(closed.deleted, users(3, 4, 5, 6), 'a private destination gives them nothing to read');
 });
+
+test('guests are left out of a public channel reactions by their role now: a change is told, a row made as a guest counts', async (t) => {
+  const { kit, id } = await pollThenLeave({ is_web_public: true });
+  t.is((await kit.run({ type: 'channel.guestRole', user_id: 4, guest: true })).error, undefined);
+  t.deepEqual(keysOf((await kit.run(react(author, id))).fanouts[0]), users(2, 3, 5));
+  await kit.run({ type: 'channel.guestRole', user_id: 4, guest: false });
+  // A guest who stars a web-public message gets a row, but no reactions.
+  const guest = person(7, ROLES.guest);
+  t.deepEqual((await kit.run({ type: 'message.historical', actor: guest, message_ids: [id] })).reply, [id]);
+  t.deepEqual(keysOf((await kit.run(react(late, id))).fanouts[0]), users(2, 3, 4, 5));
+  // 5 reacted, so has it now.
+  t.deepEqual(keysOf((await kit.run(vote(stays, id))).fanouts[0]), users(2, 3, 4, 5, 7));
+  t.deepEqual(kit.replay(), kit.state);
+});

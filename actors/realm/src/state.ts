@@ -158,10 +158,15 @@ export const DEFAULT_SETTINGS: RealmSettings = {
   can_create_write_only_bots_group: SYSTEM_GROUPS['role:members'],
   direct_message_permission_group: SYSTEM_GROUPS['role:everyone'],
   direct_message_initiator_group: SYSTEM_GROUPS['role:everyone'],
+  can_access_all_users_group: SYSTEM_GROUPS['role:everyone'],
 };
 
 /** Settings once kept among the options (stored, not read by rules), now read by messaging rules. */
-const PROMOTED_OPTIONS = ['direct_message_permission_group', 'direct_message_initiator_group'] as const;
+const PROMOTED_OPTIONS = [
+  'direct_message_permission_group',
+  'direct_message_initiator_group',
+  'can_access_all_users_group',
+] as const;
 
 export const NOTIFICATION_BOT = {
   email: 'notification-bot@zulip.com',

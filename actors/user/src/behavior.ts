@@ -123,8 +123,6 @@ const handlers: UserHandlers<UserProtocol> = {
           : m.own
             ? !state.unreadOwn.includes(m.id)
             : isRead(state, m.key, m.id);
-      // Marking read one never received receives it (counted by read receipts from then on).
-      if (command.op === 'add' && command.flag === 'read' && !received(state, m.key, m.id)) return true;
       return command.op === 'add' ? !has : has;
     });
     const reply = { messages: changed.map((m) => m.id) };
@@ -198,8 +196,6 @@ const handlers: UserHandlers<UserProtocol> = {
 function isRead(state: UserState, key: string, id: number): boolean {
   return inRanges(state.read[key] ?? [], id);
 }
-
-const received = (state: UserState, key: string, id: number) => !inRanges(state.notReceived?.[key] ?? [], id);
 
 export const userBehavior: ActorBehavior<UserState, UserEvent> = {
   type: 'user',

@@ -1,3 +1,4 @@
+import { readFileSync } from 'node:fs';
 import { loadavg } from 'node:os';
 import { performance } from 'node:perf_hooks';
 import { burnCores } from '../busy.js';
@@ -71,8 +72,11 @@ export async function overload(ctx: RunContext): Promise<Outcome> {
       await sleep(quietMs);
       const quietPresence = presence.measure();
       const pollsBefore = pollsAt();
+      const one = target.pid === undefined ? [] : [{ name: 'server', pid: target.pid }];
+      const cpu = new RunQueue(target.sample()?.processes ?? one);
       progress.log('overload: load on');
       const step = await traffic.runStep(offered, options.overloadSeconds);
+      const cpuWhileLoaded = cpu.shares();
       // runStep waited for its stragglers: the load itself stopped at loadEnd.
       const loadPresence = presence.measure();
       const pollsAfter = pollsAt();
@@ -130,6 +134,7 @@ export async function overload(ctx: RunContext): Promise<Outcome> {
           errors: pollsAfter.errors - pollsBefore.errors,
         },
         registrations_refused_and_retried: fleet.polls.registersRefused,
+        server_main_threads: cpuWhileLoaded,
         peak_rss_bytes: peakRss || null,
         quiet: {
           probe_send_latency_ms: pickShort(quiet),
@@ -301,5 +306,40 @@ class MemorySampler {
 
   points(t0: number): Array<[number, number]> {
     return this.samples.map(([t, rss]) => [round2((t - t0) / 1000), Math.round(rss / 1048576)]);
+  }
+}
+
+/**
+ * How each server process's main thread (its event loop) spent the load:
+ * running, or runnable but waiting for a CPU (the kernel's run-queue time
+ * in /proc/<pid>/schedstat). On a shared machine a high wait means the
+ * latencies are the machine's, whatever the server does.
+ */
+class RunQueue {
+  private readonly start = performance.now();
+  private readonly before: Map<number, [number, number]>;
+
+  constructor(private readonly processes: Array<{ name: string; pid: number }>) {
+    this.before = new Map(processes.flatMap((p) => schedstat(p.pid).map((v) => [p.pid, v] as const)));
+  }
+
+  shares() {
+    const seconds = (performance.now() - this.start) / 1000;
+    return this.processes.flatMap(({ name, pid }) => {
+      const [before, after] = [this.before.get(pid), schedstat(pid)[0]];
+      if (!before || !after) return [];
+      const share = (i: 0 | 1) => round2((after[i] - before[i]) / 1e9 / seconds);
+      return [{ name, pid, running_share: share(0), waiting_for_cpu_share: share(1) }];
+    });
+  }
+}
+
+/** [ns on a CPU, ns runnable but waiting] of a process's main thread; none when it cannot be read. */
+function schedstat(pid: number): Array<[number, number]> {
+  try {
+    const [running, waiting] = readFileSync(`/proc/${pid}/schedstat`, 'utf8').split(' ').map(Number);
+    return [[running!, waiting!]];
+  } catch {
+    return [];
   }
 }

@@ -106,6 +106,7 @@ export { createChannel, createChannelActor, type NewChannelSpec } from './channe
 export { emojiData } from './events/register/emoji-data.js';
 export { emojiImages } from './realm/emoji.js';
 export { avatarImages } from './uploads/avatars.js';
+export { unknownUserAvatar } from './users/unknown-avatar.js';
 export { uploadDownloads, type RawContext, type RawDeps, type RawMiddleware } from './uploads/downloads.js';
 export { tusUploads, type TusUploads } from './uploads/tus.js';
 export type { Mail, Mailer } from './ports/mailer.js';

@@ -133,6 +133,7 @@ export class KafkaJournal implements Journal {
         retry: this.o.retry,
         maxBatchBytes: this.o.maxBatchBytes,
         ready: (topic) => this.topics.ensure(topic),
+        committed: (topic, offset) => this.committed(topic, fence.shard, offset),
         log: this.log.child({ shard: fence.shard, epoch: fence.epoch }),
       },
       this.stats,
@@ -221,6 +222,23 @@ export class KafkaJournal implements Journal {
   /** Deletes this namespace's topics and read groups (for tests). */
   async deleteNamespace(): Promise<void> {
     await this.topics.deleteAll(`${this.o.namespace}.`);
+  }
+
+  /** Whether the record at `offset` is committed: a read from there finds it (aborted records are never read). */
+  private async committed(topic: string, shard: number, offset: number): Promise<boolean> {
+    const read = readPartition({
+      kafka: this.kafka,
+      admin: this.admin,
+      topic,
+      partition: shard,
+      after: offset - 1,
+      minEnd: offset + 1,
+      groupId: this.groupId(),
+      stallMs: this.o.readStallMs,
+      log: this.log,
+    });
+    for await (const record of read) return record.position === offset;
+    return false;
   }
 
   private checkShard(shard: number): void {

@@ -5,7 +5,7 @@ import { isFencingError, isRetriable } from './kafka-support.js';
 
 const { Partitioners } = kafkajs;
 
-/** Tries of one transaction whose failure came before its commit (see `commit`). */
+/** Tries of one transaction (see `commit`). */
 const ATTEMPTS = 3;
 const RETRY_AFTER_MS = 100;
 
@@ -20,6 +20,8 @@ export interface ShardWriterOptions {
   maxBatchBytes: number;
   /** Resolves once the topic exists; awaited inside the pump, so call order holds. */
   ready(topic: string): Promise<void>;
+  /** Whether the record at `offset` of the shard's partition of `topic` is committed (read back). */
+  committed(topic: string, offset: number): Promise<boolean>;
   log: Logger;
 }
 
@@ -27,6 +29,11 @@ export interface WriterStats {
   transactions: number;
   appends: number;
   records: number;
+}
+
+/** What one try of a transaction got to: the offsets its send returned, once its commit is asked for. */
+interface Tried {
+  sent?: Map<string, number>;
 }
 
 /** One `append` call waiting for its transaction. */
@@ -131,43 +138,62 @@ export class ShardWriter {
   }
 
   /**
-   * Sends a batch in one transaction. A failure before the commit was asked
-   * for that a retry may fix (one kafkajs marks retriable, a request timeout,
-   * the coordinator busy or moving, or our producer taken over with no newer
-   * epoch in the book) is tried again, up to ATTEMPTS times, with a new
-   * producer: initializing it aborts the failed transaction, so what it sent
-   * is never read, and its `connect` checks the fence book as a takeover
-   * does. A failed commit is not: its transaction may have committed, and
-   * sending it again could write it twice.
+   * Sends a batch in one transaction. A failure that a retry may fix (one
+   * kafkajs marks retriable, a request timeout, the coordinator busy or
+   * moving, or our producer taken over with no newer epoch in the book) is
+   * tried again, up to ATTEMPTS times, with a new producer: initializing it
+   * aborts the failed transaction, or completes it if its commit had been
+   * taken, and its `connect` checks the fence book as a takeover does. When
+   * the commit itself failed, the transaction may have committed: the
+   * first record it sent is read back, and if it is there the appends
+   * succeed as they are, rather than being sent twice.
    */
   private async commit(batch: Pending[]): Promise<void> {
     for (let attempt = 1; ; attempt++) {
-      const committing = { asked: false };
+      const tried: Tried = {};
       try {
-        await this.attempt(batch, committing);
+        await this.attempt(batch, tried);
         return;
       } catch (err) {
-        if (committing.asked || attempt >= ATTEMPTS || !mayRetry(err)) return this.fail(batch, err);
+        if (attempt >= ATTEMPTS || !mayRetry(err)) return this.fail(batch, err);
         this.o.log.warn(
-          { err, shard: this.o.fence.shard, appends: batch.length, attempt },
-          'journal transaction failed before its commit; trying again with a new producer',
+          { err, shard: this.o.fence.shard, appends: batch.length, attempt, commitAsked: tried.sent !== undefined },
+          'journal transaction failed; trying again with a new producer',
         );
         await this.drop();
         await new Promise((resolve) => setTimeout(resolve, RETRY_AFTER_MS * attempt));
+        if (!tried.sent) continue;
+        try {
+          if (await this.committedAfterAll(tried.sent)) return this.resolveBatch(batch, tried.sent);
+        } catch (checkErr) {
+          return this.fail(batch, checkErr);
+        }
       }
     }
   }
 
-  /** One transaction: sends the batch, commits, resolves its appends. `committing.asked` once the commit is sent. */
-  private async attempt(batch: Pending[], committing: { asked: boolean }): Promise<void> {
+  /** One transaction: sends the batch, commits, resolves its appends. `tried.sent` once the commit is asked for. */
+  private async attempt(batch: Pending[], tried: Tried): Promise<void> {
     if (this.fenced) throw this.fenced;
     for (const topic of new Set(batch.map((p) => p.topic))) await this.o.ready(topic);
     if (!this.producer) await this.reconnect();
     const txn = await this.producer!.transaction();
     const sent = await txn.sendBatch({ acks: -1, topicMessages: this.messagesOf(batch) });
-    committing.asked = true;
+    tried.sent = new Map(sent.map((m) => [m.topicName, Number(m.baseOffset)]));
     await txn.commit();
-    const next = new Map(sent.map((m) => [m.topicName, Number(m.baseOffset)]));
+    this.resolveBatch(batch, tried.sent);
+  }
+
+  /** After a failed commit: a new producer settles the transaction (`connect`), then its first record is looked for. */
+  private async committedAfterAll(sent: Map<string, number>): Promise<boolean> {
+    await this.reconnect();
+    const [topic, offset] = [...sent][0]!;
+    return this.o.committed(topic, offset);
+  }
+
+  /** The batch is committed, its first record of each topic at `sent`'s offset: each append gets its positions. */
+  private resolveBatch(batch: Pending[], sent: Map<string, number>): void {
+    const next = new Map(sent);
     for (const p of batch) {
       const base = next.get(p.topic);
       if (base === undefined) throw new Error(`no offset for ${p.topic} in the produce response`);

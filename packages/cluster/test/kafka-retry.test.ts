@@ -20,11 +20,11 @@ const p: JournalPartition = { topic: 'channel', shard: 0 };
 const record = (data: string) => [{ key: 'k', data: bytes(data) }];
 
 /**
- * Makes the journal's shard producers fail once at `step` of a transaction that sent records, once `armed`,
- * after the step itself went through: a request whose answer timed out (kafkajs marks that retriable)
- * although the broker did what it asked.
+ * Makes the journal's shard producers fail once at `step` of a transaction that sent records, once `armed`:
+ * a request whose answer timed out (kafkajs marks that retriable) although the broker did what it asked,
+ * or, for 'lost commit', a commit request that never reached the broker.
  */
-function failOnceAfter(journal: KafkaJournal, step: 'sendBatch' | 'commit') {
+function failOnceAfter(journal: KafkaJournal, step: 'sendBatch' | 'commit' | 'lost commit') {
   const injection = { armed: true, failed: false };
   const kafka = (journal as unknown as { kafka: Kafka }).kafka;
   const producer = kafka.producer.bind(kafka);
@@ -47,6 +47,7 @@ function failOnceAfter(journal: KafkaJournal, step: 'sendBatch' | 'commit') {
         return result;
       };
       txn.commit = async () => {
+        if (step === 'lost commit' && sent) fail();
         await commit();
         if (step === 'commit' && sent) fail();
       };
@@ -77,14 +78,32 @@ test('a transaction that fails before its commit is tried again with a new produ
   t.deepEqual(await dataOf(journal), ['one', 'two', 'three']);
 });
 
-test('a failed commit is not tried again: the transaction may have committed', async (t) => {
+test('a commit whose answer was lost is found committed: the appends succeed, each record read once', async (t) => {
   const journal = await t.context.journals.make(freshNamespace());
   const injection = failOnceAfter(journal, 'commit');
   injection.armed = false;
   await journal.fence(fence);
   await journal.append(p, record('first'), fence);
   injection.armed = true;
-  await t.throwsAsync(journal.append(p, record('committed'), fence), { message: /injected/ });
-  t.true(injection.failed);
-  t.deepEqual(await dataOf(journal), ['first', 'committed'], 'it committed, once');
+  const [position] = await journal.append(p, record('committed'), fence);
+  t.true(injection.failed, 'the commit failed');
+  const read = await collect(journal.read(p, -1));
+  t.deepEqual(
+    read.map((r) => text(r.data)),
+    ['first', 'committed'],
+    'read back, not sent again',
+  );
+  t.is(read[1]!.position, position);
+});
+
+test('a commit that never reached the broker is found aborted and sent again, once', async (t) => {
+  const journal = await t.context.journals.make(freshNamespace());
+  const injection = failOnceAfter(journal, 'lost commit');
+  injection.armed = false;
+  await journal.fence(fence);
+  await journal.append(p, record('first'), fence);
+  injection.armed = true;
+  await journal.append(p, record('second'), fence);
+  t.true(injection.failed, 'the commit failed');
+  t.deepEqual(await dataOf(journal), ['first', 'second']);
 });

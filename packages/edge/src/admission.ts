@@ -174,10 +174,15 @@ export class Admission {
     refused: { lag: 0, 'slow route': 0, 'queue full': 0, polls: 0, 'waited too long': 0 },
   };
 
+  /** One error for every refusal: a refused request costs no stack trace. */
+  private readonly refusal: ChatError;
+
   constructor(
     readonly settings: AdmissionSettings,
     private readonly lag: { lagMs: number } = { lagMs: 0 },
-  ) {}
+  ) {
+    this.refusal = overloaded(settings.retryAfterSeconds);
+  }
 
   get load(): Load {
     return { inFlight: this.inFlight, queued: this.line.length, polls: this.polls, lagMs: this.lag.lagMs };
@@ -205,15 +210,16 @@ export class Admission {
       oldestMs: oldest === undefined ? undefined : performance.now() - oldest,
       floorMs: load.floorMs === Infinity ? undefined : load.floorMs,
     };
-    if (slowRoute(verdict, this.inFlight, this.settings)) this.refuse('slow route');
+    if (slowRoute(verdict, this.inFlight, this.settings)) this.refuse('slow route', state);
     load.since.push(admitted.at);
     admitted.route = route;
   }
 
   private answered(admitted: EdgeState['admission']): void {
     const load = admitted?.route === undefined ? undefined : this.routes.get(admitted.route);
-    if (!load) return;
-    load.since.splice(load.since.indexOf(admitted!.at), 1);
+    const i = load?.since.indexOf(admitted!.at) ?? -1;
+    if (!load || i < 0) return;
+    load.since.splice(i, 1);
     load.floorMs = Math.min(load.floorMs, performance.now() - admitted!.at);
   }
 
@@ -223,10 +229,10 @@ export class Admission {
       const cls = classify(ctx.method, ctx.path);
       if (cls === 'exempt') return void (await next());
       const verdict = decide(cls, this.load, this.settings);
-      if (verdict.verdict === 'refuse') this.refuse(verdict.reason);
+      if (verdict.verdict === 'refuse') this.refuse(verdict.reason, ctx.state);
       if (cls === 'poll') this.polls++;
       // A slot freed for a waiter is handed over, already counted.
-      else if (verdict.verdict === 'wait') await this.waitForSlot();
+      else if (verdict.verdict === 'wait') await this.waitForSlot(ctx.state);
       else this.inFlight++;
       this.stats.admitted++;
       if (this.settings.maxInFlight > 0) ctx.state.deadline = Date.now() + this.settings.deadlineMs;
@@ -243,19 +249,25 @@ export class Admission {
     };
   }
 
-  private refuse(reason: keyof AdmissionStats['refused']): never {
+  /**
+   * Refused requests are counted here (`chat_admission_refused`) and logged
+   * at info, not as failures (`state.shed`): an overloaded edge writes no
+   * warning and no error line per request it sheds.
+   */
+  private refuse(reason: keyof AdmissionStats['refused'], state: EdgeState): never {
     this.stats.refused[reason]++;
-    throw overloaded(this.settings.retryAfterSeconds);
+    state.shed = true;
+    throw this.refusal;
   }
 
-  private waitForSlot(): Promise<void> {
+  private waitForSlot(state: EdgeState): Promise<void> {
     return new Promise((resolve, reject) => {
       const waiter: Waiter = {
         admit: resolve,
         timer: setTimeout(() => {
           this.line.splice(this.line.indexOf(waiter), 1);
           try {
-            this.refuse('waited too long');
+            this.refuse('waited too long', state);
           } catch (err) {
             reject(err);
           }

@@ -4,7 +4,7 @@ import { fileURLToPath } from 'node:url';
 import test from 'ava';
 import type { Logger, TransportMessage } from '@chat/runtime';
 import { InProcessTransport, serveChannel } from '../src/index.js';
-import { bytes } from './helpers.js';
+import { bytes, deferred } from './helpers.js';
 
 const childScript = fileURLToPath(new URL('./fixtures/channel-child.js', import.meta.url));
 
@@ -20,11 +20,14 @@ test('replies to a worker that exited are dropped and logged once; this process 
   const child = fork(childScript, ['ask-and-exit'], { serialization: 'advanced', stdio: 'ignore' });
   const inside = new InProcessTransport();
   const asks: TransportMessage[] = [];
-  inside.subscribe('actor.slow.>', (msg) => void asks.push(msg));
+  const bothAsked = deferred<void>();
+  inside.subscribe('actor.slow.>', (msg) => {
+    if (asks.push(msg) === 2) bothAsked.resolve();
+  });
   const warnings: string[] = [];
   serveChannel(child, inside, {}, recordingLogger(warnings));
-  await once(child, 'exit');
-  t.is(asks.length, 2, 'both asks crossed before the child exited');
+  // 'exit' may come before what the child wrote last is read.
+  await Promise.all([once(child, 'exit'), bothAsked.promise]);
   for (const ask of asks) {
     ask.respond?.(bytes('late'));
     await new Promise((resolve) => setTimeout(resolve, 20));

@@ -5,6 +5,7 @@
  */
 import { SYSTEM_GROUPS, type GroupSetting, type Member } from './groups.js';
 import type { Principal, RealmSettings, UserRef } from './realm.js';
+import type { QueueEvent } from './queue.js';
 import type { MoveCommand, MoveReplies } from './move.js';
 import type { ProtocolOf } from './contract.js';
 
@@ -204,7 +205,19 @@ export type ChannelCommand =
   | { type: 'channel.create'; channel: ChannelSettings; subscribers: number[]; color?: string }
   /** With a viewer, refused unless the viewer may see the channel's metadata. */
   | { type: 'channel.info'; viewer?: Principal }
-  | { type: 'channel.subscribe'; actor: Principal | null; users: UserRef[]; settings: RealmSettings; color?: string }
+  | {
+      type: 'channel.subscribe';
+      actor: Principal | null;
+      users: UserRef[];
+      settings: RealmSettings;
+      color?: string;
+      /**
+       * Events a present subscriber gets in the same delivery as, and before,
+       * the `peer_add` (a restricted guest's `realm_user` adds of the people
+       * subscribing, as the original sends them first).
+       */
+      first?: Array<{ user_id: number; events: QueueEvent[] }>;
+    }
   | { type: 'channel.unsubscribe'; actor: Principal; users: UserRef[] }
   | {
       type: 'channel.update';
@@ -275,6 +288,8 @@ export type ChannelCommand =
    * get a historical row, as in the original; the answer names them.
    */
   | { type: 'message.historical'; actor: Principal; message_ids: number[] }
+  /** The user's role changed: whether they are a guest now, for a channel they left (see holders.ts). */
+  | { type: 'channel.guestRole'; user_id: number; guest: boolean }
   | MoveCommand;
 
 export type ReactionChange = { actor: Principal; message_id: number; reaction: Reaction };
@@ -320,6 +335,7 @@ export type ChannelReplies = MoveReplies & {
   'submessage.add': null;
   'message.holders': number[];
   'message.historical': number[];
+  'channel.guestRole': null;
   /** Newest first. */
   'topic.list': TopicSummary[];
 };

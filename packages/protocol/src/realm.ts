@@ -152,6 +152,8 @@ export interface RealmSettings {
   direct_message_permission_group: GroupSetting;
   /** Who may start a direct-message conversation (anyone may answer one). */
   direct_message_initiator_group: GroupSetting;
+  /** Who may access every user: `role:everyone`, or `role:members`, which restricts guests (users/access.ts at the edge). */
+  can_access_all_users_group: GroupSetting;
 }
 
 /** A channel as the realm's directory knows it: enough to list and find channels without asking each one. */

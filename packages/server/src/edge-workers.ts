@@ -19,6 +19,12 @@ const LAG_EVERY_MS = 100;
 /** A worker told to stop that is still running after this long is killed. */
 const STOP_GRACE_MS = 10_000;
 
+/**
+ * For a send to a worker whose channel closed (it is exiting, and is started again): Node hands the error
+ * (EPIPE, ERR_IPC_CHANNEL_CLOSED) to a callback, or else emits it as an 'error' that ends this process.
+ */
+const dropped = () => {};
+
 /** What an edge worker may ask of the process holding the actors, besides asks and tells. */
 export interface RateLimitCall {
   kind: keyof RateLimitStores;
@@ -113,7 +119,7 @@ export async function startEdgeWorkers(
   }
   const lag = new LagMonitor();
   const tellLag = setInterval(() => {
-    for (const worker of workers) if (worker.isConnected()) worker.send({ t: 'lag', ms: lag.lagMs });
+    for (const worker of workers) if (worker.isConnected()) worker.send({ t: 'lag', ms: lag.lagMs }, dropped);
   }, LAG_EVERY_MS);
   log.info({ port, workers: config.edgeWorkers, dataDir: config.dataDir }, 'edge workers listening');
   return {
@@ -127,7 +133,7 @@ export async function startEdgeWorkers(
         [...workers].map(async (worker) => {
           const exited = once(worker, 'exit');
           const timer = setTimeout(() => worker.kill('SIGKILL'), STOP_GRACE_MS);
-          worker.send({ t: 'stop' });
+          worker.send({ t: 'stop' }, dropped);
           await exited;
           clearTimeout(timer);
         }),

@@ -67,15 +67,24 @@ test('a guest reads and writes a web-public channel he is not in, and is listed 
   await bodyOf(send(polonius, ROME, 'a guest writes'));
   t.not((await fetchIn(polonius, DENMARK)).status, 200);
   await refused(t, send(polonius, DENMARK, 'no'), "Not authorized to send to channel 'Denmark'");
+  // Content access lets him join it, not Denmark.
+  const join = (name: string) =>
+    polonius.post('/users/me/subscriptions', { subscriptions: JSON.stringify([{ name }]) });
+  await refused(t, join('Denmark'), 'Unable to access channel (Denmark).');
+  await bodyOf(join('Rome'));
+  await bodyOf(polonius.delete('/users/me/subscriptions', { subscriptions: JSON.stringify(['Rome']) }));
 });
 
 test("a private channel's subscribe group gives its non-guest members its messages, not guests or others", async (t) => {
   const { iago, polonius } = t.context;
   const { bob, carol, open, hidden } = await setup(t);
   t.deepEqual(await listed(bob.client, [open.id, hidden.id]), [open.id, hidden.id]);
-  const got = await bodyOf<{ messages: Array<{ content: string }> }>(fetchIn(bob.client, open.id));
+  const got = await bodyOf<{ messages: Array<{ content: string; sender_full_name: string }> }>(
+    fetchIn(bob.client, open.id),
+  );
+  // Besides the notification bot's notice of the channel's creation.
   t.deepEqual(
-    got.messages.map((m) => m.content),
+    got.messages.filter((m) => m.sender_full_name !== 'Notification Bot').map((m) => m.content),
     ['<p>before anyone else</p>'],
   );
   await bodyOf(send(bob.client, open.id, 'from the group'));
@@ -87,4 +96,9 @@ test("a private channel's subscribe group gives its non-guest members its messag
     t.deepEqual(await listed(who, [open.id, hidden.id]), []);
     await refused(t, fetchIn(who, open.id), 'Invalid channel ID');
   }
+  // The group lets Bob join; the guest it names may not.
+  const join = (who: ChatClient) =>
+    who.post('/users/me/subscriptions', { subscriptions: JSON.stringify([{ name: open.name }]) });
+  await refused(t, join(polonius), `Unable to access channel (${open.name}).`);
+  await bodyOf(join(bob.client));
 });

@@ -294,3 +294,85 @@ test('parameters the original requires, though the reference does not say so, ar
   );
   await fails(t, iago.patch('/channel_folders', {}), 'REQUEST_VARIABLE_MISSING', missing('order'));
 });
+
+interface Message {
+  id: number;
+  content: string;
+  subject: string;
+  sender_email: string;
+  flags: string[];
+}
+
+/** The messages of a channel as `who` sees them, raw Markdown, oldest first. */
+async function messagesIn(who: Person, channelId: number): Promise<Message[]> {
+  const params = {
+    anchor: 'newest',
+    num_before: 10,
+    num_after: 0,
+    narrow: [{ operator: 'channel', operand: channelId }],
+    apply_markdown: false,
+    allow_empty_topic_name: true,
+  };
+  return (await succeeds<{ messages: Message[] }>('GET', '/messages', who.client.get('/messages', params))).messages;
+}
+
+test("each new channel opens with the notification bot's notice of its kind, read for its creator", async (t) => {
+  const alice = await newPerson(t.context, 'Alice Notice');
+  const bob = await newPerson(t.context, 'Bob Notice');
+  const who = `@_**Alice Notice|${alice.user_id}**`;
+  const notice = (kind: string, description: string) =>
+    `**${kind}** channel created by ${who}. **Description:**\n\`\`\`\` quote\n${description}\n\`\`\`\``;
+  const kinds: Array<[Body, string]> = [
+    [{}, 'Public'],
+    [{ invite_only: true }, 'Private, protected history'],
+    [{ invite_only: true, history_public_to_subscribers: true }, 'Private, shared history'],
+  ];
+  for (const [settings, kind] of kinds) {
+    const id = await create(alice, unique('notice'), { ...settings, subscribers: [alice.user_id, bob.user_id] });
+    const [first, ...rest] = await messagesIn(bob, id);
+    t.deepEqual(rest, []);
+    t.like(first, { subject: 'channel events', sender_email: 'notification-bot@zulip.com' });
+    t.is(first!.content, notice(kind, '*No description.*'));
+    t.false(first!.flags.includes('read'));
+    t.true((await messagesIn(alice, id))[0]!.flags.includes('read'));
+  }
+  const name = unique('notice by subscribing');
+  const description = 'A room of its own';
+  await bodyOf(alice.client.post('/users/me/subscriptions', { subscriptions: [{ name, description }] }));
+  const id = (await bodyOf<{ stream_id: number }>(alice.client.get('/get_stream_id', { stream: name }))).stream_id;
+  t.is((await messagesIn(alice, id))[0]!.content, notice('Public', description));
+  // A channel of the general chat only has it there.
+  const general = await create(alice, unique('notice general'), { topics_policy: 'empty_topic_only' });
+  t.is((await messagesIn(alice, general))[0]!.subject, '');
+});
+
+test.serial("a channel's own topics policy takes can_set_topics_policy_group, at creation and on PATCH", async (t) => {
+  const alice = await newPerson(t.context, 'Alice Topics');
+  const id = await create(alice, unique('topics'));
+  const policy = (value: number) =>
+    bodyOf(t.context.iago.patch('/realm', { can_set_topics_policy_group: { new: value } }));
+  await policy(administrators);
+  try {
+    const own = { topics_policy: 'disable_empty_topic' };
+    const name = unique('topics refused');
+    await refused(
+      t,
+      alice.client.post('/channels/create', { name, subscribers: [alice.user_id], ...own }),
+      'Insufficient permission',
+    );
+    await refused(
+      t,
+      alice.client.post('/users/me/subscriptions', { subscriptions: [{ name }], ...own }),
+      'Insufficient permission',
+    );
+    await refused(t, alice.client.patch(`/streams/${id}`, own), 'Insufficient permission');
+    // The realm's policy is anyone's to keep.
+    await create(alice, unique('topics inherit'), { topics_policy: 'inherit' });
+    const byIago = await create({ client: t.context.iago, user_id: IDS.iago } as Person, unique('topics by iago'), own);
+    t.is((await streamOf({ client: t.context.iago } as Person, byIago)).topics_policy, 'disable_empty_topic');
+  } finally {
+    await policy(SYSTEM_GROUPS['role:members']);
+  }
+  await bodyOf(alice.client.patch(`/streams/${id}`, { topics_policy: 'disable_empty_topic' }));
+  t.is((await streamOf(alice, id)).topics_policy, 'disable_empty_topic');
+});

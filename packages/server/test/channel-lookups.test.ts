@@ -184,7 +184,11 @@ test('announce: the notification bot tells the new-channel announcements channel
     iago.post('/channels/create', { name: `announcements ${Date.now()}`, subscribers: JSON.stringify([me.user_id]) }),
   );
   const latest = async () => {
-    const narrow = JSON.stringify([{ operator: 'channel', operand: board.id }]);
+    // The topic the announcements go to: the board's own first message, the notice of its creation, is elsewhere.
+    const narrow = JSON.stringify([
+      { operator: 'channel', operand: board.id },
+      { operator: 'topic', operand: 'new channels' },
+    ]);
     const body = await bodyOf<{ messages: Array<{ content: string; subject: string; sender_full_name: string }> }>(
       iago.get('/messages', { anchor: 'newest', num_before: 1, num_after: 0, narrow, apply_markdown: false }),
     );

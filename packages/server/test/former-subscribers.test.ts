@@ -145,6 +145,8 @@ test('starring or marking unread a message one does not have gives a historical 
   const poll = await send(alice.client, name, 'lunch', POLL);
   await subscribe(dave, name);
   t.deepEqual((await flagsIn(dave, channelId)).get(poll), ['read', 'historical'], 'sent before he joined');
+  // Marking it read changes nothing: a message without a row reads as read, and the original makes no row for it.
+  t.deepEqual((await read(dave, poll)).messages, []);
   const [qd, qe] = await Promise.all([listen(dave), listen(erin)]);
   await flag(erin, poll, 'add', 'starred');
   await flag(dave, poll, 'remove', 'read');
@@ -174,4 +176,21 @@ test('a move to a public channel keeps the historical rows of who never was subs
   t.truthy(await next(qe, votes(poll)));
   t.deepEqual((await flagsIn(erin, target)).get(poll), ['read', 'starred', 'historical']);
   t.deepEqual(await receipts(alice.client, poll), [erin.user_id]);
+});
+
+test('a former subscriber made a guest hears no reactions in the public channel she left; made a member, she does', async (t) => {
+  const { who, name } = await setup(t, 'G', ['Alice', 'Bob', 'Carol'], ['Alice', 'Bob', 'Carol']);
+  const { Alice: alice, Bob: bob, Carol: carol } = who;
+  const poll = await send(alice.client, name, 'lunch', POLL);
+  await unsubscribe(carol, name);
+  const qc = await listen(carol);
+  const role = (value: number) => ok(t.context.iago, 'PATCH', `/users/${carol.user_id}`, { role: value });
+  await role(600);
+  await react(bob, poll);
+  await submit(bob, poll, vote('canned,0'));
+  // The original leaves guests out of a public channel's reactions by their role now; the vote is her row's.
+  t.true(await absentBefore(qc, votes(poll), about('reaction', poll)));
+  await role(400);
+  await react(alice, poll);
+  t.like(await next(qc, about('reaction', poll)), { user_id: alice.user_id });
 });

@@ -68,6 +68,13 @@ test.serial('with the setting at members, a guest sees only the users he shares 
     const hamlet = byId(users, IDS.hamlet);
     t.like(hamlet, { full_name: 'Unknown user', is_active: true, is_bot: false, avatar_version: 1 } as Partial<User>);
     t.regex(hamlet!.email, new RegExp(`^user${IDS.hamlet}@`));
+    // The placeholder avatar is a real image, served without credentials.
+    const avatar = await fetch(new URL(hamlet!.avatar_url!, t.context.server.server.url));
+    t.is(avatar.status, 200);
+    t.is(avatar.headers.get('content-type'), 'image/png');
+    const png = Buffer.from(await avatar.arrayBuffer());
+    t.deepEqual([...png.subarray(1, 4)].map((c) => String.fromCharCode(c)).join(''), 'PNG');
+    t.is(png.readUInt32BE(16), 100, 'its width, from the IHDR chunk');
     t.false(JSON.stringify(users).includes('hamlet@zulip.com'));
     t.false(JSON.stringify(users).includes('King Hamlet'));
     t.is(byId(await realmUsers(guest, { user_list_incomplete: true }), IDS.hamlet), undefined);
@@ -142,25 +149,35 @@ test.serial('a guest hears of users as he gains and loses access to them', async
         principals: JSON.stringify([guest.user_id]),
       }),
     );
-    const queue = await register(guest.client, { event_types: ['realm_user'] });
+    const queue = await register(guest.client, { event_types: ['realm_user', 'subscription'] });
     const about = (op: string) => (e: Event) =>
       e.type === 'realm_user' && e.op === op && (e.person as User).user_id === IDS.othello;
-    // Someone subscribes to the guest's channel: the guest gains access to him.
+    // Someone subscribes to the guest's channel: the guest gains access to him, and hears of
+    // him before the peer_add that names him, as the original sends them.
     await expectOk(
       t.context.iago.post('/users/me/subscriptions', {
         subscriptions: JSON.stringify([{ name: 'guest hearing room' }]),
         principals: JSON.stringify([IDS.othello]),
       }),
     );
-    const added = await next(queue, about('add'));
+    const peer = (e: Event) => e.type === 'subscription' && e.op === 'peer_add';
+    const heard = await eventsUntil(queue, (e) => peer(e) || about('add')(e));
+    t.deepEqual(
+      heard.filter((e) => peer(e) || about('add')(e)).map((e) => `${e.type} ${e.op as string}`),
+      ['realm_user add'],
+      'the add comes first',
+    );
+    const added = heard.at(-1)!;
     t.like(added.person as User, { full_name: 'Othello, the Moor of Venice', is_bot: false });
     t.deepEqual(checkEvent(added).errors, []);
+    t.deepEqual((await next(queue, peer)).user_ids, [IDS.othello]);
     // The guest leaves: he loses access, and hears of it with the placeholder name.
     await expectOk(
       guest.client.delete('/users/me/subscriptions', { subscriptions: JSON.stringify(['guest hearing room']) }),
     );
     const removed = await next(queue, about('remove'));
     t.deepEqual(removed.person, { user_id: IDS.othello, full_name: 'Unknown user' });
+    t.is(queue.seen.filter(about('add')).length, 1, 'one add, not sent again after the subscription');
     t.deepEqual(checkEvent(removed).errors, []);
   } finally {
     await restrict(t, false);
@@ -490,7 +507,7 @@ test.serial('an invited user who joins the guest’s channel on accepting reache
     await expectOk(
       t.context.iago.post('/invites', { invitee_emails: address, stream_ids: JSON.stringify([room.stream_id]) }),
     );
-    const queue = await register(guest.client, { event_types: ['realm_user'] });
+    const queue = await register(guest.client, { event_types: ['realm_user', 'subscription'] });
     const link = linkIn((await mailsTo(t.context.server, address))[0], '/join/');
     t.is((await postForm(link, { full_name: 'Invited Joiner', password: 'long enough' })).status, 200);
     // His own rename marks the end of what joining could have caused.
@@ -504,6 +521,9 @@ test.serial('an invited user who joins the guest’s channel on accepting reache
     t.is(joiner.length, 2);
     t.is((joiner[1]!.person as User).full_name, 'Invited Joiner');
     t.deepEqual(checkEvent(joiner[1]!).errors, []);
+    // The person comes before the peer_add that names him.
+    const peer = seen.findIndex((e) => e.op === 'peer_add');
+    t.true(peer > seen.indexOf(joiner[1]!), seen.map((e) => `${e.type} ${e.op as string}`).join(', '));
   } finally {
     await restrict(t, false);
   }

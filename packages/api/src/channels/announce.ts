@@ -1,14 +1,81 @@
-import type { Principal } from '@chat/protocol';
+import { channelAddress, type Principal } from '@chat/protocol';
 import { CallerContext } from '../context.js';
 import { sendMessage } from '../messages/send.js';
 import type { ApiOptions } from '../options.js';
+import { historyPublic, type NewChannelSpec } from './create.js';
+
+/** A channel one request created. */
+export interface NewChannel {
+  id: number;
+  spec: NewChannelSpec;
+  subscribers: number[];
+}
+
+/** The original's Realm.STREAM_EVENTS_NOTIFICATION_TOPIC_NAME. */
+export const CHANNEL_EVENTS_TOPIC = 'channel events';
+
+/** The words the original opens a new channel's notice with, by its permission policy. */
+function policyWords(spec: NewChannelSpec): string {
+  if (spec.is_web_public) return '**Web-public**';
+  if (!spec.invite_only) return '**Public**';
+  return historyPublic(spec) ? '**Private, shared history**' : '**Private, protected history**';
+}
+
+/**
+ * Sends to a channel as the notification bot; when the one whose request caused it
+ * is subscribed, the message is read for them, as the original marks it.
+ */
+async function notify(
+  caller: CallerContext,
+  bot: Principal,
+  channelId: number,
+  topic: string,
+  content: string,
+  options: ApiOptions,
+  subscribed: boolean,
+) {
+  const request = { type: 'stream', to: channelId, topic, content };
+  const { id } = await sendMessage(new CallerContext(caller.actors, bot), request, options, 'Internal', true);
+  if (!subscribed) return;
+  const key = channelAddress(caller.principal.realm, channelId).key;
+  await caller.actors.ask(caller.me, {
+    type: 'user.flags',
+    op: 'add',
+    flag: 'read',
+    messages: [{ id, key, own: false }],
+  });
+}
+
+/**
+ * The notification bot's first message in each channel a request created,
+ * in its "channel events" topic, in the original's words: who created it,
+ * its kind (web-public, public, private with shared or protected history)
+ * and its description.
+ */
+export async function noteNewChannels(
+  caller: CallerContext,
+  created: NewChannel[],
+  options: ApiOptions,
+): Promise<void> {
+  if (created.length === 0) return;
+  const bot = await caller.actors.ask(caller.realm, { type: 'realm.notificationBot' });
+  const who = `@_**${caller.principal.full_name}|${caller.principal.user_id}**`;
+  for (const { id, spec, subscribers } of created) {
+    const description = spec.description === '' ? '*No description.*' : spec.description;
+    const content = `${policyWords(spec)} channel created by ${who}. **Description:**\n\`\`\`\` quote\n${description}\n\`\`\`\``;
+    // A channel of the general chat only takes it there (the original's channel_events_topic_name).
+    const topic = spec.topics_policy === 'empty_topic_only' ? '' : CHANNEL_EVENTS_TOPIC;
+    await notify(caller, bot, id, topic, content, options, subscribers.includes(caller.principal.user_id));
+  }
+}
 
 /**
  * `announce`: the notification bot tells the realm's new-channel announcements
  * channel (when it has one) who created which channels, in the original's words.
  */
-export async function announceChannels(caller: CallerContext, created: string[], options: ApiOptions): Promise<void> {
-  if (created.length === 0) return;
+export async function announceChannels(caller: CallerContext, made: NewChannel[], options: ApiOptions): Promise<void> {
+  if (made.length === 0) return;
+  const created = made.map((c) => c.spec.name);
   const { principal, actors } = caller;
   const { settings } = await actors.ask(caller.realm, { type: 'realm.organization' });
   const to = settings.new_stream_announcements_stream_id;
@@ -18,8 +85,8 @@ export async function announceChannels(caller: CallerContext, created: string[],
   const content =
     created.length > 1 ? `${who} created the following channels: ${links}.` : `${who} created a new channel ${links}.`;
   const bot = await actors.ask(caller.realm, { type: 'realm.notificationBot' });
-  const request = { type: 'stream', to, topic: 'new channels', content };
-  await sendMessage(new CallerContext(actors, bot), request, options, 'Internal', true);
+  const subscribed = Boolean((await caller.state()).subscriptions[to]);
+  await notify(caller, bot, to, 'new channels', content, options, subscribed);
 }
 
 /** The original's `max_bulk_new_subscription_messages`: more new subscribers than this get no DM. */

@@ -12,6 +12,7 @@ import {
   type ChannelInfo,
   type ChannelPermission,
   type ChannelPermissions,
+  type QueueEvent,
   type GroupSetting,
   type Principal,
   type RealmSettings,
@@ -19,12 +20,12 @@ import {
   type UserRef,
 } from '@chat/protocol';
 import { channelAdminRoutes } from './admin.js';
-import { announceChannels, tellNewSubscribers } from './announce.js';
+import { announceChannels, noteNewChannels, tellNewSubscribers, type NewChannel } from './announce.js';
 import { checkColor, subscriptionSettingsRoutes } from './subscription-settings.js';
 import { channelRetention, createChannel, type NewChannelSpec } from './create.js';
 import { channelJson, subscriptionJson } from './json.js';
 import { creationPermissionParams, newChannelPermissions } from './permissions.js';
-import { restrictsGuests, tellAccessChanges } from '../users/access-events.js';
+import { accessAddsFirst, restrictsGuests, tellAccessChanges } from '../users/access-events.js';
 import { CallerContext } from '../context.js';
 import { checkChannelCount, checkDescription, LIMITS } from '../limits.js';
 import type { ApiOptions } from '../options.js';
@@ -135,7 +136,7 @@ interface SubscribeParams
 async function subscribe(
   caller: CallerContext,
   params: SubscribeParams,
-  created: string[] = [],
+  created: NewChannel[] = [],
   bots: Set<number> = new Set(),
 ) {
   const { principal, actors } = caller;
@@ -168,9 +169,11 @@ async function subscribe(
       const channelId = await createChannel(actors, principal.realm, spec, principal.user_id, ids);
       await tellAccessChanges(actors, principal.realm, channelId, [], ids);
       for (const u of users) (subscribed[u.user_id] ??= []).push(name);
-      created.push(name);
+      created.push({ id: channelId, spec, subscribers: ids });
       continue;
     }
+    const ids = users.map((u) => u.user_id);
+    const first = await accessAddsFirst(actors, principal.realm, found.channel_id, ids);
     const result = await actors
       .ask(channelAddress(principal.realm, found.channel_id), {
         type: 'channel.subscribe',
@@ -178,6 +181,7 @@ async function subscribe(
         users,
         settings,
         ...color,
+        ...(first.size > 0 ? { first: [...first].map(([user_id, events]) => ({ user_id, events })) } : {}),
       })
       .catch((err: unknown) => {
         if (params.authorization_errors_fatal === false && err instanceof ChatError) return undefined;
@@ -187,7 +191,7 @@ async function subscribe(
       unauthorized.push(found.name);
       continue;
     }
-    if (result.added.length > 0) await tellSubscribersChanged(caller, found.channel_id, result.added, []);
+    if (result.added.length > 0) await tellSubscribersChanged(caller, found.channel_id, result.added, [], first);
     for (const id of result.added) (subscribed[id] ??= []).push(found.name);
     for (const id of result.already) (already[id] ??= []).push(found.name);
   }
@@ -199,13 +203,19 @@ async function subscribe(
 }
 
 /** A restricted guest's access follows the channel's subscribers (see `tellAccessChanges`). */
-async function tellSubscribersChanged(caller: CallerContext, channelId: number, added: number[], removed: number[]) {
+async function tellSubscribersChanged(
+  caller: CallerContext,
+  channelId: number,
+  added: number[],
+  removed: number[],
+  told?: Map<number, QueueEvent[]>,
+) {
   const { actors, principal } = caller;
   if (!(await restrictsGuests(actors, principal.realm))) return;
   const info = await actors.ask(channelAddress(principal.realm, channelId), { type: 'channel.info' });
   const after = info.subscribers;
   const before = [...after.filter((id) => !added.includes(id)), ...removed];
-  await tellAccessChanges(actors, principal.realm, channelId, before, after);
+  await tellAccessChanges(actors, principal.realm, channelId, before, after, told);
 }
 
 /** Unsubscribes the caller (or, with permission, the principals): DELETE and PATCH /users/me/subscriptions. */
@@ -289,11 +299,13 @@ export function channelRoutes(options: ApiOptions): Route[] {
       async handler({ params, principal, actors }) {
         const caller = new CallerContext(actors, principal);
         await checkFolder(caller, params.folder_id);
-        const [created, bots] = [[] as string[], new Set<number>()];
+        const [created, bots] = [[] as NewChannel[], new Set<number>()];
         const reply = await subscribe(caller, params, created, bots);
         if (params.announce) await announceChannels(caller, created, options);
+        await noteNewChannels(caller, created, options);
         if (params.send_new_subscription_messages === false) return reply;
-        const sent = await tellNewSubscribers(caller, reply.subscribed, created, bots, options);
+        const names = created.map((c) => c.spec.name);
+        const sent = await tellNewSubscribers(caller, reply.subscribed, names, bots, options);
         return { ...reply, new_subscription_messages_sent: sent };
       },
     }),
@@ -331,7 +343,9 @@ export function channelRoutes(options: ApiOptions): Route[] {
       tags: ['channels'],
       async handler({ params, principal, actors }) {
         const caller = new CallerContext(actors, principal);
-        const added = await subscribe(caller, { subscriptions: params.add ?? [] });
+        const created: NewChannel[] = [];
+        const added = await subscribe(caller, { subscriptions: params.add ?? [] }, created);
+        await noteNewChannels(caller, created, options);
         const removed = await unsubscribe(caller, params.delete ?? [], undefined);
         return { ...added, ...removed };
       },
@@ -366,7 +380,9 @@ export function channelRoutes(options: ApiOptions): Route[] {
         const ids = (await principalsOf(caller, params.subscribers)).map((u) => u.user_id);
         const id = await createChannel(actors, principal.realm, spec, principal.user_id, ids);
         await tellAccessChanges(actors, principal.realm, id, [], ids);
-        if (params.announce) await announceChannels(caller, [spec.name], options);
+        const created = [{ id, spec, subscribers: ids }];
+        if (params.announce) await announceChannels(caller, created, options);
+        await noteNewChannels(caller, created, options);
         return { id };
       },
     }),

@@ -29,6 +29,10 @@ export interface NewChannelSpec {
   color?: string;
 }
 
+/** A new channel's history is public to subscribers unless it is private and asked otherwise. */
+export const historyPublic = (spec: NewChannelSpec): boolean =>
+  spec.invite_only ? (spec.history_public_to_subscribers ?? false) : true;
+
 /** Reserves the name in the realm's directory, then creates the ChannelActor with its first subscribers. */
 export async function createChannel(
   actors: ActorClient,
@@ -78,7 +82,7 @@ export async function createChannelActor(
     creator_id: creatorId,
     invite_only: spec.invite_only,
     is_web_public: spec.is_web_public,
-    history_public_to_subscribers: spec.invite_only ? (spec.history_public_to_subscribers ?? false) : true,
+    history_public_to_subscribers: historyPublic(spec),
     message_retention_days: spec.message_retention_days ?? null,
     is_archived: false,
     folder_id: spec.folder_id ?? null,

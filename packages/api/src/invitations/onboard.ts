@@ -6,7 +6,7 @@ import type { ApiOptions } from '../options.js';
 
 type Logger = AuthRequest['log'];
 import { sendMessage } from '../messages/send.js';
-import { restrictsGuests, tellAccessChanges } from '../users/access-events.js';
+import { accessAddsFirst, restrictsGuests, tellAccessChanges } from '../users/access-events.js';
 
 /**
  * What follows the creation of an invited account (its groups are joined
@@ -33,16 +33,24 @@ export async function onboard(
   };
   const settings = await actors.ask(realmAddress(realm), { type: 'realm.settings' });
   for (const id of accepted.stream_ids) {
+    // Restricted guests among its subscribers gain access to the new user, as when subscribing:
+    // the add goes with the peer_add, ahead of it (accessAddsFirst), the rest after.
+    const first = await accessAddsFirst(actors, realm, id, [user.user_id]);
     // No acting user: the inviter's permission was checked when the invitation was made.
     const joined = await actors
-      .ask(channelAddress(realm, id), { type: 'channel.subscribe', actor: null, users: [ref], settings })
+      .ask(channelAddress(realm, id), {
+        type: 'channel.subscribe',
+        actor: null,
+        users: [ref],
+        settings,
+        ...(first.size > 0 ? { first: [...first].map(([user_id, events]) => ({ user_id, events })) } : {}),
+      })
       .then(() => true)
       .catch((err: unknown) => log.warn({ err, channel: id }, 'invited user not subscribed'));
-    // Restricted guests among its subscribers gain access to the new user, as when subscribing.
     if (joined === true && (await restrictsGuests(actors, realm))) {
       const { subscribers } = await actors.ask(channelAddress(realm, id), { type: 'channel.info' });
       const before = subscribers.filter((s) => s !== user.user_id);
-      await tellAccessChanges(actors, realm, id, before, subscribers);
+      await tellAccessChanges(actors, realm, id, before, subscribers, first);
     }
   }
   const bot = await actors.ask(realmAddress(realm), { type: 'realm.notificationBot' });

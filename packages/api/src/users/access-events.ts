@@ -6,7 +6,6 @@ import {
   realmUserAdded,
   SYSTEM_GROUPS,
   userAddress,
-  type GroupSetting,
   type QueueEvent,
   type UserProfile,
   type UserRef,
@@ -21,8 +20,9 @@ import { accessFrom, activeIds, UNKNOWN_USER_NAME } from './access.js';
  * remove with the placeholder name when he loses it). His access apart from
  * this channel is read from his own state (his other channels and group
  * direct messages). Nothing is asked unless the realm restricts guests and a
- * guest is among them. The events follow the subscription events; the
- * original sends the add first.
+ * guest is among them. The events follow the subscription events, except
+ * those `told` already (a present subscriber's adds, which subscribing sends
+ * ahead of its `peer_add` in the same delivery, see `accessAddsFirst`).
  */
 export async function tellAccessChanges(
   actors: ActorClient,
@@ -30,8 +30,48 @@ export async function tellAccessChanges(
   channelId: number,
   before: number[],
   after: number[],
+  told: Map<number, QueueEvent[]> = new Map(),
 ): Promise<void> {
-  if (!(await restrictsGuests(actors, realm))) return;
+  const changes = await accessChanges(actors, realm, channelId, before, after);
+  const key = (e: QueueEvent) => JSON.stringify(e);
+  await Promise.all(
+    [...changes].map(async ([guest, all]) => {
+      const sent = new Set((told.get(guest) ?? []).map(key));
+      const events = all.filter((e) => !sent.has(key(e)));
+      if (events.length > 0) await actors.ask(userAddress(realm, guest), { type: 'user.deliver', events });
+    }),
+  );
+}
+
+/**
+ * The `realm_user` adds each restricted guest already subscribed to a
+ * channel is owed when `users` subscribe to it, to be delivered with the
+ * `peer_add` and before it (the original sends them first), so the channel
+ * only sends them if it adds the people; empty unless the realm restricts
+ * guests and one is subscribed.
+ */
+export async function accessAddsFirst(
+  actors: ActorClient,
+  realm: string,
+  channelId: number,
+  users: number[],
+): Promise<Map<number, QueueEvent[]>> {
+  if (!(await restrictsGuests(actors, realm))) return new Map();
+  const { subscribers } = await actors.ask(channelAddress(realm, channelId), { type: 'channel.info' });
+  const changes = await accessChanges(actors, realm, channelId, subscribers, [...new Set([...subscribers, ...users])]);
+  return new Map([...changes].filter(([guest]) => subscribers.includes(guest)));
+}
+
+/** The events `tellAccessChanges` delivers, by guest. */
+async function accessChanges(
+  actors: ActorClient,
+  realm: string,
+  channelId: number,
+  before: number[],
+  after: number[],
+): Promise<Map<number, QueueEvent[]>> {
+  const changes = new Map<number, QueueEvent[]>();
+  if (!(await restrictsGuests(actors, realm))) return changes;
   const users = new Map(
     (await actors.ask(realmAddress(realm), { type: 'realm.listUsers' })).map((u) => [u.user_id, u]),
   );
@@ -60,16 +100,16 @@ export async function tellAccessChanges(
             person: { user_id: id, full_name: UNKNOWN_USER_NAME },
           })),
       ];
-      if (events.length > 0) await actors.ask(userAddress(realm, guest), { type: 'user.deliver', events });
+      if (events.length > 0) changes.set(guest, events);
     }),
   );
+  return changes;
 }
 
 /** Whether the realm's `can_access_all_users_group` leaves guests out: a system group, everyone or members (no guest is a member). */
 export async function restrictsGuests(actors: ActorClient, realm: string): Promise<boolean> {
-  const org = await actors.ask(realmAddress(realm), { type: 'realm.organization' });
-  const setting = org.settings.can_access_all_users_group as GroupSetting | undefined;
-  return setting !== undefined && setting !== SYSTEM_GROUPS['role:everyone'];
+  const settings = await actors.ask(realmAddress(realm), { type: 'realm.settings' });
+  return settings.can_access_all_users_group !== SYSTEM_GROUPS['role:everyone'];
 }
 
 /** Whom `guest` may access through everything but one channel (`accessFrom`). */

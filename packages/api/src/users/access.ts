@@ -1,13 +1,6 @@
-import {
-  ChatError,
-  inGroupSetting,
-  isGuest,
-  placeholderEmail,
-  ROLES,
-  type GroupSetting,
-  type UserRef,
-} from '@chat/protocol';
+import { ChatError, inGroupSetting, isGuest, placeholderEmail, ROLES, type UserRef } from '@chat/protocol';
 import type { CallerContext } from '../context.js';
+import { userList } from './user-list.js';
 
 /**
  * Which users a guest may know of when the realm's `can_access_all_users_group`
@@ -20,13 +13,9 @@ import type { CallerContext } from '../context.js';
  */
 export async function accessibleUserIds(caller: CallerContext): Promise<Set<number> | null> {
   if (!isGuest(caller.principal)) return null;
-  const org = await caller.actors.ask(caller.realm, { type: 'realm.organization' });
-  const setting = org.settings.can_access_all_users_group as GroupSetting | undefined;
-  if (setting === undefined || inGroupSetting(setting, caller.principal)) return null;
-  const [state, users] = await Promise.all([
-    caller.state(),
-    caller.actors.ask(caller.realm, { type: 'realm.listUsers' }),
-  ]);
+  // The request's cached realm settings: a guest's request that already read them asks nothing more.
+  if (inGroupSetting((await caller.settings()).can_access_all_users_group, caller.principal)) return null;
+  const [state, { users }] = await Promise.all([caller.state(), userList(caller)]);
   const channels = await Promise.all(Object.keys(state.subscriptions).map((id) => caller.channelInfo(Number(id))));
   return accessFrom(caller.principal.user_id, channels, state.conversations, activeIds(users));
 }
@@ -115,7 +104,7 @@ export function asAccessible(users: Map<number, UserRef>, access: Set<number> | 
 
 /** The entries of users `access` admits (bots always), keyed by user id or, in the legacy presence format, by API address. */
 export async function onlyAccessible<T>(caller: CallerContext, access: Set<number>, byUser: Record<string, T>) {
-  const users = await caller.actors.ask(caller.realm, { type: 'realm.listUsers' });
+  const { users } = await userList(caller);
   const keep = new Set(users.filter((u) => mayAccess(access, u)).flatMap((u) => [String(u.user_id), u.email]));
   return Object.fromEntries(Object.entries(byUser).filter(([key]) => keep.has(key)));
 }

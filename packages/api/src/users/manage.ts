@@ -1,6 +1,15 @@
 import { Type } from '@sinclair/typebox';
 import { defineRoute, type Route } from '@chat/edge';
-import { isAdministrator, isRole, ChatError, realmAddress, type Principal } from '@chat/protocol';
+import {
+  channelAddress,
+  isAdministrator,
+  isRole,
+  ChatError,
+  realmAddress,
+  ROLES,
+  userAddress,
+  type Principal,
+} from '@chat/protocol';
 import type { ActorClient } from '@chat/runtime';
 import { renderUser } from './json.js';
 import { accessibleUserIds, insufficientPermission, mayAccess } from './access.js';
@@ -65,12 +74,24 @@ async function updateUser(
       ...(params.full_name !== undefined ? { full_name: params.full_name } : {}),
       ...(params.role !== undefined ? { role: params.role } : {}),
     });
+    if (params.role !== undefined) await tellGuestRole(actors, principal.realm, userId, params.role === ROLES.guest);
   }
   if (params.new_email !== undefined) {
     const command = { actor: principal, user_id: userId, new_email: params.new_email };
     await actors.ask(realm, { type: 'realm.changeUserEmail', ...command });
   }
   return {};
+}
+
+/**
+ * The channels the user left keep his messages' events from him while he is
+ * a guest (a public channel's reactions and deletions, as the original asks
+ * the role at the time): they learn of the change.
+ */
+async function tellGuestRole(actors: ActorClient, realm: string, userId: number, guest: boolean): Promise<void> {
+  const { unsubscribed } = await actors.ask(userAddress(realm, userId), { type: 'user.state' });
+  const change = { type: 'channel.guestRole' as const, user_id: userId, guest };
+  await Promise.all(unsubscribed.map((id) => actors.ask(channelAddress(realm, id), change)));
 }
 
 /**

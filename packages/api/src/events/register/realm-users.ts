@@ -1,8 +1,9 @@
 import { RawJson } from '@chat/edge';
-import { addressClass, formatAddress, seesAddress, type UserProfile } from '@chat/protocol';
+import { addressClass, seesAddress, type UserProfile } from '@chat/protocol';
 import type { CallerContext } from '../../context.js';
 import { renderUser, type Viewer } from '../../users/json.js';
 import { mayAccess, unknownUser } from '../../users/access.js';
+import { userList } from '../../users/user-list.js';
 
 /** A guest under `can_access_all_users_group`: whom he may access, and how the others show. */
 export interface Restriction {
@@ -19,25 +20,6 @@ interface Rendering {
   /** Where each active user's row starts in `active` (and, last, its length), to write one row anew. */
   starts: Int32Array;
 }
-
-interface Cached {
-  version: string;
-  users: UserProfile[];
-  active: UserProfile[];
-  /** Position of each active user in `active`. */
-  at: Map<number, number>;
-  /** By `client_gravatar` and the class of roles that sees the same addresses (`addressClass`). */
-  rendered: Map<string, Rendering>;
-}
-
-/**
- * The last user list of each realm this edge read, by the realm's version
- * of it: a register asks the realm with that version and, when nothing
- * changed, gets no list back, so ten thousand users are neither copied
- * across the transport nor rendered and written as JSON again. The realm is still asked, so the
- * read's journal position is noted as before.
- */
-const byRealm = new Map<string, Cached>();
 
 function render(users: UserProfile[], viewer: Viewer, clientGravatar: boolean): string[] {
   return users.map((u) => JSON.stringify(renderUser(u, viewer, clientGravatar)));
@@ -66,25 +48,12 @@ function rowStarts(rows: string[]): Int32Array {
  * is written anew between slices of the class's text.
  */
 export async function realmUsers(caller: CallerContext, clientGravatar: boolean, restriction?: Restriction) {
-  const key = formatAddress(caller.realm);
-  const known = byRealm.get(key);
-  const reply = await caller.actors.ask(caller.realm, {
-    type: 'realm.usersVersioned',
-    ...(known ? { unless: known.version } : {}),
-  });
-  let cached = known;
-  if (!cached || reply.users) {
-    const users = reply.users ?? [];
-    const active = users.filter((u) => u.is_active);
-    const at = new Map(active.map((u, i) => [u.user_id, i]));
-    cached = { version: reply.version, users, active, at, rendered: new Map() };
-    byRealm.set(key, cached);
-  }
+  const cached = await userList(caller);
   const me = caller.principal;
   if (restriction) return restrictedUsers(cached.users, me, clientGravatar, restriction);
   const classViewer = { user_id: -1, role: addressClass(me.role) };
   const renderingKey = `${clientGravatar}:${classViewer.role}`;
-  let rendered = cached.rendered.get(renderingKey);
+  let rendered = cached.rendered.get(renderingKey) as Rendering | undefined;
   if (!rendered) {
     const nonActive = render(
       cached.users.filter((u) => !u.is_active),
