@@ -62,6 +62,74 @@ export function holdersOf(state: ChannelState, key: string, message: StoredMessa
   return [...membersHaving(state, [message]), ...others].sort((a, b) => a - b);
 }
 
+/**
+ * `holdersOf` and `historicalRow` for many messages of a channel at once (a
+ * move): the subscribers are gone through once per distinct answer, not once
+ * per message. Without `holders`, a message's subscribers who have it are
+ * those who joined before it, and of the rest only the few with rows apart
+ * (`held`, `historical`, `granted_to`); so the answer is one of a few, shared
+ * by the messages it fits (never changed in place: see `giveHistorical`).
+ */
+export function rowsOfEach(state: ChannelState, key: string, messages: StoredMessage[]) {
+  if (state.kind !== 'channel') return messages.map((m) => ({ holders: holdersOf(state, key, m), historical: [] }));
+  const members = new Set(state.members);
+  const joined = (id: number) => state.joinedAfter[id] ?? 0;
+  const byJoin = [...state.members].sort((a, b) => joined(a) - joined(b));
+  const joins = byJoin.map(joined);
+  const ids = (rows?: Record<number, unknown>) => Object.keys(rows ?? {}).map(Number);
+  const apart = [...new Set([...ids(state.held), ...ids(state.historical)])];
+  const withHistorical = ids(state.historical).sort((a, b) => a - b);
+  const answers = new Map<string, number[]>();
+  const joinedBefore = new Map<number, number[]>();
+  const sortedPrefix = (n: number) => {
+    if (!joinedBefore.has(n))
+      joinedBefore.set(
+        n,
+        byJoin.slice(0, n).sort((a, b) => a - b),
+      );
+    return joinedBefore.get(n)!;
+  };
+  return messages.map((m) => {
+    if (m.holders) {
+      const holders = [...m.holders].sort((a, b) => a - b);
+      const historical = new Set(m.historical ?? []);
+      return { holders, historical: holders.filter((id) => historical.has(id)) };
+    }
+    const before = countBelow(joins, m.id);
+    const others = [
+      ...new Set(
+        [...apart, ...(m.granted_to ?? [])].filter(
+          (id) => !(members.has(id) && joined(id) < m.id) && holdsAs(state, id, m, members.has(id)),
+        ),
+      ),
+    ].sort((a, b) => a - b);
+    const sig = `${before}:${others.join(',')}`;
+    let holders = answers.get(sig);
+    if (!holders) answers.set(sig, (holders = merged(sortedPrefix(before), others)));
+    return { holders, historical: withHistorical.filter((id) => inRanges(state.historical![id]!, m.id)) };
+  });
+}
+
+/** Two ascending lists with nothing in common, as one. */
+function merged(a: number[], b: number[]): number[] {
+  if (b.length === 0) return a;
+  const out: number[] = [];
+  let [i, j] = [0, 0];
+  while (i < a.length || j < b.length) out.push(j >= b.length || (i < a.length && a[i]! < b[j]!) ? a[i++]! : b[j++]!);
+  return out;
+}
+
+/** How many of `sorted` (ascending) are below `id`. */
+function countBelow(sorted: number[], id: number): number {
+  let [lo, hi] = [0, sorted.length];
+  while (lo < hi) {
+    const mid = (lo + hi) >>> 1;
+    if (sorted[mid]! < id) lo = mid + 1;
+    else hi = mid;
+  }
+  return lo;
+}
+
 /** The subscribers who have any of `messages`. */
 const membersHaving = (state: ChannelState, messages: StoredMessage[]) =>
   state.members.filter((id) => messages.some((m) => holdsAs(state, id, m, true)));

@@ -77,7 +77,8 @@ function append(ctx: Ctx, options: QueueOptions, events: QueueEvent[], origin?: 
   // Until the snapshot's cover comes, each event keeps its origin, so the cover can tell what it holds.
   const pushed: QueueEventRecord =
     origin && !state.cover ? { type: 'pushed', events: numbered, origin } : { type: 'pushed', events: numbered };
-  const decision: QueueDecision<null> = { events: [pushed] };
+  // The events are new objects around parts of the push received, which nobody changes: no copies (`uncopied`).
+  const decision: QueueDecision<null> = { events: [pushed], uncopied: true };
   if (ctx.holding(POLL)) {
     ctx.timers.cancel('heartbeat');
     decision.release = [{ name: POLL, reply: reply(state, [...state.events, ...numbered]) }];
@@ -106,7 +107,8 @@ function decideGet(
   const pending = state.events.filter((e) => e.id > last);
   // A newer poll replaces a waiting one, which gets an empty answer.
   const release = ctx.holding(POLL) ? [{ name: POLL, reply: reply(state, []) }] : [];
-  if (pending.length > 0 || cmd.dont_block) return { soft, release, reply: reply(state, pending) };
+  // The reply holds events of the state, which `apply` only ever drops from its list: no copies (`uncopied`).
+  if (pending.length > 0 || cmd.dont_block) return { soft, release, reply: reply(state, pending), uncopied: true };
   const waited = cmd.since === undefined ? 0 : Math.max(0, ctx.now - cmd.since);
   ctx.timers.set('heartbeat', Math.max(0, options.heartbeatMs - waited));
   return { soft, release, hold: POLL };

@@ -175,7 +175,8 @@ const handlers: UserHandlers<UserProtocol> = {
     const state = ctx.state;
     const arrival = onArrival(ctx.address.key, state, command.events);
     const passed = deliver(ctx.address.key, state, command.events, arrival.flags);
-    return arrival.changes.length > 0 ? { ...passed, events: arrival.changes } : passed;
+    // The tells hold new events around parts of the delivery received, the changes are new: no copies.
+    return { ...passed, ...(arrival.changes.length > 0 ? { events: arrival.changes } : {}), uncopied: true };
   },
   'user.deliverPublic': (ctx, command) => {
     const state = ctx.state;

@@ -49,6 +49,16 @@ export interface Decision<Event, Reply = unknown, P = Protocols> {
   hold?: string;
   /** Answers held replies, in order, once this decision's events are durable: a reply or an error. */
   release?: Array<{ name: string; reply?: unknown; error?: ChatError }>;
+  /**
+   * Hands this decision's values over without the cell's copies (`copied` in
+   * `cell.ts`), for the hot paths of delivery: the behavior vouches that
+   * nothing it sends is a part of its state that `apply` changes in place,
+   * and that `apply` never changes an object its events hold (it may keep
+   * them, and parts of the messages it received, as they are). Check mode
+   * (`CHAT_CHECK_VALUES=1`) freezes what crosses the transport, so a change
+   * of a shared value throws there.
+   */
+  uncopied?: true;
 }
 
 /** Read access to the store, for actors whose state does not fit in memory. */

@@ -179,7 +179,7 @@ export class ActorCell {
     let decision: Decision<TypedEvent>;
     try {
       decision = await decide();
-      if (this.host.carriesValues) decision = copied(decision);
+      if (this.host.carriesValues && !decision.uncopied) decision = copied(decision);
     } catch (err) {
       if (!isChatError(err)) this.log.error({ err, requestId }, 'actor failed to handle a message');
       return this.answer(planFailure(err), respond);

@@ -345,3 +345,34 @@ test("each new channel opens with the notification bot's notice of its kind, rea
   const general = await create(alice, unique('notice general'), { topics_policy: 'empty_topic_only' });
   t.is((await messagesIn(alice, general))[0]!.subject, '');
 });
+
+test.serial("a channel's own topics policy takes can_set_topics_policy_group, at creation and on PATCH", async (t) => {
+  const alice = await newPerson(t.context, 'Alice Topics');
+  const id = await create(alice, unique('topics'));
+  const policy = (value: number) =>
+    bodyOf(t.context.iago.patch('/realm', { can_set_topics_policy_group: { new: value } }));
+  await policy(administrators);
+  try {
+    const own = { topics_policy: 'disable_empty_topic' };
+    const name = unique('topics refused');
+    await refused(
+      t,
+      alice.client.post('/channels/create', { name, subscribers: [alice.user_id], ...own }),
+      'Insufficient permission',
+    );
+    await refused(
+      t,
+      alice.client.post('/users/me/subscriptions', { subscriptions: [{ name }], ...own }),
+      'Insufficient permission',
+    );
+    await refused(t, alice.client.patch(`/streams/${id}`, own), 'Insufficient permission');
+    // The realm's policy is anyone's to keep.
+    await create(alice, unique('topics inherit'), { topics_policy: 'inherit' });
+    const byIago = await create({ client: t.context.iago, user_id: IDS.iago } as Person, unique('topics by iago'), own);
+    t.is((await streamOf({ client: t.context.iago } as Person, byIago)).topics_policy, 'disable_empty_topic');
+  } finally {
+    await policy(SYSTEM_GROUPS['role:members']);
+  }
+  await bodyOf(alice.client.patch(`/streams/${id}`, { topics_policy: 'disable_empty_topic' }));
+  t.is((await streamOf(alice, id)).topics_policy, 'disable_empty_topic');
+});

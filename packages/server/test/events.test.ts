@@ -54,6 +54,44 @@ test('the sending queue gets local_message_id back; the sender sees its message 
   t.is((event.message as Body).content, '<p><strong>bold</strong></p>');
 });
 
+test('one message to several queues: each gets its own flags, format and local id', async (t) => {
+  const { iago, hamlet, othello } = t.context;
+  const own = await register(iago, { event_types: ['message'], apply_markdown: true });
+  const html = await register(hamlet, { event_types: ['message'], apply_markdown: true });
+  const markdown = await register(othello, { event_types: ['message'], apply_markdown: false });
+  const plain = await register(othello, { event_types: ['message'], apply_markdown: true });
+  const sent = await send(iago, {
+    type: 'stream',
+    to: 'Denmark',
+    topic: 'shared',
+    content: '**hi** @**Othello, the Moor of Venice**',
+    queue_id: own.queue_id,
+    local_id: '7.01',
+  });
+  const got = async (queue: typeof own) =>
+    await next(
+      queue,
+      messageWithId(() => sent.body.id),
+    );
+  const [mine, hamlets, othellos, othellosHtml] = [
+    await got(own),
+    await got(html),
+    await got(markdown),
+    await got(plain),
+  ];
+  t.deepEqual(
+    [mine.flags, hamlets.flags, othellos.flags, othellosHtml.flags],
+    [['read'], [], ['mentioned'], ['mentioned']],
+  );
+  t.is(mine.local_message_id, '7.01');
+  t.false('local_message_id' in hamlets || 'local_message_id' in othellos);
+  const content = (e: Event) => (e.message as Body).content as string;
+  t.true(content(hamlets).startsWith('<p><strong>hi</strong>'));
+  t.is(content(othellos), '**hi** @**Othello, the Moor of Venice**');
+  t.is(content(othellosHtml), content(hamlets));
+  t.false('flags' in (hamlets.message as Body));
+});
+
 test('direct messages reach their participants only', async (t) => {
   const { iago, hamlet, othello } = t.context;
   const [qi, qo] = [await register(iago), await register(othello)];

@@ -42,7 +42,7 @@ function audiences(state: ChannelState, cmd: MoveOut, f: MoveFacts) {
   const formerGuests = new Set(state.heldByGuests ?? []);
   const formers = Object.keys(state.held ?? {})
     .map(Number)
-    .filter((id) => !inSource.has(id) && !inTarget.has(id) && f.moved.some((m) => holds(state, id, m)));
+    .filter((id) => !inSource.has(id) && !inTarget.has(id) && f.moved.some((m) => holds(state, id, m, false)));
   // Who never was subscribed here keeps a historical row if the destination is public (see move/out.ts).
   const outsiders = outsidersOf(state, f.moved).filter((id) => !inTarget.has(id));
   const kept = cmd.target.invite_only ? [] : outsiders;

@@ -22,18 +22,26 @@ function refusal(state: ChannelState, cmd: MoveIn): ChatError | undefined {
  * Who has the messages here, as the original keeps its rows on a move: who
  * had them and is subscribed here, or never was subscribed to the source
  * (`outsiders`); with protected history every subscriber too, since moved
- * messages keep their (older) ids.
+ * messages keep their (older) ids. `members`: the subscribers, sorted and as
+ * a set, once per move.
  */
-function granted(state: ChannelState, m: StoredMessage, outsiders: Set<number>): StoredMessage {
-  const channel = state.channel!;
-  const members = new Set(state.members);
+function granted(state: ChannelState, m: StoredMessage, outsiders: Set<number>, members: Members): StoredMessage {
+  const here = (id: number) => members.set.has(id) || outsiders.has(id);
   // A move recorded before holders were named takes every subscriber here as having them.
-  const had = (m.holders ?? state.members).filter((id) => members.has(id) || outsiders.has(id));
-  const holders = channel.history_public_to_subscribers ? had : [...new Set([...had, ...state.members])];
-  const kept = new Set(had);
-  const historical = (m.historical ?? []).filter((id) => kept.has(id));
+  const had = m.holders ? m.holders.filter(here).sort((a, b) => a - b) : members.sorted;
+  const kept = (id: number) => (m.holders ? here(id) && m.holders.includes(id) : members.set.has(id));
+  const historical = (m.historical ?? []).filter(kept);
   const { historical: _historical, ...rest } = m;
-  return { ...rest, holders: holders.sort((a, b) => a - b), ...(historical.length > 0 ? { historical } : {}) };
+  return { ...rest, holders: withSubscribers(state, had, members), ...(historical.length > 0 ? { historical } : {}) };
+}
+
+type Members = { sorted: number[]; set: Set<number> };
+
+/** `had`, with protected history every subscriber too (sorted, as `had` and `members.sorted` are). */
+function withSubscribers(state: ChannelState, had: number[], members: Members): number[] {
+  if (state.channel!.history_public_to_subscribers) return had;
+  const outside = had.filter((id) => !members.set.has(id));
+  return outside.length === 0 ? members.sorted : [...members.sorted, ...outside].sort((a, b) => a - b);
 }
 
 /**
@@ -52,7 +60,11 @@ export function decideMoveIn(ctx: ActorContext<ChannelState>, cmd: MoveIn): Chan
   }
   const ids = new Set(move.messages.map((m) => m.id));
   const outsiders = new Set(move.outsiders ?? []);
-  const fresh = move.messages.filter((m) => !findMessage(state, m.id)).map((m) => granted(state, m, outsiders));
+  // Shared by the messages it fits, never changed in place (see giveHistorical in holders.ts).
+  const members = { sorted: [...state.members], set: new Set(state.members) };
+  const fresh = move.messages
+    .filter((m) => !findMessage(state, m.id))
+    .map((m) => granted(state, m, outsiders, members));
   const topic = move.messages[0]?.topic.toLowerCase();
   const reply: MoveImported = {
     preexisting: state.messages.some(

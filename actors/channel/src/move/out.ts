@@ -12,13 +12,14 @@ import {
 import type { ActorContext, Decision } from '@chat/runtime';
 import { canSee, invalidMessage, requireMessageAccess } from '../access.js';
 import { isResolveOnly } from '../edit/edit.js';
-import { historicalRow, holdersOf, outsidersOf } from '../holders.js';
+import { outsidersOf, rowsOfEach } from '../holders.js';
 import { checkChannelChange, checkDestination, checkTopicChange, checkWholeTopic, type MoveOut } from './checks.js';
 import { firstMessageUpdate, moveFanouts } from './events.js';
 import { findMessage, type ChannelEvent, type ChannelState, type ChannelDecision } from '../state.js';
 
 type Ctx = ActorContext<ChannelState>;
 type MoveEnd = Extract<MoveCommand, { type: 'message.moveEnd' }>;
+type Rows = ReturnType<typeof rowsOfEach>[number];
 
 /** How long a move may stay unfinished before the source completes it on its own. */
 const RECOVER_AFTER_MS = 30_000;
@@ -36,10 +37,9 @@ function selectMoved(state: ChannelState, cmd: MoveOut, target: StoredMessage): 
  * The messages as the target will hold them: new topic, one more history
  * entry, and who has them here; the target decides who keeps them.
  */
-function relocated(state: ChannelState, key: string, m: StoredMessage, edit: MessageEdit, topic: string, at: number) {
+function relocated(m: StoredMessage, rows: Rows, edit: MessageEdit, topic: string, at: number) {
   const { granted_to: _dropped, historical: _historical, ...rest } = m;
-  const holders = holdersOf(state, key, m);
-  const historical = holders.filter((id) => historicalRow(state, id, m));
+  const { holders, historical } = rows;
   const moved: StoredMessage = { ...rest, topic, edits: [...m.edits, edit], last_moved_timestamp: at, holders };
   return historical.length > 0 ? { ...moved, historical } : moved;
 }
@@ -82,7 +82,7 @@ export function decideMoveOut(ctx: Ctx, cmd: MoveOut): ChannelDecision<'message.
     from: ctx.address.key,
     to: toKey,
     actor: cmd.actor,
-    messages: moved.map((m) => relocated(state, ctx.address.key, m, edit, topic, at)),
+    messages: rowsOfEach(state, ctx.address.key, moved).map((rows, i) => relocated(moved[i]!, rows, edit, topic, at)),
   };
   // A private destination gives them nothing to read here: they lose the messages (see move/events.ts).
   const outsiders = cmd.target.invite_only ? [] : outsidersOf(state, moved);

@@ -13,7 +13,7 @@ import { CallerContext } from '../context.js';
 import { checkDescription, LIMITS, normalizeTopic } from '../limits.js';
 import { renderDescription } from '../markdown.js';
 import { channelRetention } from './create.js';
-import { canonicalGroupSetting, checkChannelPermissions, GroupSettingValue } from './permissions.js';
+import { canonicalGroupSetting, checkChannelPermissions, checkTopicsPolicy, GroupSettingValue } from './permissions.js';
 import type { ApiOptions } from '../options.js';
 
 const GroupSettingUpdate = Type.Optional(
@@ -103,7 +103,8 @@ export function channelAdminRoutes(options: ApiOptions): Route[] {
           ...(moderation ? { moderation_request_channel: true } : {}),
         } as const;
         await actors.ask(address, { ...update, dry_run: true });
-        // Once the caller may administer the channel, the realm checks the groups named (as the original, in that order).
+        // Once the caller may administer the channel, the realm's rules (as the original, in that order).
+        if (changes.topics_policy !== undefined) await checkTopicsPolicy(caller);
         if (changes.permissions) {
           const given = Object.entries(changes.permissions).map(([name, change]) => [name, change.new]);
           const checked = await checkChannelPermissions(caller, Object.fromEntries(given));

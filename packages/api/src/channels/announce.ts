@@ -65,15 +65,7 @@ export async function noteNewChannels(
     const content = `${policyWords(spec)} channel created by ${who}. **Description:**\n\`\`\`\` quote\n${description}\n\`\`\`\``;
     // A channel of the general chat only takes it there (the original's channel_events_topic_name).
     const topic = spec.topics_policy === 'empty_topic_only' ? '' : CHANNEL_EVENTS_TOPIC;
-    await notify(
-      caller,
-      bot,
-      id,
-      topic,
-      content,
-      options,
-      subscribers.includes(caller.principal.user_id),
-    );
+    await notify(caller, bot, id, topic, content, options, subscribers.includes(caller.principal.user_id));
   }
 }
 

@@ -54,7 +54,7 @@ export async function checkChannelPermissions(
  */
 export async function newChannelPermissions(
   caller: CallerContext,
-  given: Partial<Record<ChannelPermission, GroupSetting | undefined>>,
+  given: Partial<Record<ChannelPermission, GroupSetting | undefined>> & { topics_policy?: string | undefined },
 ): Promise<Partial<ChannelPermissions>> {
   const present = Object.fromEntries(
     CHANNEL_PERMISSIONS.filter((name) => given[name] !== undefined).map((name) => [name, given[name]!]),
@@ -63,7 +63,17 @@ export async function newChannelPermissions(
   if (DELETE_POLICIES.some((name) => opensTo(permissions[name])) && !(await maySetDeletePolicy(caller))) {
     throw new ChatError('BAD_REQUEST', 'Insufficient permission');
   }
+  // A policy of its own, rather than the realm's, takes can_set_topics_policy_group (as the original).
+  if (given.topics_policy !== undefined && given.topics_policy !== 'inherit') await checkTopicsPolicy(caller);
   return permissions;
+}
+
+/** Setting a channel's `topics_policy` takes the realm's `can_set_topics_policy_group` (members by default). */
+export async function checkTopicsPolicy(caller: CallerContext): Promise<void> {
+  const { settings } = await caller.actors.ask(caller.realm, { type: 'realm.organization' });
+  if (!inGroupSetting(settings.can_set_topics_policy_group as GroupSetting, caller.principal)) {
+    throw new ChatError('BAD_REQUEST', 'Insufficient permission');
+  }
 }
 
 const opensTo = (value: GroupSetting | undefined) => value !== undefined && value !== SYSTEM_GROUPS['role:nobody'];

@@ -1,7 +1,8 @@
 import { Type } from '@sinclair/typebox';
-import { defineRoute, type Route } from '@chat/edge';
+import { defineRoute, RawJson, type Route } from '@chat/edge';
 import {
   isBotAdd,
+  isGuest,
   isMessageEvent,
   isPresence,
   isRealmUserAdd,
@@ -30,6 +31,7 @@ import { checkedQueueId } from './queue-id.js';
 import { guestView } from './guest-view.js';
 import { fakeEmailDomain } from '../email-domain.js';
 import { pollQueue } from './poll.js';
+import { messageText } from './message-text.js';
 
 type Body = Record<string, unknown>;
 
@@ -100,31 +102,45 @@ export async function present(caller: CallerContext, events: NumberedEvent[], sp
   const messages = events.filter((e) => isMessageEvent(e));
   const linkifiers = messages.length > 0 ? await linkifiersOf(caller) : undefined;
   const guest = await guestView(caller, events, spec, fakeDomain);
-  return events.flatMap((event): Body[] => {
+  return events.flatMap((event): Array<Body | RawJson> => {
     const instead = guest.instead(event);
     if (instead) return instead;
     if (!isMessageEvent(event)) return presentPlain(event, spec, emptyTopicName, global);
-    const users = new Map<number, UserRef>(event.people.map((u) => [u.user_id, guest.people.get(u.user_id) ?? u]));
-    const format = {
-      apply_markdown: spec.apply_markdown,
-      client_gravatar: spec.client_gravatar,
-      empty_topic_name: emptyTopicName,
-      realm: caller.principal.realm,
-      ...(linkifiers ? { linkifiers } : {}),
-    };
-    const { flags, ...message } = messageJson(event.message, users, format);
-    return [
-      {
-        id: event.id,
-        type: 'message',
-        message,
-        flags,
-        // What the original's clients read to replace their local echo.
-        ...(event.local ? { local_message_id: event.local.local_id } : {}),
-      },
-    ];
+    // The message without its flags is the same for every recipient with this format (a guest's may not be).
+    const key = !isGuest(caller.principal)
+      ? [
+          caller.principal.realm,
+          event.message.id,
+          event.message.timestamp,
+          spec.apply_markdown,
+          spec.client_gravatar,
+          emptyTopicName,
+          caller.principal.linkifiers_version,
+        ].join('|')
+      : undefined;
+    const message = messageText(key, () => {
+      const users = new Map<number, UserRef>(event.people.map((u) => [u.user_id, guest.people.get(u.user_id) ?? u]));
+      const format = {
+        apply_markdown: spec.apply_markdown,
+        client_gravatar: spec.client_gravatar,
+        empty_topic_name: emptyTopicName,
+        realm: caller.principal.realm,
+        ...(linkifiers ? { linkifiers } : {}),
+      };
+      const { flags: _flags, ...shown } = messageJson(event.message, users, format);
+      return shown;
+    });
+    // As JSON.stringify writes { id, type, message, flags, local_message_id }.
+    const flags = event.message.flags === undefined ? '' : `,"flags":${JSON.stringify(event.message.flags)}`;
+    // What the original's clients read to replace their local echo.
+    const local = event.local ? `,"local_message_id":${JSON.stringify(event.local.local_id)}` : '';
+    return [new RawJson(`{"id":${event.id},"type":"message","message":${message}${flags}${local}}`)];
   });
 }
+
+/** A list of events as JSON text (the body is written around it), those already written as they are. */
+const eventsJson = (events: Array<Body | RawJson>): unknown[] =>
+  new RawJson(`[${events.map((e) => (e instanceof RawJson ? e.json : JSON.stringify(e))).join(',')}]`) as never;
 
 export function eventRoutes(options: ApiOptions): Route[] {
   return [
@@ -151,11 +167,8 @@ export function eventRoutes(options: ApiOptions): Route[] {
           since: Date.now(),
         });
         return {
-          events: await present(
-            caller,
-            got.events,
-            got.spec,
-            fakeEmailDomain(options.externalUrl, options.fakeEmailDomain),
+          events: eventsJson(
+            await present(caller, got.events, got.spec, fakeEmailDomain(options.externalUrl, options.fakeEmailDomain)),
           ),
           queue_id: params.queue_id,
         };
