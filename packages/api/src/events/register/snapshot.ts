@@ -1,4 +1,5 @@
 import {
+  ChatError,
   isAdministrator,
   isGuest,
   mayKnowFormerChannel,
@@ -169,7 +170,7 @@ export class Snapshot {
       // learn private ones too (they may read their metadata), as in the original.
       const seesPublic = maySeePublicChannels(caller.principal);
       const seesPrivate = isAdministrator(caller.principal);
-      this.body.never_subscribed = channels
+      const never = channels
         .filter((c) => !subscribed.has(c.channel_id) && !unsubscribed.has(c.channel_id))
         .filter((c) => (c.invite_only ? seesPrivate : seesPublic || c.is_web_public))
         .filter((c) => this.req.archived_channels || !c.is_archived)
@@ -179,6 +180,9 @@ export class Snapshot {
           invite_only: c.invite_only,
           is_web_public: c.is_web_public,
         }));
+      this.body.never_subscribed = this.req.include_subscribers
+        ? await Promise.all(never.map((c) => this.withSubscribers(caller, c)))
+        : never;
       // `subscription remove` comes from the UserActor, like the list; the rest from the channels read.
       this.types.add('subscription').add('stream');
     }
@@ -260,6 +264,20 @@ export class Snapshot {
       for (const [key, id] of newest) this.foldNewest(key, id);
       this.types.add('message').add('update_message_flags').add('delete_message').add('update_message');
     }
+  }
+
+  /**
+   * A never-subscribed channel with its subscribers, as the channel shows them
+   * to the caller (`GET /streams/{id}/members`'s rule); an empty list where it
+   * would not, as the original. `partial` leaves out the lists of big channels.
+   */
+  private async withSubscribers<T extends { stream_id: number }>(caller: CallerContext, channel: T) {
+    const info = await caller.channelInfo(channel.stream_id).catch((err: unknown) => {
+      if (err instanceof ChatError) return undefined;
+      throw err;
+    });
+    if (info && this.req.include_subscribers === 'partial' && info.subscribers.length >= SMALL_CHANNEL) return channel;
+    return { ...channel, subscribers: info?.subscribers ?? [] };
   }
 
   /**
