@@ -79,7 +79,13 @@ test('is_default_stream at creation needs an administrator, and a default channe
 
 test('stream_post_policy and is_announcement_only follow can_send_message_group, with their update events', async (t) => {
   const alice = await newPerson(t.context, 'Alice Posting');
+  const queue = await register(alice.client, { event_types: ['stream', 'subscription'] });
   const id = await create(alice, unique('posting'), { can_send_message_group: administrators });
+  // Her subscription reaches her own actor after the answer on the cluster: the register reads it from there.
+  await take(
+    queue,
+    (e) => e.type === 'subscription' && e.op === 'add' && (e.subscriptions as Body[])[0]?.stream_id === id,
+  );
   const stream = async () =>
     (await bodyOf<{ stream: Body }>(alice.client.get(`/streams/${id}`))).stream as {
       stream_post_policy: number;
@@ -94,7 +100,6 @@ test('stream_post_policy and is_announcement_only follow can_send_message_group,
       is_announcement_only: true,
     },
   );
-  const queue = await register(alice.client, { event_types: ['stream'] });
   const change = (value: unknown) =>
     bodyOf(alice.client.patch(`/streams/${id}`, { can_send_message_group: JSON.stringify({ new: value }) }));
   const update = (property: string) => (e: Body) => e.op === 'update' && e.stream_id === id && e.property === property;
