@@ -138,7 +138,11 @@ export class ActorHost implements CellHost {
     }
     // Only now is every receiver of what recovery found owed served, fan-outs to this host included.
     for (const partition of this.partitions.values()) partition.flushOutbox();
-    const sweepEvery = Math.max(10, Math.min(this.options.passivateAfterMs, this.options.checkpointAfterMs) / 2);
+    // At least every 5 s, whatever the time bounds: the sweep is also where the checkpoint's record counts are looked at.
+    const sweepEvery = Math.max(
+      10,
+      Math.min(this.options.passivateAfterMs, this.options.checkpointAfterMs, 10_000) / 2,
+    );
     // A failing sweep is logged, never an unhandled rejection that ends the process.
     this.sweeper = setInterval(() => {
       this.sweep().catch((err: unknown) => this.log.error({ err }, 'sweep failed'));
