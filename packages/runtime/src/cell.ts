@@ -1,7 +1,7 @@
 import { formatAddress, isChatError } from '@chat/protocol';
 import type { ActorAddress, AskEnvelope, ReplyEnvelope } from '@chat/protocol';
 import type { ActorContext, AnyBehavior, Decision, StoreReader, TypedEvent } from './behavior.js';
-import { LATE_NOT_OWNER_MS, notOwnerError, type ActorClient } from './client.js';
+import type { ActorClient } from './client.js';
 import type { Logger } from './logger.js';
 import { Mailbox } from './mailbox.js';
 import { relayKeys, sendOwed, type Outgoing } from './outbox.js';
@@ -17,7 +17,7 @@ import {
   type Answer,
   type Change,
 } from './plan.js';
-import { copyJson, FencedError, JsonText, type StoreWrite } from './ports/index.js';
+import { copyJson, JsonText, type StoreWrite } from './ports/index.js';
 import { IdempotencyCache, type JournalEntry, type Snapshot } from './records.js';
 import { ActorTimers } from './timers.js';
 
@@ -218,14 +218,7 @@ export class ActorCell {
       } catch (err) {
         // Not issued, so not applied: the caller may retry with the same key.
         this.log.error({ err, requestId }, 'journal append refused');
-        if (err instanceof FencedError) {
-          // The lease of the shard ran out since the message was taken: the asker asks the shard's owner again,
-          // answered late as `ActorHost.deliver` does, so that a next owner that also heard the ask answers first.
-          this.afterPrevious(asker, async () => {
-            await new Promise((resolve) => setTimeout(resolve, LATE_NOT_OWNER_MS));
-            return replyError(notOwnerError().toWire());
-          });
-        } else this.afterPrevious(asker, async () => replyError(unavailable()));
+        this.afterPrevious(asker, async () => replyError(unavailable()));
         return;
       }
     }

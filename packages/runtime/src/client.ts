@@ -140,17 +140,6 @@ export interface TransportClientOptions {
 /** The reply of a host asked for a shard it does not serve (any more): the ask may go again. */
 export const NOT_OWNER = 'not_owner';
 
-/**
- * How long a host whose lease ran out waits before saying it does not own an
- * actor: it may still hear the shard's subject, and so may the next owner,
- * and the next owner's answer must come first (see `ActorHost.deliver`).
- */
-export const LATE_NOT_OWNER_MS = 1_000;
-
-/** What a host answers for an actor it does not own (any more): the asker asks again (`TransportActorClient`). */
-export const notOwnerError = () =>
-  new ChatError('OVERLOADED', 'This host does not own that actor; try again', { [NOT_OWNER]: true });
-
 /** An untyped client (a wrapper, a fake) seen as the typed `ActorClient` it stands for. */
 export const typedClient = (client: UntypedActorClient): ActorClient => client as ActorClient;
 

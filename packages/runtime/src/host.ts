@@ -2,7 +2,7 @@ import { ChatError, ENVELOPE_VERSION, formatAddress } from '@chat/protocol';
 import type { ActorAddress, AskEnvelope, ReplyEnvelope } from '@chat/protocol';
 import type { AnyBehavior } from './behavior.js';
 import { ActorCell, type CellHost } from './cell.js';
-import { LATE_NOT_OWNER_MS, notOwnerError, type ActorClient } from './client.js';
+import { NOT_OWNER, type ActorClient } from './client.js';
 import { silentLogger, type Logger } from './logger.js';
 import {
   FencedError,
@@ -66,7 +66,8 @@ export interface HostStats {
   refusedFenced: number;
 }
 
-export { LATE_NOT_OWNER_MS } from './client.js';
+/** How long a host whose lease ran out waits before saying it does not own an actor (see `deliver`). */
+export const LATE_NOT_OWNER_MS = 1_000;
 
 /**
  * Hosts the actors of the shards it owns: routes each message from the
@@ -370,7 +371,12 @@ export class ActorHost implements CellHost {
     const cell = this.serves(envelope.to) ? this.cellFor(envelope.to) : undefined;
     if (!cell) {
       if (!reply) return;
-      const notOwner = () => reply(errorReply(notOwnerError()));
+      const notOwner = () =>
+        reply(
+          errorReply(
+            new ChatError('OVERLOADED', 'This host does not own that actor; try again', { [NOT_OWNER]: true }),
+          ),
+        );
       // A host whose lease ran out still hears the shard's subject until it drops the shard, and the next owner
       // may hear it already: an ask reaches both. Answering "not owner" at once would win the race and make the
       // asker send again what the next owner applies, so it is answered late, after the next owner's answer.
