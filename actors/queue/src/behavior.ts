@@ -5,7 +5,7 @@ import {
   type QueueCommand,
   type QueueEvent,
   type QueueProtocol,
-  type QueueReply,
+  type QueueGetReply,
   queueOfKey,
   realmOfKey,
   heartbeatEvent,
@@ -37,13 +37,22 @@ export interface QueueOptions {
 type Ctx = ActorContext<QueueState>;
 type QueueDecision<Reply = unknown> = Decision<QueueEventRecord, Reply>;
 
+/** A waiting poll is held under POLL, or under BARE when its edge has the queue's spec (`has_spec`). */
 const POLL = 'poll';
+const BARE = 'poll-bare';
+const waiting = (ctx: Ctx): string | undefined => (ctx.holding(POLL) ? POLL : ctx.holding(BARE) ? BARE : undefined);
 
 export const badQueue = (queueId: string) =>
   new ChatError('BAD_EVENT_QUEUE_ID', `Bad event queue ID: ${queueId}`, { queue_id: queueId });
 
-function reply(state: QueueState, events: NumberedEvent[]): QueueReply {
-  return { events, spec: state.spec! };
+function reply(state: QueueState, events: NumberedEvent[], bare = false): QueueGetReply {
+  return bare ? { events } : { events, spec: state.spec! };
+}
+
+/** The answer to the waiting poll, if there is one. */
+function answerWaiting(ctx: Ctx, events: NumberedEvent[]) {
+  const name = waiting(ctx);
+  return name === undefined ? [] : [{ name, reply: reply(ctx.state, events, name === BARE) }];
 }
 
 const removeFromOwner = (ctx: Ctx) => ({
@@ -64,7 +73,7 @@ function collect<R = null>(
     ...extra,
     events: [...(extra.events ?? []), { type: 'collected', reason }],
     tells: [removeFromOwner(ctx)],
-    release: ctx.holding(POLL) ? [{ name: POLL, error: badQueue(queueId) }] : [],
+    release: answerWaiting(ctx, []).map(({ name }) => ({ name, error: badQueue(queueId) })),
   };
 }
 
@@ -79,9 +88,9 @@ function append(ctx: Ctx, options: QueueOptions, events: QueueEvent[], origin?: 
     origin && !state.cover ? { type: 'pushed', events: numbered, origin } : { type: 'pushed', events: numbered };
   // The events are new objects around parts of the push received, which nobody changes: no copies (`uncopied`).
   const decision: QueueDecision<null> = { events: [pushed], uncopied: true };
-  if (ctx.holding(POLL)) {
+  if (waiting(ctx)) {
     ctx.timers.cancel('heartbeat');
-    decision.release = [{ name: POLL, reply: reply(state, [...state.events, ...numbered]) }];
+    decision.release = answerWaiting(ctx, [...state.events, ...numbered]);
   }
   return decision;
 }
@@ -90,7 +99,7 @@ function decideGet(
   ctx: Ctx,
   options: QueueOptions,
   cmd: Extract<QueueCommand, { type: 'queue.get' }>,
-): QueueDecision<QueueReply> {
+): QueueDecision<QueueGetReply> {
   const state = ctx.state;
   const queueId = queueOfKey(ctx.address.key);
   if (state.status !== 'live' || state.spec!.user_id !== cmd.user_id) throw badQueue(queueId);
@@ -106,12 +115,14 @@ function decideGet(
   const soft: QueueEventRecord[] = through > state.acknowledged ? [{ type: 'acknowledged', through }] : [];
   const pending = state.events.filter((e) => e.id > last);
   // A newer poll replaces a waiting one, which gets an empty answer.
-  const release = ctx.holding(POLL) ? [{ name: POLL, reply: reply(state, []) }] : [];
+  const release = answerWaiting(ctx, []);
   // The reply holds events of the state, which `apply` only ever drops from its list: no copies (`uncopied`).
-  if (pending.length > 0 || cmd.dont_block) return { soft, release, reply: reply(state, pending), uncopied: true };
+  if (pending.length > 0 || cmd.dont_block) {
+    return { soft, release, reply: reply(state, pending, cmd.has_spec), uncopied: true };
+  }
   const waited = cmd.since === undefined ? 0 : Math.max(0, ctx.now - cmd.since);
   ctx.timers.set('heartbeat', Math.max(0, options.heartbeatMs - waited));
-  return { soft, release, hold: POLL };
+  return { soft, release, hold: cmd.has_spec ? BARE : POLL };
 }
 
 function handlers(options: QueueOptions): Handlers<QueueState, QueueEventRecord, QueueProtocol> {
@@ -143,7 +154,10 @@ function handlers(options: QueueOptions): Handlers<QueueState, QueueEventRecord,
       if (state.status !== 'live' || state.spec!.user_id !== cmd.user_id) throw badQueue(queueOfKey(ctx.address.key));
       const cover = cmd.through;
       const dropped = state.events.filter((e) => inSnapshot(cover, state.origins?.[e.id], e));
-      return { events: [{ type: 'covered', cover, dropped: dropped.map((e) => e.id) }], reply: reply(state, dropped) };
+      return {
+        events: [{ type: 'covered', cover, dropped: dropped.map((e) => e.id) }],
+        reply: { events: dropped, spec: state.spec! },
+      };
     },
     'queue.delete': (ctx, cmd) => {
       const state = ctx.state;
@@ -155,10 +169,10 @@ function handlers(options: QueueOptions): Handlers<QueueState, QueueEventRecord,
 
 function onTimer(ctx: Ctx, options: QueueOptions, name: string): QueueDecision {
   if (ctx.state.status !== 'live') return {};
-  if (name === 'heartbeat') return ctx.holding(POLL) ? append(ctx, options, [heartbeatEvent()]) : {};
+  if (name === 'heartbeat') return waiting(ctx) ? append(ctx, options, [heartbeatEvent()]) : {};
   if (name !== 'idle') return {};
   // A client waiting on a poll is not idle.
-  if (ctx.holding(POLL)) {
+  if (waiting(ctx)) {
     ctx.timers.set('idle', options.idleMs);
     return {};
   }

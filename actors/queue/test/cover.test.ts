@@ -146,3 +146,25 @@ test('acknowledging is soft, and an acknowledgement older than one already made 
     'BAD_EVENT_QUEUE_ID',
   );
 });
+
+test('a poll that has the spec (has_spec) gets answers without it, waiting or not; others get it', async (t) => {
+  const kit = await queue({ apply_markdown: false });
+  await push(kit, [typing]); // id 0
+  const now = await kit.run({ type: 'queue.get', user_id: 2, last_event_id: -1, dont_block: true, has_spec: true });
+  t.deepEqual(Object.keys(now.reply as object), ['events']);
+  const full = await kit.run({ type: 'queue.get', user_id: 2, last_event_id: -1, dont_block: true });
+  t.is((full.reply as { spec: QueueSpec }).spec.apply_markdown, false);
+  const bare = await kit.run({ type: 'queue.get', user_id: 2, last_event_id: 0, dont_block: false, has_spec: true });
+  t.is(bare.hold, 'poll-bare');
+  // A newer poll, without the spec, replaces it: the one replaced is answered as it asked, bare.
+  const asking = await kit.run({ type: 'queue.get', user_id: 2, last_event_id: 0, dont_block: false });
+  t.is(asking.hold, 'poll');
+  t.deepEqual(asking.released[0]?.reply, { events: [] });
+  const answered = await push(kit, [typing]);
+  t.deepEqual(Object.keys(answered.released[0]?.reply as object), ['events', 'spec']);
+  // Waiting bare, the heartbeat's answer is bare too.
+  await kit.run({ type: 'queue.get', user_id: 2, last_event_id: 1, dont_block: false, has_spec: true });
+  const [heartbeat] = await kit.advance(OPTIONS.heartbeatMs);
+  const beat = heartbeat?.released[0]?.reply as { events: QueueEvent[]; spec?: QueueSpec };
+  t.deepEqual([beat.events.map((e) => e.type), beat.spec], [['heartbeat'], undefined]);
+});

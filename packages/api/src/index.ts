@@ -108,7 +108,7 @@ export { emojiImages } from './realm/emoji.js';
 export { avatarImages } from './uploads/avatars.js';
 export { unknownUserAvatar } from './users/unknown-avatar.js';
 export { uploadDownloads, type RawContext, type RawDeps, type RawMiddleware } from './uploads/downloads.js';
-export { tusUploads, type TusUploads } from './uploads/tus.js';
+export { tusUploads, TUS_PATH, type TusUploads } from './uploads/tus.js';
 export type { Mail, Mailer } from './ports/mailer.js';
 export { confirmationPages } from './invitations/join.js';
 export { bigBlueButtonJoin } from './calls/bigbluebutton.js';

@@ -31,15 +31,22 @@ export interface EdgeAppOptions {
   proxy?: boolean;
   /**
    * Handlers that answer bytes rather than envelopes (downloads, tus). They
-   * run inside the request log, metrics and error funnel, ahead of the routes.
+   * run inside the request log, metrics and error funnel, ahead of the routes,
+   * each only for paths that begin with one of its `under` (see `mounted`).
    */
-  raw?: Array<(ctx: Koa.ParameterizedContext<EdgeState>, next: Koa.Next) => Promise<unknown>>;
+  raw?: RawHandler[];
   /** Applies the API rate limits to the routes; without one, nothing is limited. */
   rateLimiter?: RateLimiter;
   /** Browser sessions: every route is also served under /json, where a session authenticates. */
   session?: SessionAuthenticate;
   /** Refuses, fast, what the edge cannot take in time; without it, everything is taken. */
   admission?: Admission;
+}
+
+/** A raw handler and the path prefixes (case as written) outside which it only passes the request on. */
+export interface RawHandler {
+  under: string[];
+  handle: (ctx: Koa.ParameterizedContext<EdgeState>, next: Koa.Next) => Promise<unknown>;
 }
 
 const DEFAULT_INFO: OpenApiInfo = { title: 'Team chat API', version: '1.0.0' };
@@ -93,10 +100,31 @@ export function createEdgeApp(options: EdgeAppOptions): Koa<EdgeState> {
   app.use(errorFunnel);
   // Before anything that costs: reading a body, authenticating, asking an actor.
   if (options.admission) app.use(options.admission.middleware());
-  for (const middleware of options.raw ?? []) app.use(middleware);
+  if (options.raw?.length) app.use(mounted(options.raw));
   app.use(router.routes());
   app.use(unmatched);
   return app;
+}
+
+/**
+ * The raw handlers as one middleware that calls, in their order, only those
+ * mounted under the request's path: every API request (a poll above all)
+ * passed all of them before, each testing the path and passing it on.
+ * A handler acts only on paths under its prefixes, so skipping it elsewhere
+ * changes nothing.
+ */
+function mounted(raw: RawHandler[]): Koa.Middleware<EdgeState> {
+  return (ctx, next) => {
+    const path = ctx.path;
+    const from = (i: number): Promise<unknown> => {
+      for (; i < raw.length; i++) {
+        const { under, handle } = raw[i]!;
+        if (under.some((prefix) => path.startsWith(prefix))) return handle(ctx, () => from(i + 1));
+      }
+      return next();
+    };
+    return from(0);
+  };
 }
 
 /** Reached only when no route answered: a known path with another method, or nothing at all. */

@@ -1,4 +1,4 @@
-export { createEdgeApp, type EdgeAppOptions } from './app.js';
+export { createEdgeApp, type EdgeAppOptions, type RawHandler } from './app.js';
 export {
   defineRoute,
   type AuthMode,

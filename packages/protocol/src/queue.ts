@@ -52,11 +52,17 @@ export interface QueueReply {
   spec: QueueSpec;
 }
 
+/** A poll's answer: without the spec when the poll said it has it (`has_spec`). */
+export interface QueueGetReply {
+  events: NumberedEvent[];
+  spec?: QueueSpec;
+}
+
 export type QueueReplies = {
   'queue.register': { queue_id: string; last_event_id: number };
   'queue.push': null;
   /** Held until there is something to answer (a long poll). */
-  'queue.get': QueueReply;
+  'queue.get': QueueGetReply;
   'queue.delete': null;
   /** The events it dropped. */
   'queue.cover': QueueReply;
@@ -81,6 +87,11 @@ export type QueueCommand =
        * heartbeat still comes one interval after the poll began.
        */
       since?: number;
+      /**
+       * The edge has this queue's spec (fixed for the queue's life, and a
+       * queue id is never registered twice): the answer leaves it out.
+       */
+      has_spec?: boolean;
     }
   | { type: 'queue.delete'; user_id: number }
   /**

@@ -92,6 +92,18 @@ test('one message to several queues: each gets its own flags, format and local i
   t.false('flags' in (hamlets.message as Body));
 });
 
+test("each queue's later polls keep its own format (the edge keeps a queue's spec after its first poll)", async (t) => {
+  const { iago, othello } = t.context;
+  const markdown = await register(othello, { event_types: ['message'], apply_markdown: false });
+  const html = await register(othello, { event_types: ['message'], apply_markdown: true });
+  for (const word of ['one', 'two']) {
+    const sent = await send(iago, { type: 'stream', to: 'Denmark', topic: 'specs', content: `**${word}**` });
+    const sentHere = messageWithId(() => sent.body.id);
+    t.is(((await next(markdown, sentHere)).message as Body).content, `**${word}**`);
+    t.is(((await next(html, sentHere)).message as Body).content, `<p><strong>${word}</strong></p>`);
+  }
+});
+
 test('direct messages reach their participants only', async (t) => {
   const { iago, hamlet, othello } = t.context;
   const [qi, qo] = [await register(iago), await register(othello)];

@@ -196,3 +196,17 @@ test('every operation is served under /json: without a session as without creden
   t.deepEqual(wrong, []);
   t.is((await b.json('GET', '/users/me')).body.email, 'cordelia@zulip.com');
 });
+
+test('a session asks its upload under /json (a temporary URL); the emoji data is served without credentials', async (t) => {
+  const person = await newPerson(t.context, 'Upload Person');
+  const file = [{ name: 'mine.txt', data: Buffer.from('mine') }];
+  const { url } = (await person.client.upload<{ url: string }>('/user_uploads', file)).body;
+  const b = browser(t);
+  await b.logIn(person.email, person.password);
+  const reply = await b.json('GET', url);
+  t.is(reply.status, 200);
+  t.regex(reply.body.url as string, /^\/user_uploads\/temporary\/[^/]+\/mine\.txt$/);
+  const emoji = await t.context.server.client.fetch('GET', '//static/generated/emoji/emoji_api.json');
+  t.is(emoji.status, 200);
+  t.true('code_to_names' in ((await emoji.json()) as object));
+});

@@ -1,6 +1,7 @@
 import { Type } from '@sinclair/typebox';
 import { defineRoute, RawJson, type Route } from '@chat/edge';
 import {
+  ChatError,
   isBotAdd,
   isGuest,
   isMessageEvent,
@@ -30,7 +31,7 @@ import type { ApiOptions } from '../options.js';
 import { checkedQueueId } from './queue-id.js';
 import { guestView } from './guest-view.js';
 import { fakeEmailDomain } from '../email-domain.js';
-import { pollQueue } from './poll.js';
+import { pollQueue, QueueSpecs } from './poll.js';
 import { messageText } from './message-text.js';
 
 type Body = Record<string, unknown>;
@@ -143,6 +144,7 @@ const eventsJson = (events: Array<Body | RawJson>): unknown[] =>
   new RawJson(`[${events.map((e) => (e instanceof RawJson ? e.json : JSON.stringify(e))).join(',')}]`) as never;
 
 export function eventRoutes(options: ApiOptions): Route[] {
+  const specs = new QueueSpecs();
   return [
     defineRoute({
       method: 'GET',
@@ -159,16 +161,25 @@ export function eventRoutes(options: ApiOptions): Route[] {
       response: Type.Object({ events: Type.Array(Type.Unknown()), queue_id: Type.String() }),
       async handler({ params, principal, actors }) {
         const caller = new CallerContext(actors, principal);
-        const got = await pollQueue(actors, options, queueAddress(principal.realm, checkedQueueId(params.queue_id)), {
+        const queueId = checkedQueueId(params.queue_id);
+        const key = `${principal.realm}/${queueId}`;
+        const known = specs.get(key);
+        const got = await pollQueue(actors, options, queueAddress(principal.realm, queueId), {
           type: 'queue.get',
           user_id: principal.user_id,
           last_event_id: params.last_event_id ?? null,
           dont_block: params.dont_block ?? false,
           since: Date.now(),
+          ...(known && { has_spec: true }),
+        }).catch((err: unknown) => {
+          if (err instanceof ChatError && err.code === 'BAD_EVENT_QUEUE_ID') specs.delete(key);
+          throw err;
         });
+        if (got.spec) specs.set(key, got.spec);
+        const spec = got.spec ?? known!; // a queue leaves its spec out only when the poll said it has it
         return {
           events: eventsJson(
-            await present(caller, got.events, got.spec, fakeEmailDomain(options.externalUrl, options.fakeEmailDomain)),
+            await present(caller, got.events, spec, fakeEmailDomain(options.externalUrl, options.fakeEmailDomain)),
           ),
           queue_id: params.queue_id,
         };
@@ -184,10 +195,9 @@ export function eventRoutes(options: ApiOptions): Route[] {
       tags: ['real_time_events'],
       response: Type.Object({}),
       async handler({ params, principal, actors }) {
-        await actors.ask(queueAddress(principal.realm, checkedQueueId(params.queue_id)), {
-          type: 'queue.delete',
-          user_id: principal.user_id,
-        });
+        const queueId = checkedQueueId(params.queue_id);
+        await actors.ask(queueAddress(principal.realm, queueId), { type: 'queue.delete', user_id: principal.user_id });
+        specs.delete(`${principal.realm}/${queueId}`);
         return {};
       },
     }),

@@ -1,4 +1,4 @@
-import { ChatError, type ActorAddress, type QueueCommand } from '@chat/protocol';
+import { ChatError, type ActorAddress, type QueueCommand, type QueueSpec } from '@chat/protocol';
 import type { ActorClient } from '@chat/runtime';
 import type { ApiOptions } from '../options.js';
 
@@ -34,5 +34,36 @@ export async function pollQueue(actors: ActorClient, options: ApiOptions, to: Ac
       if (moving) await new Promise((resolve) => setTimeout(resolve, RETRY_PAUSE_MS));
       else if (!(code === 'REQUEST_TIMEOUT' && timeoutMs < left)) throw err;
     }
+  }
+}
+
+/** How many queues' specs an edge keeps; past it, the one kept longest is dropped. */
+const KEPT_SPECS = 20_000;
+
+/**
+ * The specs of the queues an edge polls, so that a poll's answer need not
+ * carry its queue's spec every time (`has_spec`). A spec is fixed for its
+ * queue's life and a queue id is never registered twice (a random id; the
+ * queue refuses a second registration), so a kept spec is never stale: a
+ * queue that is gone answers BAD_EVENT_QUEUE_ID, and its spec is dropped.
+ * Keyed by realm and queue id; the queue itself checks that the poll is
+ * its owner's.
+ */
+export class QueueSpecs {
+  private readonly specs = new Map<string, QueueSpec>();
+
+  constructor(private readonly max = KEPT_SPECS) {}
+
+  get(key: string): QueueSpec | undefined {
+    return this.specs.get(key);
+  }
+
+  set(key: string, spec: QueueSpec): void {
+    if (!this.specs.has(key) && this.specs.size >= this.max) this.specs.delete(this.specs.keys().next().value!);
+    this.specs.set(key, spec);
+  }
+
+  delete(key: string): void {
+    this.specs.delete(key);
   }
 }
