@@ -175,3 +175,17 @@ test('PATCH /streams/{id} asks whether the caller may administer the channel bef
   );
   await refused(t, alice.client.patch(`/streams/${id}`, { folder_id: 999999 }), 'Invalid channel folder ID');
 });
+
+test('never_subscribed lists a private channel to a member its groups let know of it, not to others', async (t) => {
+  const [alice, bob, carol] = await Promise.all(['Alice PG', 'Bob PG', 'Carol PG'].map((n) => newPerson(t.context, n)));
+  const id = await create(alice!, unique('private via group'), {
+    invite_only: true,
+    can_administer_channel_group: { direct_members: [alice!.user_id, bob!.user_id], direct_subgroups: [] },
+  });
+  const never = async (who: Person) =>
+    ((await snapshotOf(who.client, { fetch_event_types: ['subscription'] })).never_subscribed as Body[]).map(
+      (s) => s.stream_id,
+    );
+  t.true((await never(bob!)).includes(id));
+  t.false((await never(carol!)).includes(id));
+});

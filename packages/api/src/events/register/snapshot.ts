@@ -170,10 +170,26 @@ export class Snapshot {
       // learn private ones too (they may read their metadata), as in the original.
       const seesPublic = maySeePublicChannels(caller.principal);
       const seesPrivate = isAdministrator(caller.principal);
-      const never = channels
+      const candidates = channels
         .filter((c) => !subscribed.has(c.channel_id) && !unsubscribed.has(c.channel_id))
-        .filter((c) => (c.invite_only ? seesPrivate : seesPublic || c.is_web_public))
-        .filter((c) => this.req.archived_channels || !c.is_archived)
+        .filter((c) => this.req.archived_channels || !c.is_archived);
+      // A non-guest may know a private channel through its groups (the original's
+      // has_metadata_access_to_channel_via_groups): the channel decides, as for GET /streams?include_all.
+      const viaGroups = seesPublic && !seesPrivate ? candidates.filter((c) => c.invite_only) : [];
+      const granted = new Set(
+        (
+          await Promise.all(
+            viaGroups.map((c) =>
+              caller.channelInfo(c.channel_id).then(
+                () => c.channel_id,
+                () => undefined,
+              ),
+            ),
+          )
+        ).filter((id) => id !== undefined),
+      );
+      const never = candidates
+        .filter((c) => (c.invite_only ? seesPrivate || granted.has(c.channel_id) : seesPublic || c.is_web_public))
         .map((c) => ({
           stream_id: c.channel_id,
           name: c.name,
