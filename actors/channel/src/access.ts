@@ -2,7 +2,7 @@ import {
   ChatError,
   inGroupSetting,
   isAdministrator,
-  isGuest,
+  mayAdministerChannel,
   mayReadChannel,
   maySeeAllChannels,
   type ChannelPermission,
@@ -40,11 +40,12 @@ export function hasContentAccess(state: ChannelState, who: Actor): boolean {
  */
 export function hasMetadataAccess(state: ChannelState, who: Actor): boolean {
   if (hasContentAccess(state, who)) return true;
-  return state.kind === 'channel' && (maySeeAllChannels(who) || (!isGuest(who) && canAdminister(state, who)));
+  return state.kind === 'channel' && (maySeeAllChannels(who) || canAdminister(state, who));
 }
 
+/** `mayAdministerChannel`: administrators, and non-guests in `can_administer_channel_group`. */
 export function canAdminister(state: ChannelState, who: Actor): boolean {
-  return isAdministrator(who) || can(state, 'can_administer_channel_group', who);
+  return isAdministrator(who) || (state.channel !== null && mayAdministerChannel(who, state.channel));
 }
 
 /**

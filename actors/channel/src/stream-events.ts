@@ -1,5 +1,6 @@
 import {
   sameGroupSetting,
+  streamPostPolicy,
   streamUpdated,
   type ChannelChanges,
   type ChannelSettings,
@@ -30,6 +31,13 @@ export function streamUpdates(before: ChannelSettings, changes: ChannelChanges):
     if (!sameGroupSetting(change.new, before[property as keyof typeof permissions])) {
       events.push(streamUpdated(before, property, change.new));
     }
+  }
+  // And, as the original still does, the deprecated fields read from `can_send_message_group` when they change.
+  const sending = permissions?.can_send_message_group;
+  const policy = sending && streamPostPolicy(sending.new);
+  if (sending && policy !== streamPostPolicy(before.can_send_message_group)) {
+    events.push(streamUpdated(before, 'stream_post_policy', policy));
+    events.push(streamUpdated(before, 'is_announcement_only', policy === 2));
   }
   return events;
 }

@@ -225,3 +225,14 @@ export async function calibrate(ctx: RunContext, traffic: Traffic, meter: Meter)
     usage: meter.end(),
   };
 }
+
+/** One figure of the server's GET /metrics (e.g. `chat_checkpoint_snapshots`), or undefined where it has none. */
+export async function metric(url: string, name: string): Promise<number | undefined> {
+  try {
+    const text = await (await fetch(`${url}/metrics`)).text();
+    const line = text.split('\n').find((l) => l.startsWith(`${name} `));
+    return line === undefined ? undefined : Number(line.slice(name.length + 1));
+  } catch {
+    return undefined;
+  }
+}

@@ -1,6 +1,6 @@
 import { Fleet } from '../fleet.js';
 import { Traffic } from '../traffic.js';
-import { calibrate, Meter, withBaseline, withTarget, type Outcome, type RunContext } from './common.js';
+import { calibrate, Meter, metric, withBaseline, withTarget, type Outcome, type RunContext } from './common.js';
 import { Fanouts } from './probe.js';
 
 /**
@@ -22,6 +22,7 @@ export async function fanout(ctx: RunContext): Promise<Outcome> {
     const fanouts = new Fanouts(target.http, fleet, 0);
     await fanouts.one(senders[0]!, false); // warm-up, not recorded
     const meter = new Meter(() => target.sample());
+    const snapshotsBefore = await metric(target.url, 'chat_checkpoint_snapshots');
     meter.begin();
     const eventsBefore = fleet.polls.events;
     const deadline = Date.now() + options.duration * 1000;
@@ -32,6 +33,10 @@ export async function fanout(ctx: RunContext): Promise<Outcome> {
     progress.stop();
     const server = meter.end();
     const deliveredEvents = fleet.polls.events - eventsBefore;
+    // Checkpoints are taken by the host's sweep: the snapshots counted here are those of the sweeps during the run.
+    const snapshotsAfter = await metric(target.url, 'chat_checkpoint_snapshots');
+    const snapshots =
+      snapshotsBefore === undefined || snapshotsAfter === undefined ? null : snapshotsAfter - snapshotsBefore;
     fleet.stop();
     if (fanouts.records.length < options.messages)
       notes.push(`--duration reached after ${fanouts.records.length} messages`);
@@ -61,6 +66,9 @@ export async function fanout(ctx: RunContext): Promise<Outcome> {
         live_queues: fleet.clients.length,
         fanout_last_delivery_ms: fanouts.last.summary(),
         queues_lost: fleet.polls.queuesLost,
+        checkpoint_snapshots: snapshots,
+        snapshots_per_delivery:
+          snapshots === null || !deliveredEvents ? null : Math.round((snapshots / deliveredEvents) * 1000) / 1000,
       },
       chart: {
         title: `fanout: one channel, ${fleet.clients.length} live queues`,

@@ -32,6 +32,19 @@ export const CHANNEL_PERMISSIONS_NOT_FOR_EVERYONE: readonly ChannelPermission[] 
   'can_subscribe_group',
 ];
 
+/**
+ * The deprecated `stream_post_policy` the original still sends, read from
+ * `can_send_message_group`: 2 administrators, 3 full members, 4 moderators,
+ * and 1 (anyone) for every other value, anonymous groups included.
+ * `is_announcement_only` is it being 2.
+ */
+export function streamPostPolicy(canSend: GroupSetting): number {
+  if (canSend === SYSTEM_GROUPS['role:administrators']) return 2;
+  if (canSend === SYSTEM_GROUPS['role:fullmembers']) return 3;
+  if (canSend === SYSTEM_GROUPS['role:moderators']) return 4;
+  return 1;
+}
+
 export interface ChannelSettings extends ChannelPermissions {
   stream_id: number;
   name: string;

@@ -93,9 +93,12 @@ export const readsThroughGroups = (who: Person, channel: ContentAccessFields, su
 export const mayKnowFormerChannel = (who: Ranked, channel: Pick<ChannelSettings, 'invite_only' | 'is_web_public'>) =>
   channel.is_web_public || (maySeePublicChannels(who) && (!channel.invite_only || isAdministrator(who)));
 
-/** The original's `can_administer_channel`: administrators, or `can_administer_channel_group`. */
+/**
+ * The original's `can_administer_accessible_channel`: administrators, or
+ * non-guests in `can_administer_channel_group` (a setting that never admits guests).
+ */
 export const mayAdministerChannel = (who: Person, channel: Pick<ChannelSettings, 'can_administer_channel_group'>) =>
-  isAdministrator(who) || inGroupSetting(channel.can_administer_channel_group, who);
+  isAdministrator(who) || (!isGuest(who) && inGroupSetting(channel.can_administer_channel_group, who));
 
 /**
  * Subscribing someone else (the original's `can_subscribe_others`): never a

@@ -40,8 +40,12 @@ export interface HostOptions {
   mailboxCapacity?: number;
   /** Idle actors are dropped from memory after this long. */
   passivateAfterMs?: number;
-  /** A partition is checkpointed after this many records... */
+  /** A partition is checkpointed after this many records at the least (`CheckpointPolicy.every`)... */
   checkpointEvery?: number;
+  /** ...or this many per actor changed since, if more (`CheckpointPolicy.perActor`)... */
+  checkpointPerActor?: number;
+  /** ...but at most this many records (`CheckpointPolicy.maxRecords`)... */
+  checkpointMaxRecords?: number;
   /** ...or this long after its first unsaved record. */
   checkpointAfterMs?: number;
   idempotencyCapacity?: number;
@@ -55,6 +59,8 @@ export interface HostStats {
   activations: number;
   passivations: number;
   checkpoints: number;
+  /** Actor snapshots written by checkpoints (a passivated actor's own snapshot is not counted). */
+  snapshots: number;
   refusedFull: number;
   /** Messages refused because this host's lease of their shard ran out (it is fenced; the shard moves). */
   refusedFenced: number;
@@ -79,6 +85,7 @@ export class ActorHost implements CellHost {
     activations: 0,
     passivations: 0,
     checkpoints: 0,
+    snapshots: 0,
     refusedFull: 0,
     refusedFenced: 0,
   };
@@ -104,6 +111,8 @@ export class ActorHost implements CellHost {
       mailboxCapacity: 1000,
       passivateAfterMs: 5 * 60_000,
       checkpointEvery: 1000,
+      checkpointPerActor: 8,
+      checkpointMaxRecords: 50_000,
       checkpointAfterMs: 10_000,
       idempotencyCapacity: 256,
       outboxTimeoutMs: 10_000,
@@ -130,7 +139,11 @@ export class ActorHost implements CellHost {
     }
     // Only now is every receiver of what recovery found owed served, fan-outs to this host included.
     for (const partition of this.partitions.values()) partition.flushOutbox();
-    const sweepEvery = Math.max(10, Math.min(this.options.passivateAfterMs, this.options.checkpointAfterMs) / 2);
+    // At least every 5 s, whatever the time bounds: the sweep is also where the checkpoint's record counts are looked at.
+    const sweepEvery = Math.max(
+      10,
+      Math.min(this.options.passivateAfterMs, this.options.checkpointAfterMs, 10_000) / 2,
+    );
     // A failing sweep is logged, never an unhandled rejection that ends the process.
     this.sweeper = setInterval(() => {
       this.sweep().catch((err: unknown) => this.log.error({ err }, 'sweep failed'));
@@ -165,10 +178,17 @@ export class ActorHost implements CellHost {
           actors: this.actors,
           outboxTimeoutMs: this.outboxTimeoutMs,
           idempotencyCapacity: this.idempotencyCapacity,
-          checkpointEvery: this.options.checkpointEvery,
-          checkpointAfterMs: this.options.checkpointAfterMs,
+          checkpoint: {
+            every: this.options.checkpointEvery,
+            perActor: this.options.checkpointPerActor,
+            maxRecords: this.options.checkpointMaxRecords,
+            afterMs: this.options.checkpointAfterMs,
+          },
           owned: valid,
-          onCheckpoint: () => this.stats.checkpoints++,
+          onCheckpoint: (snapshots) => {
+            this.stats.checkpoints++;
+            this.stats.snapshots += snapshots;
+          },
           onBroken: (broken) => void this.recover(broken),
         });
         await partition.recover();

@@ -5,3 +5,4 @@ export * from './behavior.js';
 export * from './host.js';
 export * from './logger.js';
 export { originOf } from './outbox.js';
+export { checkpointDue, type CheckpointPolicy } from './partition.js';

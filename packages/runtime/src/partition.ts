@@ -24,6 +24,30 @@ import {
   type JournalEntry,
 } from './records.js';
 
+/** When a partition is checkpointed (`checkpointDue`). */
+export interface CheckpointPolicy {
+  /** Records since the last checkpoint that make one due at the least... */
+  every: number;
+  /** ...or this many per actor changed since (its snapshot is written either way: per-record work stays bounded)... */
+  perActor: number;
+  /** ...but never more than this many (the replay a restart or hand-off may need)... */
+  maxRecords: number;
+  /** ...and at the latest this long after the first unsaved record. */
+  afterMs: number;
+}
+
+/**
+ * Whether a partition with `unsaved` records over `dirty` changed actors, the
+ * first `sinceMs` ago, is due a checkpoint. A checkpoint writes one snapshot per
+ * changed actor, so waiting for `perActor` records per actor keeps that work per
+ * record bounded (1/perActor) even when every record touches a different actor (a fan-out).
+ */
+export function checkpointDue(unsaved: number, dirty: number, sinceMs: number, policy: CheckpointPolicy): boolean {
+  if (unsaved === 0) return false;
+  const records = Math.min(policy.maxRecords, Math.max(policy.every, policy.perActor * dirty));
+  return unsaved >= records || sinceMs >= policy.afterMs;
+}
+
 export interface PartitionDeps {
   journal: Journal;
   store: StateStore;
@@ -33,9 +57,9 @@ export interface PartitionDeps {
   /** How long one attempt of an owed message waits for confirmation. */
   outboxTimeoutMs: number;
   idempotencyCapacity: number;
-  checkpointEvery: number;
-  checkpointAfterMs: number;
-  onCheckpoint(): void;
+  checkpoint: CheckpointPolicy;
+  /** A checkpoint was saved with this many actor snapshots. */
+  onCheckpoint(snapshots: number): void;
   /** Whether this host may still write for the shard (its lease holds); nothing is written once it says no. */
   owned?: () => boolean;
   /** An append failed: the host must drop this partition's actors and recover it. */
@@ -166,8 +190,7 @@ export class Partition {
   }
 
   checkpointDue(now: number): boolean {
-    if (this.unsaved === 0) return false;
-    return this.unsaved >= this.deps.checkpointEvery || now - this.firstUnsavedAt >= this.deps.checkpointAfterMs;
+    return checkpointDue(this.unsaved, this.dirty.size, now - this.firstUnsavedAt, this.deps.checkpoint);
   }
 
   /** Saves every changed actor and advances the checkpoint. */
@@ -190,7 +213,7 @@ export class Partition {
       }));
       writes.push(this.checkpointWrite(position));
       await this.deps.store.write(writes, { sync: true, fence: this.fence, position });
-      this.deps.onCheckpoint();
+      this.deps.onCheckpoint(writes.length - 1);
       this.dirty.clear();
       this.unsaved = 0;
       await this.deps.journal.release(this.journalPartition, position);

@@ -18,12 +18,25 @@ export function chatBehaviors(config: Config): AnyBehavior[] {
 /** The host settings that come from the configuration, whatever the deployment. */
 export function hostSettings(
   config: Config,
-): Pick<HostOptions, 'behaviors' | 'shardCount' | 'mailboxCapacity' | 'passivateAfterMs' | 'checkpointAfterMs'> {
+): Pick<
+  HostOptions,
+  | 'behaviors'
+  | 'shardCount'
+  | 'mailboxCapacity'
+  | 'passivateAfterMs'
+  | 'checkpointEvery'
+  | 'checkpointPerActor'
+  | 'checkpointMaxRecords'
+  | 'checkpointAfterMs'
+> {
   return {
     behaviors: chatBehaviors(config),
     shardCount: config.shardCount,
     mailboxCapacity: config.mailboxCapacity,
     passivateAfterMs: config.passivateAfterMs,
+    checkpointEvery: config.checkpointEvery,
+    checkpointPerActor: config.checkpointPerActor,
+    checkpointMaxRecords: config.checkpointMaxRecords,
     checkpointAfterMs: config.checkpointAfterMs,
   };
 }

@@ -30,7 +30,14 @@ export interface Config {
   askTimeoutMs: number;
   mailboxCapacity: number;
   passivateAfterMs: number;
-  /** A journal partition is checkpointed at the latest this long after its first unsaved change. */
+  /**
+   * A journal partition is checkpointed once its records since the last checkpoint reach
+   * max(CHECKPOINT_EVERY, CHECKPOINT_PER_ACTOR × actors changed since), capped at CHECKPOINT_MAX_RECORDS...
+   */
+  checkpointEvery: number;
+  checkpointPerActor: number;
+  checkpointMaxRecords: number;
+  /** ...and at the latest this long after its first unsaved change. */
   checkpointAfterMs: number;
   maxBodyBytes: number;
   /** A client must have sent its whole request (headers and body) within this long, or is cut off. */
@@ -126,6 +133,9 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env, overrides: Part
     askTimeoutMs: integer(env, 'ASK_TIMEOUT_MS', 10_000),
     mailboxCapacity: integer(env, 'MAILBOX_CAPACITY', 1000),
     passivateAfterMs: integer(env, 'PASSIVATE_AFTER_MS', 5 * 60_000),
+    checkpointEvery: integer(env, 'CHECKPOINT_EVERY', 1000),
+    checkpointPerActor: integer(env, 'CHECKPOINT_PER_ACTOR', 8),
+    checkpointMaxRecords: integer(env, 'CHECKPOINT_MAX_RECORDS', 50_000),
     checkpointAfterMs: integer(env, 'CHECKPOINT_AFTER_MS', 10_000),
     maxBodyBytes: integer(env, 'MAX_BODY_BYTES', 1024 * 1024),
     requestTimeoutMs: integer(env, 'REQUEST_TIMEOUT_MS', 60_000),

@@ -9,14 +9,15 @@ export interface NodeFigures {
   passivations: number;
   refusedFull: number;
   checkpoints: number;
+  snapshots: number;
   fsyncs: number;
   records: number;
 }
 
 export const nodeFigures = (node: EmbeddedNode): NodeFigures => {
-  const { live, activations, passivations, refusedFull, checkpoints } = node.host.stats;
+  const { live, activations, passivations, refusedFull, checkpoints, snapshots } = node.host.stats;
   const { fsyncs, records } = node.journal.stats;
-  return { live, activations, passivations, refusedFull, checkpoints, fsyncs, records };
+  return { live, activations, passivations, refusedFull, checkpoints, snapshots, fsyncs, records };
 };
 
 /**
@@ -41,6 +42,7 @@ export function registerNodeMetrics(registry: Registry, read: () => NodeFigures 
   gauge('chat_actor_passivations', 'Idle actors dropped from memory since start', (f) => f.passivations);
   gauge('chat_mailbox_refusals', 'Messages refused by a full mailbox since start', (f) => f.refusedFull);
   gauge('chat_checkpoints', 'Partition checkpoints since start', (f) => f.checkpoints);
+  gauge('chat_checkpoint_snapshots', 'Actor snapshots written by checkpoints since start', (f) => f.snapshots);
   gauge('chat_journal_fsyncs', 'Journal fsyncs since start', (f) => f.fsyncs);
   gauge('chat_journal_records', 'Journal records appended since start', (f) => f.records);
 }

@@ -5,6 +5,7 @@ import {
   badRequest,
   INVALID_CHANNEL,
   NOT_ADMIN,
+  NO_GUESTS,
   OK,
   refused,
   type Operation,
@@ -56,12 +57,12 @@ export const channelCases: Operation[] = [
     expect: authenticated({ everyone: OK }),
   },
   {
-    // subscribe: everyone except guests may join a public channel; the other realm, where it does not exist,
-    // creates its own channel of that name (the owner may create public channels).
+    // subscribe: everyone except guests (never through the API, the original's require_non_guest_user) may join a
+    // public channel; the other realm, where it does not exist, creates its own channel of that name.
     method: 'POST',
     template: '/users/me/subscriptions',
     request: () => ({ path: '/users/me/subscriptions', params: { subscriptions: [{ name: made.open }] } }),
-    expect: authenticated({ everyone: OK, guest: badRequest(`Unable to access channel (${made.open}).`) }),
+    expect: authenticated({ everyone: OK, guest: NO_GUESTS }),
   },
   {
     // Spec 13: leaving a channel one is in; the other realm has no channel by that name.
@@ -88,17 +89,17 @@ export const channelCases: Operation[] = [
     method: 'PATCH',
     template: '/users/me/subscriptions',
     request: () => ({ path: '/users/me/subscriptions', params: { add: [{ name: made.open }] } }),
-    expect: authenticated({ everyone: OK, guest: badRequest(`Unable to access channel (${made.open}).`) }),
+    expect: authenticated({ everyone: OK, guest: NO_GUESTS }),
   },
   {
-    // can_create_public_channel_group is role:members by default: guests may not create channels.
+    // Not for guests (the original's require_non_guest_user), before any realm setting.
     method: 'POST',
     template: '/channels/create',
     request: (fx, caller) => ({
       path: '/channels/create',
       params: { name: fx.unique(`matrix by ${caller.role}`), subscribers: caller.userId ? [caller.userId] : [] },
     }),
-    expect: authenticated({ everyone: OK, guest: refused('BAD_REQUEST') }),
+    expect: authenticated({ everyone: OK, guest: NO_GUESTS }),
   },
   {
     method: 'GET',
@@ -209,7 +210,29 @@ export const channelLateCases: Operation[] = [
     }),
     expect: authenticated({
       everyone: badRequest('Insufficient permission'),
+      guest: NO_GUESTS,
       moderator: OK,
+      administrator: OK,
+      owner: OK,
+      otherRealm: OK,
+    }),
+  },
+  {
+    // A default channel at creation: administrators only (the original's check_channel_creation_permissions).
+    method: 'POST',
+    template: '/channels/create',
+    variant: 'is_default_stream',
+    request: (fx, caller) => ({
+      path: '/channels/create',
+      params: {
+        name: fx.unique(`matrix default by ${caller.role}`),
+        subscribers: caller.userId ? [caller.userId] : [],
+        is_default_stream: true,
+      },
+    }),
+    expect: authenticated({
+      everyone: badRequest('Insufficient permission'),
+      guest: NO_GUESTS,
       administrator: OK,
       owner: OK,
       otherRealm: OK,

@@ -79,10 +79,6 @@ export function channelAdminRoutes(options: ApiOptions): Route[] {
         if (params.message_retention_days !== undefined) {
           changes.message_retention_days = channelRetention(principal, params.message_retention_days);
         }
-        // The realm refuses an unknown folder.
-        if (typeof changes.folder_id === 'number') {
-          await actors.ask(caller.realm, { type: 'realm.findChannelFolder', folder_id: changes.folder_id });
-        }
         for (const change of Object.values(changes.permissions ?? {})) {
           change.new = canonicalGroupSetting(change.new);
           if (change.old !== undefined) change.old = canonicalGroupSetting(change.old);
@@ -105,6 +101,10 @@ export function channelAdminRoutes(options: ApiOptions): Route[] {
         await actors.ask(address, { ...update, dry_run: true });
         // Once the caller may administer the channel, the realm's rules (as the original, in that order).
         if (changes.topics_policy !== undefined) await checkTopicsPolicy(caller);
+        // The realm refuses an unknown folder, once the caller may administer the channel.
+        if (typeof changes.folder_id === 'number') {
+          await actors.ask(caller.realm, { type: 'realm.findChannelFolder', folder_id: changes.folder_id });
+        }
         if (changes.permissions) {
           const given = Object.entries(changes.permissions).map(([name, change]) => [name, change.new]);
           const checked = await checkChannelPermissions(caller, Object.fromEntries(given));

@@ -4,6 +4,7 @@ import {
   ChatError,
   channelAddress,
   inGroupSetting,
+  isGuest,
   mayManageDefaultChannels,
   mayReadChannel,
   maySeeAllChannels,
@@ -77,16 +78,20 @@ function newChannelSpec(principal: Principal, settings: RealmSettings, options: 
   const group = options.invite_only
     ? settings.can_create_private_channel_group
     : settings.can_create_public_channel_group;
-  const webPublicDenied =
-    options.is_web_public && !inGroupSetting(settings.can_create_web_public_channel_group, principal);
-  if (!inGroupSetting(group, principal) || webPublicDenied)
-    throw new ChatError('BAD_REQUEST', 'Insufficient permission');
+  const insufficient = () => new ChatError('BAD_REQUEST', 'Insufficient permission');
+  // The original's order: the channel type, a default channel, then web-public.
+  if (!inGroupSetting(group, principal)) throw insufficient();
+  if (options.is_default_stream && !mayManageDefaultChannels(principal)) throw insufficient();
+  if (options.is_default_stream && options.invite_only)
+    throw new ChatError('BAD_REQUEST', 'A default channel cannot be private.');
+  if (options.is_web_public && !inGroupSetting(settings.can_create_web_public_channel_group, principal))
+    throw insufficient();
   return {
     name: checkChannelName(options.name),
     description: checkDescription(options.description ?? ''),
     invite_only: options.invite_only ?? false,
     is_web_public: options.is_web_public ?? false,
-    is_default: (options.is_default_stream ?? false) && mayManageDefaultChannels(principal),
+    is_default: options.is_default_stream ?? false,
     ...(options.history_public_to_subscribers !== undefined
       ? { history_public_to_subscribers: options.history_public_to_subscribers }
       : {}),
@@ -119,6 +124,11 @@ const SendNewSubscriptionMessages = Type.Optional(
 async function checkFolder(caller: CallerContext, folderId: number | undefined): Promise<void> {
   if (folderId !== undefined)
     await caller.actors.ask(caller.realm, { type: 'realm.findChannelFolder', folder_id: folderId });
+}
+
+/** Subscribing through these routes and creating channels is not for guests (the original's `require_non_guest_user`). */
+function refuseGuests(principal: Principal): void {
+  if (isGuest(principal)) throw new ChatError('BAD_REQUEST', 'Not allowed for guest users');
 }
 
 async function channelsOf(caller: CallerContext): Promise<ChannelEntry[]> {
@@ -297,6 +307,7 @@ export function channelRoutes(options: ApiOptions): Route[] {
       description: 'Subscribes the caller (or the principals) to channels, creating the ones that do not exist.',
       tags: ['channels'],
       async handler({ params, principal, actors }) {
+        refuseGuests(principal);
         const caller = new CallerContext(actors, principal);
         await checkFolder(caller, params.folder_id);
         const [created, bots] = [[] as NewChannel[], new Set<number>()];
@@ -342,6 +353,8 @@ export function channelRoutes(options: ApiOptions): Route[] {
         'Subscribes the caller to the channels of `add` (creating missing ones) and unsubscribes from `delete`.',
       tags: ['channels'],
       async handler({ params, principal, actors }) {
+        // Even when only leaving: the original composes the subscribing view, which refuses guests.
+        refuseGuests(principal);
         const caller = new CallerContext(actors, principal);
         const created: NewChannel[] = [];
         const added = await subscribe(caller, { subscriptions: params.add ?? [] }, created);
@@ -372,6 +385,7 @@ export function channelRoutes(options: ApiOptions): Route[] {
       tags: ['channels'],
       response: Type.Object({ id: Type.Integer() }),
       async handler({ params, principal, actors }) {
+        refuseGuests(principal);
         const caller = new CallerContext(actors, principal);
         const settings = await caller.settings();
         const permissions = await newChannelPermissions(caller, params);

@@ -1,4 +1,4 @@
-import { CHANNEL_PERMISSIONS, type ChannelInfo, type SubscriptionSettings } from '@chat/protocol';
+import { CHANNEL_PERMISSIONS, streamPostPolicy, type ChannelInfo, type SubscriptionSettings } from '@chat/protocol';
 
 /** A channel in the shape of the reference's basic channel object. */
 export function channelJson(info: ChannelInfo, isDefault?: boolean) {
@@ -16,9 +16,8 @@ export function channelJson(info: ChannelInfo, isDefault?: boolean) {
     first_message_id: info.first_message_id,
     folder_id: info.folder_id,
     is_archived: info.is_archived,
-    is_announcement_only: false,
-    // Deprecated; 1 ("any user") is the nearest reading of the default send permission.
-    stream_post_policy: 1,
+    is_announcement_only: streamPostPolicy(info.can_send_message_group) === 2,
+    stream_post_policy: streamPostPolicy(info.can_send_message_group),
     message_retention_days: info.message_retention_days,
     stream_weekly_traffic: null,
     subscriber_count: info.subscribers.length,

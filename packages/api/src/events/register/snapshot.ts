@@ -1,4 +1,5 @@
 import {
+  ChatError,
   isAdministrator,
   isGuest,
   mayKnowFormerChannel,
@@ -169,16 +170,35 @@ export class Snapshot {
       // learn private ones too (they may read their metadata), as in the original.
       const seesPublic = maySeePublicChannels(caller.principal);
       const seesPrivate = isAdministrator(caller.principal);
-      this.body.never_subscribed = channels
+      const candidates = channels
         .filter((c) => !subscribed.has(c.channel_id) && !unsubscribed.has(c.channel_id))
-        .filter((c) => (c.invite_only ? seesPrivate : seesPublic || c.is_web_public))
-        .filter((c) => this.req.archived_channels || !c.is_archived)
+        .filter((c) => this.req.archived_channels || !c.is_archived);
+      // A non-guest may know a private channel through its groups (the original's
+      // has_metadata_access_to_channel_via_groups): the channel decides, as for GET /streams?include_all.
+      const viaGroups = seesPublic && !seesPrivate ? candidates.filter((c) => c.invite_only) : [];
+      const granted = new Set(
+        (
+          await Promise.all(
+            viaGroups.map((c) =>
+              caller.channelInfo(c.channel_id).then(
+                () => c.channel_id,
+                () => undefined,
+              ),
+            ),
+          )
+        ).filter((id) => id !== undefined),
+      );
+      const never = candidates
+        .filter((c) => (c.invite_only ? seesPrivate || granted.has(c.channel_id) : seesPublic || c.is_web_public))
         .map((c) => ({
           stream_id: c.channel_id,
           name: c.name,
           invite_only: c.invite_only,
           is_web_public: c.is_web_public,
         }));
+      this.body.never_subscribed = this.req.include_subscribers
+        ? await Promise.all(never.map((c) => this.withSubscribers(caller, c)))
+        : never;
       // `subscription remove` comes from the UserActor, like the list; the rest from the channels read.
       this.types.add('subscription').add('stream');
     }
@@ -260,6 +280,20 @@ export class Snapshot {
       for (const [key, id] of newest) this.foldNewest(key, id);
       this.types.add('message').add('update_message_flags').add('delete_message').add('update_message');
     }
+  }
+
+  /**
+   * A never-subscribed channel with its subscribers, as the channel shows them
+   * to the caller (`GET /streams/{id}/members`'s rule); an empty list where it
+   * would not, as the original. `partial` leaves out the lists of big channels.
+   */
+  private async withSubscribers<T extends { stream_id: number }>(caller: CallerContext, channel: T) {
+    const info = await caller.channelInfo(channel.stream_id).catch((err: unknown) => {
+      if (err instanceof ChatError) return undefined;
+      throw err;
+    });
+    if (info && this.req.include_subscribers === 'partial' && info.subscribers.length >= SMALL_CHANNEL) return channel;
+    return { ...channel, subscribers: info?.subscribers ?? [] };
   }
 
   /**
