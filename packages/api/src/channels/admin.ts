@@ -105,11 +105,18 @@ export function channelAdminRoutes(options: ApiOptions): Route[] {
         if (typeof changes.folder_id === 'number') {
           await actors.ask(caller.realm, { type: 'realm.findChannelFolder', folder_id: changes.folder_id });
         }
+        // The checked (canonical) values go in a new command: the dry run's was handed over and is not ours to change.
+        let checkedChanges = changes;
         if (changes.permissions) {
           const given = Object.entries(changes.permissions).map(([name, change]) => [name, change.new]);
           const checked = await checkChannelPermissions(caller, Object.fromEntries(given));
-          for (const [name, value] of Object.entries(checked))
-            changes.permissions[name as ChannelPermission]!.new = value;
+          const permissions = Object.fromEntries(
+            Object.entries(changes.permissions).map(([name, change]) => [
+              name,
+              { ...change, new: checked[name as ChannelPermission] ?? change.new },
+            ]),
+          );
+          checkedChanges = { ...changes, permissions };
         }
         if (changes.name !== undefined) {
           await actors.ask(caller.realm, {
@@ -118,7 +125,7 @@ export function channelAdminRoutes(options: ApiOptions): Route[] {
             name: changes.name,
           });
         }
-        await actors.ask(address, { ...update, dry_run: false });
+        await actors.ask(address, { ...update, changes: checkedChanges, dry_run: false });
         return {};
       },
     }),
