@@ -217,9 +217,8 @@ export class Admission {
 
   private answered(admitted: EdgeState['admission']): void {
     const load = admitted?.route === undefined ? undefined : this.routes.get(admitted.route);
-    const i = load?.since.indexOf(admitted!.at) ?? -1;
-    if (!load || i < 0) return;
-    load.since.splice(i, 1);
+    if (!load) return;
+    load.since.splice(load.since.indexOf(admitted!.at), 1);
     load.floorMs = Math.min(load.floorMs, performance.now() - admitted!.at);
   }
 
