@@ -174,15 +174,10 @@ export class Admission {
     refused: { lag: 0, 'slow route': 0, 'queue full': 0, polls: 0, 'waited too long': 0 },
   };
 
-  /** One error for every refusal: a refused request costs no stack trace. */
-  private readonly refusal: ChatError;
-
   constructor(
     readonly settings: AdmissionSettings,
     private readonly lag: { lagMs: number } = { lagMs: 0 },
-  ) {
-    this.refusal = overloaded(settings.retryAfterSeconds);
-  }
+  ) {}
 
   get load(): Load {
     return { inFlight: this.inFlight, queued: this.line.length, polls: this.polls, lagMs: this.lag.lagMs };
@@ -210,7 +205,7 @@ export class Admission {
       oldestMs: oldest === undefined ? undefined : performance.now() - oldest,
       floorMs: load.floorMs === Infinity ? undefined : load.floorMs,
     };
-    if (slowRoute(verdict, this.inFlight, this.settings)) this.refuse('slow route', state);
+    if (slowRoute(verdict, this.inFlight, this.settings)) this.refuse('slow route');
     load.since.push(admitted.at);
     admitted.route = route;
   }
@@ -228,10 +223,10 @@ export class Admission {
       const cls = classify(ctx.method, ctx.path);
       if (cls === 'exempt') return void (await next());
       const verdict = decide(cls, this.load, this.settings);
-      if (verdict.verdict === 'refuse') this.refuse(verdict.reason, ctx.state);
+      if (verdict.verdict === 'refuse') this.refuse(verdict.reason);
       if (cls === 'poll') this.polls++;
       // A slot freed for a waiter is handed over, already counted.
-      else if (verdict.verdict === 'wait') await this.waitForSlot(ctx.state);
+      else if (verdict.verdict === 'wait') await this.waitForSlot();
       else this.inFlight++;
       this.stats.admitted++;
       if (this.settings.maxInFlight > 0) ctx.state.deadline = Date.now() + this.settings.deadlineMs;
@@ -248,25 +243,19 @@ export class Admission {
     };
   }
 
-  /**
-   * Refused requests are counted here (`chat_admission_refused`) and logged
-   * at info, not as failures (`state.shed`): an overloaded edge writes no
-   * warning and no error line per request it sheds.
-   */
-  private refuse(reason: keyof AdmissionStats['refused'], state: EdgeState): never {
+  private refuse(reason: keyof AdmissionStats['refused']): never {
     this.stats.refused[reason]++;
-    state.shed = true;
-    throw this.refusal;
+    throw overloaded(this.settings.retryAfterSeconds);
   }
 
-  private waitForSlot(state: EdgeState): Promise<void> {
+  private waitForSlot(): Promise<void> {
     return new Promise((resolve, reject) => {
       const waiter: Waiter = {
         admit: resolve,
         timer: setTimeout(() => {
           this.line.splice(this.line.indexOf(waiter), 1);
           try {
-            this.refuse('waited too long', state);
+            this.refuse('waited too long');
           } catch (err) {
             reject(err);
           }

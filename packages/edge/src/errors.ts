@@ -39,9 +39,7 @@ function renderError(ctx: Context & { state: EdgeState }, err: unknown): void {
     return;
   }
   if (isChatError(err)) {
-    if (err.status >= 500 && !ctx.state.shed) {
-      ctx.state.log.warn({ code: err.code, error: err.message }, 'request failed');
-    }
+    if (err.status >= 500) ctx.state.log.warn({ code: err.code, error: err.message }, 'request failed');
     send(ctx, err.status, envelope(err));
     if (err.code === 'UNAUTHORIZED') ctx.set('WWW-Authenticate', 'Basic realm="zulip"');
     // The unread rest of an oversized body must not be taken for the next request.

@@ -45,7 +45,7 @@ export function observe(logger: Logger, metrics: EdgeMetrics) {
         durationMs: Math.round(seconds * 1e6) / 1e3,
         userId: ctx.state.principal?.user_id,
       };
-      if (status >= 500 && !ctx.state.shed) logger.error(line, 'request');
+      if (status >= 500) logger.error(line, 'request');
       else logger.info(line, 'request');
     }
   };

@@ -18,6 +18,4 @@ export interface EdgeState {
   deadline?: number;
   /** Work admission took: when (`performance.now()`), and the route it is counted in once the router knows it. */
   admission?: { at: number; route?: string };
-  /** Admission refused it (503 OVERLOADED): counted by admission, logged at info rather than as a failure. */
-  shed?: boolean;
 }

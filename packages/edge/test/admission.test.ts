@@ -11,8 +11,6 @@ import {
   type EdgeState,
   type Load,
 } from '../src/index.js';
-import { startEdge } from './fixtures.js';
-import { call } from './http.js';
 
 const settings: AdmissionSettings = { ...DEFAULT_ADMISSION, maxInFlight: 4, maxQueued: 2, maxPolls: 3, maxLagMs: 50 };
 const quiet: Load = { inFlight: 0, queued: 0, polls: 0, lagMs: 0 };
@@ -196,25 +194,4 @@ test('Admission: a route whose oldest request waits past the target is refused a
   next.finish();
   await next.done;
   t.is(admission.stats.refused['slow route'], 1);
-});
-
-test('a refused request is answered 503 with Retry-After and logged once, at info: no warning or error line per request shed', async (t) => {
-  const edge = await startEdge({ admission: new Admission({ ...DEFAULT_ADMISSION, maxPolls: 0 }) });
-  t.teardown(() => new Promise<void>((resolve) => edge.server.close(() => resolve())));
-  for (const id of ['shed-1', 'shed-2']) {
-    const reply = await call(edge.baseUrl, 'GET', '/api/v1/events', { headers: { 'X-Request-Id': id } });
-    t.is(reply.status, 503);
-    t.deepEqual(reply.body, {
-      result: 'error',
-      msg: 'The server is overloaded; try again later',
-      code: 'OVERLOADED',
-      'retry-after': 1,
-    });
-    t.is(reply.headers.get('retry-after'), '1');
-    const lines = edge.logLines.filter((line) => line['requestId'] === id);
-    t.deepEqual(
-      lines.map((line) => [line['level'], line['msg'], line['status']]),
-      [[30, 'request', 503]],
-    );
-  }
 });

@@ -8,7 +8,6 @@ import {
   createLogger,
   createMetricsRegistry,
   defineRoute,
-  type Admission,
   type Authenticate,
   type Principal,
 } from '../src/index.js';
@@ -228,7 +227,7 @@ export function repeatedTopLevelKeys(text: string): string[] {
 }
 
 /** The edge on a free port of the loopback interface, with its log lines captured. */
-export async function startEdge(options: { admission?: Admission } = {}): Promise<Started> {
+export async function startEdge(): Promise<Started> {
   const logLines: Record<string, unknown>[] = [];
   const repeatedKeys: string[] = [];
   const write = (line: string) => {
@@ -245,7 +244,6 @@ export async function startEdge(options: { admission?: Admission } = {}): Promis
     metrics: createMetricsRegistry({ processMetrics: false }),
     limits: LIMITS,
     info: { title: 'Toy API', version: '0.0.1' },
-    ...options,
   });
   const server = createServer(app.callback());
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
