@@ -1,5 +1,6 @@
 import type { Context, Next } from 'koa';
 import { ChatError } from '@chat/protocol';
+import { Quickest } from './quickest.js';
 import type { EdgeState } from './state.js';
 
 /**
@@ -22,16 +23,14 @@ export interface AdmissionSettings {
   /** Event-loop lag above which new work (not polls) is refused at once. */
   maxLagMs: number;
   /**
-   * How long the oldest request of a route may have been in the server,
-   * unanswered, before new requests of that route are refused (held to
-   * twice the route's floor when that is more: a registration that costs
-   * 60 ms when nothing queues is held to 120 ms). The age of the oldest
-   * waiting work is CoDel's signal, read as the request comes rather than
-   * from answers already given: a new send waits at least behind the sends
-   * already queued at the realm's and the channel's actors, and refusing it
-   * is what keeps the admitted ones within their goal. 0: never.
+   * When even the quickest work answered in the last interval took longer
+   * than this, requests are queueing inside the server (in actors'
+   * mailboxes, behind the journal), whatever the event loop says: new work
+   * is refused until one is quick again (as CoDel does). 0: never.
    */
   targetMs: number;
+  /** The interval of `targetMs`. */
+  intervalMs: number;
   /** The time an admitted request's asks to the actors share (its deadline). */
   deadlineMs: number;
   /** What `Retry-After` says, in seconds. */
@@ -44,7 +43,8 @@ export const DEFAULT_ADMISSION: AdmissionSettings = {
   maxWaitMs: 50,
   maxPolls: 50_000,
   maxLagMs: 30,
-  targetMs: 50,
+  targetMs: 30,
+  intervalMs: 200,
   deadlineMs: 10_000,
   retryAfterSeconds: 1,
 };
@@ -58,9 +58,11 @@ export interface Load {
   polls: number;
   /** How late the event loop runs (a moving average of its ticks), in ms. */
   lagMs: number;
+  /** The quickest work answered in the last whole interval, in ms; undefined when none was. */
+  quickestMs?: number | undefined;
 }
 
-export type Refusal = 'lag' | 'slow route' | 'queue full' | 'polls';
+export type Refusal = 'lag' | 'slow' | 'slow route' | 'queue full' | 'polls';
 export type Verdict = { verdict: 'admit' } | { verdict: 'wait' } | { verdict: 'refuse'; reason: Refusal };
 
 /** GET /events is a long poll; /metrics must answer to whoever watches an overloaded server. */
@@ -70,16 +72,19 @@ export function classify(method: string, path: string): RequestClass {
   return 'work';
 }
 
-/** Lag and a route's old requests refuse work only while at least this many requests are in flight. */
+/** Lag and slowness refuse work only while at least this many requests are in flight. */
 export const SHED_FLOOR = 4;
 
 /** Admit, wait for a slot, or refuse, from the request's class and the edge's load alone. */
 export function decide(cls: RequestClass, load: Load, settings: AdmissionSettings): Verdict {
   if (cls === 'exempt' || settings.maxInFlight === 0) return { verdict: 'admit' };
   if (cls === 'poll') return load.polls < settings.maxPolls ? { verdict: 'admit' } : refuse('polls');
-  // A late loop with next to nothing in flight is the machine's doing (a neighbour, a start-up): refusing
-  // the few requests there are would not help them.
-  if (load.inFlight >= SHED_FLOOR && load.lagMs > settings.maxLagMs) return refuse('lag');
+  // A late loop or slow answers with next to nothing in flight are the machine's doing (a neighbour, a
+  // start-up): refusing the few requests there are would not help them.
+  const shedding = load.inFlight >= SHED_FLOOR;
+  if (shedding && load.lagMs > settings.maxLagMs) return refuse('lag');
+  const slow = settings.targetMs > 0 && load.quickestMs !== undefined && load.quickestMs > settings.targetMs;
+  if (shedding && slow) return refuse('slow');
   if (load.inFlight < settings.maxInFlight && load.queued === 0) return { verdict: 'admit' };
   return load.queued < settings.maxQueued ? { verdict: 'wait' } : refuse('queue full');
 }
@@ -87,21 +92,21 @@ export function decide(cls: RequestClass, load: Load, settings: AdmissionSetting
 const refuse = (reason: Refusal): Verdict => ({ verdict: 'refuse', reason });
 
 /**
- * Once its route is known: whether the route's oldest request in flight has
- * waited longer than the target and longer than twice the route's floor
- * (the quickest answer it ever gave). A send queueing behind the realm's
- * actor is refused even while cheap requests keep the rest of the edge
- * quick; a route that is always slow (a registration) is held to its own
- * floor.
+ * Once its route is known: whether the quickest answer of this route in
+ * the last interval took more than the target and more than twice the
+ * route's floor (its quickest when nothing queued). A send queueing behind
+ * the realm's actor is refused even while cheap requests keep the edge's
+ * quickest answer low; a route that is always slow (a registration) is
+ * held to its own floor.
  */
 export function slowRoute(
-  route: { oldestMs: number | undefined; floorMs: number | undefined },
+  route: { quickestMs: number | undefined; floorMs: number | undefined },
   inFlight: number,
   settings: AdmissionSettings,
 ): boolean {
   if (settings.maxInFlight === 0 || settings.targetMs === 0) return false;
-  if (inFlight < SHED_FLOOR || route.oldestMs === undefined) return false;
-  return route.oldestMs > Math.max(settings.targetMs, 2 * (route.floorMs ?? 0));
+  if (inFlight < SHED_FLOOR || route.quickestMs === undefined) return false;
+  return route.quickestMs > Math.max(settings.targetMs, 2 * (route.floorMs ?? 0));
 }
 
 /** The refusal a client sees: the Zulip error envelope, 503, with `retry-after` in the body and the header. */
@@ -146,75 +151,57 @@ interface Waiter {
   timer: NodeJS.Timeout;
 }
 
-/** A route's requests in flight (when admission took each, ms) and the quickest answer it ever gave. */
-class RouteLoad {
-  readonly since: number[] = [];
-  floorMs = Infinity;
-
-  oldest(): number | undefined {
-    let first: number | undefined;
-    for (const at of this.since) if (first === undefined || at < first) first = at;
-    return first;
-  }
-}
-
 /**
  * The edge's admission: counts what is in flight, keeps the short line of
  * requests waiting for a slot (first come, first served; each leaves after
- * `maxWaitMs`), knows each route's requests in flight and floor, and sets
- * each admitted request's deadline.
+ * `maxWaitMs`), times the answers (all, and by route), and sets each
+ * admitted request's deadline.
  */
 export class Admission {
   private inFlight = 0;
   private polls = 0;
   private readonly line: Waiter[] = [];
-  private readonly routes = new Map<string, RouteLoad>();
   readonly stats: AdmissionStats = {
     admitted: 0,
-    refused: { lag: 0, 'slow route': 0, 'queue full': 0, polls: 0, 'waited too long': 0 },
+    refused: { lag: 0, slow: 0, 'slow route': 0, 'queue full': 0, polls: 0, 'waited too long': 0 },
   };
 
   constructor(
     readonly settings: AdmissionSettings,
     private readonly lag: { lagMs: number } = { lagMs: 0 },
-  ) {}
+  ) {
+    this.quickest = new Quickest(settings.intervalMs);
+  }
+
+  /** The quickest answers of all work, and by route template. */
+  private readonly quickest: Quickest;
+  private readonly routes = new Map<string, Quickest>();
 
   get load(): Load {
-    return { inFlight: this.inFlight, queued: this.line.length, polls: this.polls, lagMs: this.lag.lagMs };
-  }
-
-  /** How long the oldest work in flight has waited for its answer, in ms (0: none). */
-  get oldestMs(): number {
-    let oldest = Infinity;
-    for (const route of this.routes.values()) oldest = Math.min(oldest, route.oldest() ?? Infinity);
-    return oldest === Infinity ? 0 : performance.now() - oldest;
-  }
-
-  /**
-   * Once the router knows the request's route: throws the refusal when the
-   * route's oldest request in flight says it queues (`slowRoute`), else
-   * counts the request in the route's. Long polls are not counted.
-   */
-  admitRoute(route: string, state: EdgeState): void {
-    const admitted = state.admission;
-    if (!admitted) return;
-    let load = this.routes.get(route);
-    if (!load) this.routes.set(route, (load = new RouteLoad()));
-    const oldest = load.oldest();
-    const verdict = {
-      oldestMs: oldest === undefined ? undefined : performance.now() - oldest,
-      floorMs: load.floorMs === Infinity ? undefined : load.floorMs,
+    return {
+      inFlight: this.inFlight,
+      queued: this.line.length,
+      polls: this.polls,
+      lagMs: this.lag.lagMs,
+      quickestMs: this.quickest.lastMs,
     };
-    if (slowRoute(verdict, this.inFlight, this.settings)) this.refuse('slow route');
-    load.since.push(admitted.at);
-    admitted.route = route;
   }
 
-  private answered(admitted: EdgeState['admission']): void {
-    const load = admitted?.route === undefined ? undefined : this.routes.get(admitted.route);
-    if (!load) return;
-    load.since.splice(load.since.indexOf(admitted!.at), 1);
-    load.floorMs = Math.min(load.floorMs, performance.now() - admitted!.at);
+  /** Throws the refusal when the route's own answers say it queues (`slowRoute`). */
+  admitRoute(route: string): void {
+    const times = this.routes.get(route);
+    if (!times) return;
+    const verdict = { quickestMs: times.lastMs, floorMs: times.floorMs };
+    if (slowRoute(verdict, this.inFlight, this.settings)) this.refuse('slow route');
+  }
+
+  private answered(started: number, route: string | undefined): void {
+    const ms = performance.now() - started;
+    this.quickest.record(ms);
+    if (route === undefined) return;
+    let times = this.routes.get(route);
+    if (!times) this.routes.set(route, (times = new Quickest(this.settings.intervalMs)));
+    times.record(ms);
   }
 
   /** Koa middleware: admits the request (maybe after a short wait) and frees its slot once answered. */
@@ -230,14 +217,14 @@ export class Admission {
       else this.inFlight++;
       this.stats.admitted++;
       if (this.settings.maxInFlight > 0) ctx.state.deadline = Date.now() + this.settings.deadlineMs;
-      if (cls === 'work') ctx.state.admission = { at: performance.now() };
+      const started = performance.now();
       try {
         await next();
       } finally {
         if (cls === 'poll') this.polls--;
         else {
           this.release();
-          this.answered(ctx.state.admission);
+          this.answered(started, ctx.state.route);
         }
       }
     };

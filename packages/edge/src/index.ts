@@ -58,6 +58,7 @@ export {
   type RequestClass,
   type Verdict,
 } from './admission.js';
+export { MIN_ANSWERS, Quickest } from './quickest.js';
 export { scopedActors } from './pipeline.js';
 export { RawJson } from './raw-json.js';
 export type { EdgeState } from './state.js';

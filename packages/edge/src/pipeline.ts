@@ -19,7 +19,7 @@ export interface PipelineDeps {
   rateLimiter?: RateLimiter;
   /** Browser sessions, for the routes under /json; without it, /json takes API keys only. */
   session?: SessionAuthenticate;
-  /** Refuses a route whose requests queue (`slowRoute`), before anything is spent on it. */
+  /** Refuses a route whose answers queue (`slowRoute`), before anything is spent on it. */
   admission?: Admission;
 }
 
@@ -44,7 +44,7 @@ export function routeMiddleware(route: Route, deps: PipelineDeps, prefix: '/api/
     }
     const { requestId, log } = ctx.state;
     ctx.state.route = template;
-    deps.admission?.admitRoute(template, ctx.state);
+    deps.admission?.admitRoute(template);
     const actors = scopedActors(deps.actors, requestId, ctx.state.deadline);
     const request = requestInfo(ctx);
     const authRequest = { request, requestId, log, actors };

@@ -16,6 +16,4 @@ export interface EdgeState {
   rateLimits?: AppliedLimit[];
   /** When admission gave up on this request (ms since the epoch): its asks to the actors end by then. */
   deadline?: number;
-  /** Work admission took: when (`performance.now()`), and the route it is counted in once the router knows it. */
-  admission?: { at: number; route?: string };
 }

@@ -7,8 +7,9 @@ import {
   DEFAULT_ADMISSION,
   SHED_FLOOR,
   slowRoute,
+  MIN_ANSWERS,
+  Quickest,
   type AdmissionSettings,
-  type EdgeState,
   type Load,
 } from '../src/index.js';
 
@@ -49,9 +50,18 @@ test('decide: a late event loop refuses new work at once, but not long polls', (
   t.deepEqual(decide('poll', late, roomy), { verdict: 'admit' });
 });
 
-test('decide: lag does not refuse the few requests of a server with next to nothing in flight', (t) => {
-  const few = { ...quiet, inFlight: SHED_FLOOR - 1, lagMs: 500 };
-  t.deepEqual(decide('work', few, settings), { verdict: 'admit' });
+test('decide: lag and slowness do not refuse the few requests of a server with next to nothing in flight', (t) => {
+  const few = { ...quiet, inFlight: SHED_FLOOR - 1, lagMs: 500, quickestMs: 500 };
+  t.deepEqual(decide('work', few, { ...settings, targetMs: 30 }), { verdict: 'admit' });
+});
+
+test('decide: when even the quickest work of the last interval was slower than the target, work is refused', (t) => {
+  const target = { ...roomy, targetMs: 30 };
+  t.deepEqual(decide('work', { ...busy, quickestMs: 31 }, target), { verdict: 'refuse', reason: 'slow' });
+  t.deepEqual(decide('work', { ...busy, quickestMs: 30 }, target), { verdict: 'admit' });
+  t.deepEqual(decide('work', { ...busy, quickestMs: undefined }, target), { verdict: 'admit' });
+  t.deepEqual(decide('poll', { ...busy, quickestMs: 500 }, target), { verdict: 'admit' });
+  t.deepEqual(decide('work', { ...busy, quickestMs: 500 }, { ...target, targetMs: 0 }), { verdict: 'admit' });
 });
 
 test('decide: long polls have their own bound and never take a slot of work', (t) => {
@@ -145,53 +155,38 @@ test('Admission: refusals for lag and a full line come at once; polls are counte
   t.like(wide.load, { inFlight: 0, lagMs: 51 });
 });
 
-test('slowRoute: a route is refused while its oldest request in flight waited over the target and twice its floor', (t) => {
-  const target = { ...roomy, targetMs: 50 };
-  const send = (oldestMs: number | undefined, floorMs: number | undefined) => ({ oldestMs, floorMs });
-  t.true(slowRoute(send(51, 5), SHED_FLOOR, target));
-  t.false(slowRoute(send(50, 5), SHED_FLOOR, target));
-  t.false(slowRoute(send(500, undefined), SHED_FLOOR, { ...target, targetMs: 0 }), 'turned off');
+test('slowRoute: a route is refused when its quickest answer is over the target and over twice its floor', (t) => {
+  const target = { ...roomy, targetMs: 30 };
+  const send = (quickestMs: number | undefined, floorMs: number | undefined) => ({ quickestMs, floorMs });
+  t.true(slowRoute(send(31, 5), SHED_FLOOR, target));
+  t.false(slowRoute(send(30, 5), SHED_FLOOR, target));
   // A registration costs 60 ms when nothing queues: held to 120 ms, not to the target.
   t.false(slowRoute(send(100, 60), SHED_FLOOR, target));
   t.true(slowRoute(send(121, 60), SHED_FLOOR, target));
-  t.true(slowRoute(send(51, undefined), SHED_FLOOR, target), 'no answer yet: held to the target');
-  t.false(slowRoute(send(undefined, 5), SHED_FLOOR, target), 'none of the route in flight');
+  t.false(slowRoute(send(undefined, 5), SHED_FLOOR, target), 'no whole interval: no verdict');
   t.false(slowRoute(send(500, 5), SHED_FLOOR - 1, target), 'next to nothing in flight');
+  t.false(slowRoute(send(500, 5), SHED_FLOOR, { ...target, targetMs: 0 }), 'turned off');
   t.false(slowRoute(send(500, 5), SHED_FLOOR, { ...target, maxInFlight: 0 }), 'admission off');
 });
 
-test('Admission: a route whose oldest request waits past the target is refused at once; other routes and polls are not', async (t) => {
-  const admission = new Admission({ ...roomy, targetMs: 50 });
-  const routed = (route: string, method = 'POST', path = '/api/v1/messages') => {
-    let finish!: () => void;
-    const held = new Promise<void>((resolve) => (finish = resolve));
-    const ctx = { method, path, state: {} as EdgeState };
-    const done = admission.middleware()(ctx as never, async () => {
-      admission.admitRoute(route, ctx.state);
-      await held;
-    });
-    return { done, finish };
-  };
-  const sends = Array.from({ length: SHED_FLOOR }, () => routed('/api/v1/messages'));
-  await settle();
-  t.true(admission.oldestMs >= 0);
-  await new Promise((resolve) => setTimeout(resolve, 80));
-  t.true(admission.oldestMs > 50);
-  await t.throwsAsync(routed('/api/v1/messages').done, { message: /overloaded/ });
-  t.is(admission.stats.refused['slow route'], 1);
-  const other = routed('/api/v1/users/me/presence');
-  const poll = routed('/api/v1/events', 'GET', '/api/v1/events');
-  await settle();
-  other.finish();
-  poll.finish();
-  await Promise.all([other.done, poll.done]);
-  for (const send of sends) send.finish();
-  await Promise.all(sends.map((s) => s.done));
-  t.is(admission.oldestMs, 0);
-  // Answered: the route is taken again (its floor is now the ~80 ms its requests took, held to twice that).
-  const next = routed('/api/v1/messages');
-  await settle();
-  next.finish();
-  await next.done;
-  t.is(admission.stats.refused['slow route'], 1);
+test('Quickest: the quickest of the last whole interval (MIN_ANSWERS at least), and the floor of all of them', (t) => {
+  let now = 1000;
+  const q = new Quickest(200, () => now);
+  t.is(q.lastMs, undefined);
+  for (const ms of [40, 12, 30, 25]) q.record(ms);
+  t.is(q.lastMs, undefined, 'the interval is still under way');
+  now += 200;
+  t.is(q.lastMs, 12);
+  t.is(q.floorMs, 12);
+  for (const ms of [90, 80, 70]) q.record(ms);
+  now += 200;
+  t.is(q.lastMs, undefined, `fewer than ${MIN_ANSWERS} answers: no verdict`);
+  for (const ms of [90, 80, 70, 60]) q.record(ms);
+  now += 200;
+  t.is(q.lastMs, 60);
+  t.is(q.floorMs, 12, 'the floor is the quickest of every whole interval');
+  for (const ms of [1, 1, 1, 1]) q.record(ms);
+  now += 500;
+  t.is(q.lastMs, undefined, 'an interval that ended long ago says nothing of now');
+  t.is(q.floorMs, 12);
 });

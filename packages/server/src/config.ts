@@ -108,6 +108,7 @@ function readAdmission(env: NodeJS.ProcessEnv): AdmissionSettings {
     maxPolls: integer(env, 'ADMISSION_MAX_POLLS', d.maxPolls),
     maxLagMs: integer(env, 'ADMISSION_MAX_LAG_MS', d.maxLagMs),
     targetMs: integer(env, 'ADMISSION_TARGET_MS', d.targetMs),
+    intervalMs: Math.max(1, integer(env, 'ADMISSION_INTERVAL_MS', d.intervalMs)),
     deadlineMs: integer(env, 'ADMISSION_DEADLINE_MS', d.deadlineMs),
     retryAfterSeconds: integer(env, 'ADMISSION_RETRY_AFTER_SECONDS', d.retryAfterSeconds),
   };

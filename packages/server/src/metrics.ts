@@ -89,12 +89,5 @@ export function admissionMetrics(registry: Registry, admission: Admission): void
   load('queued', 'Requests waiting for a slot');
   load('polls', 'Long polls held');
   load('lagMs', 'How late the event loop runs (a moving average), in ms');
-  new Gauge({
-    name: 'chat_admission_oldest_ms',
-    help: 'How long the oldest request (not a long poll) in flight has waited for its answer, in ms (0: none)',
-    registers: [registry],
-    collect() {
-      this.set(admission.oldestMs);
-    },
-  });
+  load('quickestMs', 'The quickest request (not a long poll) answered in the last interval, in ms (0: none)');
 }
