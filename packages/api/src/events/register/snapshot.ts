@@ -25,7 +25,7 @@ import { addPeopleSections, type PeopleRequest } from './people.js';
 import { realmSection } from './realm-section.js';
 import { emptySections, userDefaultsSection } from './empty-sections.js';
 import { ownAccountSection } from './own-account.js';
-import { visibleChannels } from '../../channels/channels.js';
+import { channelGrantsOf, visibleChannels } from '../../channels/channels.js';
 
 /** Sections built from one actor's reads, and the event type that changes each. */
 const SECTION_EVENTS: Array<[string, string]> = [
@@ -140,7 +140,17 @@ export class Snapshot {
       this.types.add('realm_user_settings_defaults');
     }
     if (this.wants('subscription')) {
-      const channels = await caller.actors.ask(caller.realm, { type: 'realm.channels' });
+      // Who cannot see public channels (guests) learns only the web-public ones; administrators
+      // learn private ones too (they may read their metadata), as in the original; a non-guest also
+      // those his groups let him know of (has_metadata_access_to_channel_via_groups), which the realm
+      // answers at once, and before any channel is read (its `stream` create and delete come from a change
+      // of the realm: see reads.ts).
+      const seesPublic = maySeePublicChannels(caller.principal);
+      const seesPrivate = isAdministrator(caller.principal);
+      const [channels, grants] = await Promise.all([
+        caller.actors.ask(caller.realm, { type: 'realm.channels' }),
+        seesPublic && !seesPrivate ? channelGrantsOf(caller) : undefined,
+      ]);
       const subscribed = new Set(Object.keys(state.subscriptions).map(Number));
       const unsubscribed = new Set(state.unsubscribed);
       // Of his former channels, one keeps only those he may still know of, as in the original
@@ -166,28 +176,20 @@ export class Snapshot {
       });
       this.body.subscriptions = json.filter((j) => subscribed.has(j.id)).map((j) => j.sub);
       this.body.unsubscribed = json.filter((j) => !subscribed.has(j.id)).map((j) => j.sub);
-      // Who cannot see public channels (guests) learns only the web-public ones; administrators
-      // learn private ones too (they may read their metadata), as in the original.
-      const seesPublic = maySeePublicChannels(caller.principal);
-      const seesPrivate = isAdministrator(caller.principal);
       const candidates = channels
         .filter((c) => !subscribed.has(c.channel_id) && !unsubscribed.has(c.channel_id))
         .filter((c) => this.req.archived_channels || !c.is_archived);
-      // A non-guest may know a private channel through its groups (the original's
-      // has_metadata_access_to_channel_via_groups): the channel decides, as for GET /streams?include_all.
-      const viaGroups = seesPublic && !seesPrivate ? candidates.filter((c) => c.invite_only) : [];
-      const granted = new Set(
-        (
-          await Promise.all(
-            viaGroups.map((c) =>
-              caller.channelInfo(c.channel_id).then(
-                () => c.channel_id,
-                () => undefined,
-              ),
-            ),
-          )
-        ).filter((id) => id !== undefined),
+      // Entries kept before the directory had channels' settings: the channel decides, as it did.
+      const unknown = grants ? candidates.filter((c) => c.invite_only && !c.permissions) : [];
+      const asked = await Promise.all(
+        unknown.map((c) =>
+          caller.channelInfo(c.channel_id).then(
+            () => [c.channel_id],
+            () => [],
+          ),
+        ),
       );
+      const granted = new Set([...(grants?.metadata ?? []), ...asked.flat()]);
       const never = candidates
         .filter((c) => (c.invite_only ? seesPrivate || granted.has(c.channel_id) : seesPublic || c.is_web_public))
         .map((c) => ({
