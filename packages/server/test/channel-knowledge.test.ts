@@ -1,6 +1,6 @@
 import { withServer } from './context.js';
 import { newPerson, type Person } from './people.js';
-import { of, register, snapshotOf, take, type Body, type Event, type Queue } from './queues.js';
+import { of, poll, register, snapshotOf, take, type Body, type Event, type Queue } from './queues.js';
 import { fails, ok } from './replies.js';
 
 /**
@@ -133,4 +133,48 @@ test('a group a channel uses cannot be deactivated', async (t) => {
   t.deepEqual((reply.body as Body).objections, [
     { type: 'channel', channel_id: id, settings: ['can_subscribe_group'] },
   ]);
+});
+
+test('registers racing a member joining and leaving the group: each event applies once, and every view ends right', async (t) => {
+  const [alice, bob] = await Promise.all(['Alice RC', 'Bob RC'].map((n) => newPerson(t.context, n)));
+  const team = await group(alice!);
+  const id = await privateChannel(alice!, [], { can_subscribe_group: team });
+  const known = (snapshot: Body) => (snapshot.never_subscribed as Body[]).some((s) => s.stream_id === id);
+  const views: Array<{ queue: Queue; knows: boolean; twice: string[]; applied: number }> = [];
+  const apply = (view: (typeof views)[number]) => {
+    for (const e of view.queue.seen.slice(view.applied)) {
+      if (created(id)(e)) {
+        if (view.knows) view.twice.push(`create ${e.id} of a channel it knew`);
+        view.knows = true;
+      } else if (deleted(id)(e)) {
+        if (!view.knows) view.twice.push(`delete ${e.id} of a channel it did not know`);
+        view.knows = false;
+      }
+    }
+    view.applied = view.queue.seen.length;
+  };
+  const registering = (async () => {
+    for (let i = 0; i < 8; i++) {
+      const queue = await register(bob!.client, { event_types: ['stream'], fetch_event_types: ['subscription'] });
+      views.push({ queue, knows: known(queue.snapshot), twice: [], applied: 0 });
+    }
+  })();
+  for (let i = 0; i < 7; i++) {
+    const change = i % 2 === 0 ? { add: [bob!.user_id] } : { delete: [bob!.user_id] };
+    await ok(alice!.client, 'POST', `/user_groups/${team}/members`, change);
+  }
+  await registering;
+  // Seven changes: he is in the group at the end.
+  t.true(known(await snapshotOf(bob!.client, { fetch_event_types: ['subscription'] })));
+  const deadline = Date.now() + 60_000;
+  for (const view of views) {
+    for (apply(view); !view.knows && Date.now() < deadline; apply(view)) {
+      await poll(view.queue, true);
+      await new Promise((wait) => setTimeout(wait, 200));
+    }
+    await poll(view.queue, true);
+    apply(view);
+    t.deepEqual(view.twice, []);
+    t.true(view.knows, 'the last create reached every queue');
+  }
 });
