@@ -47,7 +47,7 @@ const server = spawn(process.execPath, [join(ROOT, 'packages/server/dist/src/mai
   stdio: ['ignore', 'ignore', 'inherit'],
 });
 
-async function call(method, path, auth, params = {}) {
+async function call(method, path, auth, params = {}, retries = 30) {
   const body = new URLSearchParams(
     Object.entries(params).map(([k, v]) => [k, typeof v === 'string' ? v : JSON.stringify(v)]),
   );
@@ -55,6 +55,11 @@ async function call(method, path, auth, params = {}) {
   const url = method === 'GET' ? `${base}${path}?${body}` : `${base}${path}`;
   const reply = await fetch(url, { method, headers, ...(method === 'GET' ? {} : { body }) });
   const json = await reply.json();
+  // Admission may refuse the setup's bursts: wait as asked.
+  if (reply.status === 503 && retries > 0) {
+    await new Promise((r) => setTimeout(r, 1000 * Number(reply.headers.get('retry-after') ?? 1)));
+    return call(method, path, auth, params, retries - 1);
+  }
   if (reply.status !== 200) throw new Error(`${method} ${path}: ${reply.status} ${JSON.stringify(json)}`);
   return json;
 }
