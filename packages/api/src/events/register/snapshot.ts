@@ -1,5 +1,6 @@
 import {
   ChatError,
+  channelAddress,
   isAdministrator,
   isGuest,
   mayKnowFormerChannel,
@@ -287,7 +288,13 @@ export class Snapshot {
       if (err instanceof ChatError) return undefined;
       throw err;
     };
-    const infos = await Promise.all(wanted.map((c) => caller.channelInfo(c.channel_id).catch(refused)));
+    // What the realm granted is asked without his groups as authentication saw them, which may be older
+    // than the realm's answer: its events are covered at the realm's position (see reads.ts).
+    const ask = (c: ChannelEntry) =>
+      grants.has(c.channel_id) && !seesPrivate
+        ? caller.actors.ask(channelAddress(caller.principal.realm, c.channel_id), { type: 'channel.info' })
+        : caller.channelInfo(c.channel_id);
+    const infos = await Promise.all(wanted.map((c) => ask(c).catch(refused)));
     return infos.filter((info) => info !== undefined).sort((a, b) => a.name.localeCompare(b.name));
   }
 
