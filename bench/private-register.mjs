@@ -6,6 +6,7 @@
 // Starts an embedded development server of `--root` (default: this checkout) on a free port with a data
 // folder of its own, builds the realm through the API, measures, and stops the server by its pid.
 import { spawn } from 'node:child_process';
+import { readdirSync, readFileSync } from 'node:fs';
 import { mkdtemp, rm } from 'node:fs/promises';
 import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
@@ -66,14 +67,43 @@ async function call(method, path, auth, params = {}, retries = 30) {
 
 const percentile = (xs, p) => [...xs].sort((a, b) => a - b)[Math.min(xs.length - 1, Math.floor(xs.length * p))];
 
-async function timed(runs, what) {
-  const ms = [];
-  for (let i = 0; i < runs; i++) {
-    const start = performance.now();
-    await what();
-    ms.push(performance.now() - start);
+/** CPU seconds of the server and its processes (edge workers), from /proc. */
+function serverCpu() {
+  const stats = new Map();
+  for (const name of readdirSync('/proc').filter((n) => /^\d+$/.test(n))) {
+    try {
+      const text = readFileSync(`/proc/${name}/stat`, 'utf8');
+      const fields = text.slice(text.lastIndexOf(')') + 2).split(' ');
+      stats.set(Number(name), { ppid: Number(fields[1]), ticks: Number(fields[11]) + Number(fields[12]) });
+    } catch {
+      // gone meanwhile
+    }
   }
-  return { p50: percentile(ms, 0.5).toFixed(1), p90: percentile(ms, 0.9).toFixed(1) };
+  const tree = new Set([server.pid]);
+  for (let grew = true; grew;) {
+    grew = false;
+    for (const [pid, s] of stats) if (!tree.has(pid) && tree.has(s.ppid)) grew = tree.add(pid) !== undefined;
+  }
+  return [...tree].reduce((sum, pid) => sum + (stats.get(pid)?.ticks ?? 0), 0) / 100;
+}
+
+/** Latency p50/p90 of `what` (alone: `after` runs untimed), and the server's CPU per run. */
+async function timed(runs, what, after = async () => {}) {
+  const ms = [];
+  let cpu = 0;
+  for (let i = 0; i < runs; i++) {
+    const before = serverCpu();
+    const start = performance.now();
+    const result = await what();
+    ms.push(performance.now() - start);
+    cpu += serverCpu() - before;
+    await after(result);
+  }
+  return {
+    p50: percentile(ms, 0.5).toFixed(1),
+    p90: percentile(ms, 0.9).toFixed(1),
+    cpu_ms: ((cpu * 1000) / runs).toFixed(1),
+  };
 }
 
 try {
@@ -115,13 +145,15 @@ try {
     if (body.never_subscribed.filter((s) => s.invite_only).length !== Math.ceil(CHANNELS / 10)) {
       throw new Error(`never_subscribed: ${body.never_subscribed.length}`);
     }
-    await call('DELETE', '/events', reader, { queue_id: body.queue_id });
+    return body.queue_id;
   };
+  const drop = (queue_id) => call('DELETE', '/events', reader, { queue_id });
   const streams = () => call('GET', '/streams', reader, { include_can_access_content: true });
-  await timed(5, register);
-  const reg = await timed(RUNS, register);
+  await timed(5, register, drop);
+  const reg = await timed(RUNS, register, drop);
   const get = await timed(RUNS, streams);
-  console.log(JSON.stringify({ channels: CHANNELS, runs: RUNS, register_ms: reg, get_streams_ms: get }));
+  const load = readFileSync('/proc/loadavg', 'utf8').split(' ').slice(0, 3).join(' ');
+  console.log(JSON.stringify({ channels: CHANNELS, runs: RUNS, load, register_ms: reg, get_streams_ms: get }));
 } finally {
   server.kill('SIGTERM');
   await new Promise((r) => server.once('exit', r));
