@@ -1,8 +1,7 @@
 import { maySeeAllChannels, maySeePublicChannels, type QueueEvent, type RealmCommand, userKeys } from '@chat/protocol';
 import type { Decision, Fanout } from '@chat/runtime';
 import type { Account, RealmEvent, RealmState } from './state.js';
-import { knowsPrivate } from './channel-knowledge.js';
-import { memberOf } from './groups/model.js';
+import { knowerOf } from './channel-knowledge.js';
 
 /**
  * Events every active account of the organization hears (user groups,
@@ -35,8 +34,7 @@ export function broadcast(
   const except = new Set(command.except);
   const entry = command.channel_id === undefined ? undefined : state.channels[command.channel_id];
   // A private channel's: administrators, and who knows of it through groups.
-  const throughGroups = (a: Account) =>
-    entry !== undefined && knowsPrivate(entry, { ...memberOf(state, a), role: a.role });
+  const throughGroups = entry === undefined ? () => false : knowerOf(state, entry);
   const sees =
     command.to === 'members' ? maySeePublicChannels : (a: Account) => maySeeAllChannels(a) || throughGroups(a);
   const reaches = (a: Account) => !except.has(a.id) && sees(a);

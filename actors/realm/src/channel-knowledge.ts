@@ -5,13 +5,14 @@ import {
   knowsThroughGroups,
   mayReadChannel,
   sameGroupSetting,
+  systemGroupsOf,
   type ChannelEntry,
   type ChannelGrants,
   type GroupSetting,
   type Member,
 } from '@chat/protocol';
 import type { Tell } from '@chat/runtime';
-import { memberOf } from './groups/model.js';
+import { isSystemGroup, memberOf } from './groups/model.js';
 import type { Account, RealmState } from './state.js';
 
 /**
@@ -27,6 +28,23 @@ import type { Account, RealmState } from './state.js';
 /** A private channel's group settings grant `who` knowledge of it (false where they are not known). */
 export const knowsPrivate = (entry: ChannelEntry, who: Member & { role: number }) =>
   entry.invite_only && entry.permissions !== undefined && knowsThroughGroups(who, entry.permissions);
+
+/**
+ * Whether an account knows a private channel through groups, as a test to run over many accounts: an
+ * account's user groups are looked up only when a setting names a user-defined group (system groups
+ * follow from the role; the defaults name nobody, or the creator directly).
+ */
+export function knowerOf(state: RealmState, entry: ChannelEntry): (a: Account) => boolean {
+  const named = GRANTING.flatMap((name) => {
+    const value = entry.permissions?.[name];
+    return value === undefined ? [] : typeof value === 'number' ? [value] : value.direct_subgroups;
+  });
+  const needsGroups = named.some((id) => !isSystemGroup(id));
+  return (a) => {
+    const who = needsGroups ? memberOf(state, a) : { user_id: a.id, groups: systemGroupsOf(a.role) };
+    return knowsPrivate(entry, { ...who, role: a.role });
+  };
+}
 
 /** `realm.channelGrants`: the private channels a user's groups let him know of and read. */
 export function channelGrants(state: RealmState, userId: number): ChannelGrants {

@@ -144,6 +144,16 @@ test("a private channel's broadcast reaches administrators and who knows it thro
   });
   const keys = sent.fanouts.flatMap((f) => f.keys).sort();
   t.deepEqual(keys, [`zulip:${OWNER}`, `zulip:${ADMIN}`, `zulip:${MEMBER}`].sort());
+  // A system group is known from the role alone.
+  const moderated = await channel(kit, 'moderated', { can_subscribe_group: SYSTEM_GROUPS['role:moderators'] });
+  const told = await kit.run({
+    type: 'realm.broadcast',
+    events: [event],
+    to: 'administrators',
+    except: [OWNER],
+    channel_id: moderated,
+  });
+  t.deepEqual(told.fanouts.flatMap((f) => f.keys).sort(), [`zulip:${ADMIN}`, `zulip:${MODERATOR}`].sort());
 });
 
 test('a group a channel uses cannot be deactivated: the channel is among the objections', async (t) => {
