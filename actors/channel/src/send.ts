@@ -152,6 +152,7 @@ export async function decideSend(ctx: ActorContext<ChannelState>, cmd: Send): Pr
     message: messageForEvent(state, ctx.address.key, message),
     people: cmd.people,
     read_by_sender: cmd.read_by_sender,
+    ...(cmd.mark_read ? { read_by: cmd.mark_read } : {}),
     channel_is_public: state.channel ? !state.channel.invite_only : false,
     channel_is_web_public: state.channel?.is_web_public ?? false,
     ...(cmd.local ? { local: cmd.local } : {}),

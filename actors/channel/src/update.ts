@@ -16,6 +16,14 @@ import { streamUpdates } from './stream-events.js';
 type Update = Extract<ChannelCommand, { type: 'channel.update' }>;
 const bad = (msg: string) => new ChatError('BAD_REQUEST', msg);
 
+/**
+ * Who may administer a channel may change its settings with metadata access
+ * alone, but for these (the original's
+ * `stream_permission_group_settings_requiring_content_access`) and its privacy.
+ */
+const NEED_CONTENT_ACCESS = ['can_add_subscribers_group', 'can_subscribe_group'];
+const NO_CONTENT = 'Channel content access is required.';
+
 export function decideUpdate(ctx: ActorContext<ChannelState>, cmd: Update): ChannelDecision<'channel.update'> {
   const state = ctx.state;
   const actor: Actor = cmd.actor;
@@ -35,6 +43,14 @@ export function decideUpdate(ctx: ActorContext<ChannelState>, cmd: Update): Chan
   }
   if (cmd.moderation_request_channel && !(changes.invite_only ?? channel.invite_only)) {
     throw bad('A moderation request channel cannot be public.');
+  }
+  // The original asks for content access when the privacy is given, even by an administrator.
+  if (changes.invite_only !== undefined) {
+    if (!hasContentAccess(state, actor)) throw bad(NO_CONTENT);
+    const creators = changes.invite_only
+      ? cmd.settings.can_create_private_channel_group
+      : cmd.settings.can_create_public_channel_group;
+    if (!inGroupSetting(creators, actor)) throw bad('Insufficient permission');
   }
   if (changes.is_web_public) {
     if (
@@ -57,14 +73,13 @@ export function decideUpdate(ctx: ActorContext<ChannelState>, cmd: Update): Chan
     );
   }
   const permissions = changes.permissions ?? {};
-  if (Object.keys(permissions).length > 0 && channel.invite_only && !state.members.includes(actor.user_id)) {
-    throw bad('You must be subscribed to this channel to change its permissions.');
-  }
   for (const [name, change] of Object.entries(permissions)) {
     const current = channel[name as keyof typeof permissions];
     if (change.old !== undefined && !sameGroupSetting(change.old, current)) {
       throw bad(`'old' value does not match the expected value.`);
     }
+    const changed = !sameGroupSetting(change.new, current);
+    if (changed && NEED_CONTENT_ACCESS.includes(name) && !hasContentAccess(state, actor)) throw bad(NO_CONTENT);
   }
   const settled: ChannelEvent = {
     type: 'channelUpdated',

@@ -83,16 +83,18 @@ export interface Arrival {
 
 /**
  * A muted sender's messages are read at once (the original's way of
- * sparing their notifications and unread counts), and those with an alert
- * word are remembered so that they keep `has_alert_word`. Own messages
- * change nothing.
+ * sparing their notifications and unread counts), and so are messages sent
+ * read for the user (`read_by`: a new channel's notices, for its creator);
+ * those with an alert word are remembered so that they keep
+ * `has_alert_word`. Own messages change nothing.
  */
 export function onArrival(key: string, state: Readonly<UserState>, events: QueueEvent[]): Arrival {
   const flags = new Map<number, string[]>();
   const muted = state.mutedUsers ?? {};
   const words = state.alertWords ?? [];
-  if (words.length === 0 && Object.keys(muted).length === 0) return { changes: [], flags };
   const me = userOfKey(key);
+  const readForMe = (e: QueueEvent) => isMessageEvent(e) && (e.read_by?.includes(me) ?? false);
+  if (words.length === 0 && Object.keys(muted).length === 0 && !events.some(readForMe)) return { changes: [], flags };
   const realm = realmOfKey(key);
   const read: FlagTarget[] = [];
   const alerted: number[] = [];
@@ -101,7 +103,7 @@ export function onArrival(key: string, state: Readonly<UserState>, events: Queue
     const m = (event as MessageQueueEvent).message;
     if (m.sender_id === me) continue;
     const extra: string[] = [];
-    if (muted[m.sender_id] !== undefined) {
+    if (muted[m.sender_id] !== undefined || readForMe(event)) {
       const conversation =
         m.channel_id !== null ? channelAddress(realm, m.channel_id) : conversationAddress(realm, m.dm_user_ids);
       read.push({ id: m.id, key: conversation.key, own: false });

@@ -1,20 +1,16 @@
-import anyTest, { type TestFn } from 'ava';
 import kafkajs, { type Producer } from 'kafkajs';
 import { FencedError, type JournalPartition } from '@chat/runtime';
 import type { KafkaJournal } from '../src/index.js';
-import { bytes, collect, freshNamespace, Journals, kafkaBrokers, text } from './kafka-helpers.js';
+import { bytes, collect, freshNamespace, journalTest, kafkaBrokers, text } from './kafka-helpers.js';
 
 const { Kafka, Partitioners, logLevel } = kafkajs;
-const test = anyTest as TestFn<{ journals: Journals; producers: Producer[] }>;
+const test = journalTest<{ producers: Producer[] }>();
 
 test.before((t) => {
-  kafkaBrokers();
-  t.context.journals = new Journals();
   t.context.producers = [];
 });
 test.after.always(async (t) => {
   await Promise.all((t.context.producers ?? []).map((p) => p.disconnect().catch(() => {})));
-  await t.context.journals?.cleanUp();
 });
 
 const fence = (epoch: number, shard = 3) => ({ shard, epoch });

@@ -1,4 +1,5 @@
 import { randomBytes } from 'node:crypto';
+import anyTest, { type TestFn } from 'ava';
 import { KafkaJournal, type KafkaJournalOptions } from '../src/index.js';
 
 /** The shared broker's address; the tests fail loudly, never skip, when the engines are not up. */
@@ -51,4 +52,20 @@ export class Journals {
       await journal.close();
     }
   }
+}
+
+/**
+ * The test function of a file whose tests open journals: it fails at once without the engines'
+ * addresses, and closes the file's journals and deletes their namespaces after its last test.
+ */
+export function journalTest<Extra extends object = object>(): TestFn<{ journals: Journals } & Extra> {
+  const test = anyTest as TestFn<{ journals: Journals } & Extra>;
+  test.before((t) => {
+    kafkaBrokers();
+    t.context.journals = new Journals();
+  });
+  test.after.always(async (t) => {
+    await t.context.journals?.cleanUp();
+  });
+  return test;
 }

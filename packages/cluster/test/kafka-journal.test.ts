@@ -1,17 +1,8 @@
-import anyTest, { type TestFn } from 'ava';
 import { FencedError, type JournalPartition } from '@chat/runtime';
 import type { KafkaJournal } from '../src/index.js';
-import { bytes, collect, freshNamespace, Journals, kafkaBrokers, text } from './kafka-helpers.js';
+import { bytes, collect, freshNamespace, journalTest, text } from './kafka-helpers.js';
 
-const test = anyTest as TestFn<{ journals: Journals }>;
-
-test.before((t) => {
-  kafkaBrokers();
-  t.context.journals = new Journals();
-});
-test.after.always(async (t) => {
-  await t.context.journals?.cleanUp();
-});
+const test = journalTest();
 
 const channels: JournalPartition = { topic: 'channel', shard: 1 };
 const users: JournalPartition = { topic: 'user', shard: 1 };

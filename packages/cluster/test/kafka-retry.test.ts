@@ -1,19 +1,10 @@
-import anyTest, { type TestFn } from 'ava';
 import kafkajs, { type Kafka, type Producer, type ProducerConfig, type Transaction } from 'kafkajs';
 import type { JournalPartition } from '@chat/runtime';
 import type { KafkaJournal } from '../src/index.js';
-import { bytes, collect, freshNamespace, Journals, kafkaBrokers, text } from './kafka-helpers.js';
+import { bytes, collect, freshNamespace, journalTest, text } from './kafka-helpers.js';
 
 const { KafkaJSError } = kafkajs;
-const test = anyTest as TestFn<{ journals: Journals }>;
-
-test.before((t) => {
-  kafkaBrokers();
-  t.context.journals = new Journals();
-});
-test.after.always(async (t) => {
-  await t.context.journals?.cleanUp();
-});
+const test = journalTest();
 
 const fence = { shard: 0, epoch: 1 };
 const p: JournalPartition = { topic: 'channel', shard: 0 };

@@ -1,18 +1,9 @@
-import anyTest, { type TestFn } from 'ava';
 import type { JournalPartition } from '@chat/runtime';
-import { bytes, collect, freshNamespace, Journals, kafkaBrokers, text } from './kafka-helpers.js';
+import { bytes, collect, freshNamespace, journalTest, text } from './kafka-helpers.js';
 
 // Measurements for the report, printed with t.log; the assertions check only
 // results, never times (the machine is shared).
-const test = anyTest as TestFn<{ journals: Journals }>;
-
-test.before((t) => {
-  kafkaBrokers();
-  t.context.journals = new Journals();
-});
-test.after.always(async (t) => {
-  await t.context.journals?.cleanUp();
-});
+const test = journalTest();
 
 const fence = (epoch = 1, shard = 0) => ({ shard, epoch });
 const payload = (i: number) => bytes(JSON.stringify({ i, text: 'x'.repeat(180) }));

@@ -254,6 +254,8 @@ export type ChannelCommand =
       /** For the message event: the sender and the participants of a direct message. */
       people: UserRef[];
       read_by_sender: boolean;
+      /** Recipients who get it already read (the original's `mark_as_read`: a new channel's notices, for its creator). */
+      mark_read?: number[];
       local?: { queue_id: string; local_id: string };
       /** An automated notice of the realm's notification bot, which may post anywhere (set by the edge only). */
       internal?: boolean;

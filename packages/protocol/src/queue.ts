@@ -32,6 +32,8 @@ export interface MessageQueueEvent {
   local?: { queue_id: string; local_id: string };
   /** Senders who asked for `read_by_sender: false` find their own message unread. */
   read_by_sender?: boolean;
+  /** Recipients who get it already read (the send command's `mark_read`): their actors record it read. */
+  read_by?: number[];
   /** For narrows by `channels:public` / `channels:web-public`. */
   channel_is_public: boolean;
   channel_is_web_public: boolean;

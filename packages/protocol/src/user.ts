@@ -129,7 +129,11 @@ export type UserCommand =
   | { type: 'user.deliver'; events: QueueEvent[] }
   /** A public channel's message events the user did not receive: for the `all_public_streams` queues only. */
   | { type: 'user.deliverPublic'; events: QueueEvent[] }
-  /** The user reacted to a channel message they did not have: the original's historical row, which reads as read. */
+  /**
+   * A channel message the user counts read, with no event to their queues: a
+   * historical row (reacting to a message they did not have), or a message
+   * sent read for them (`mark_read`, whose event already says so).
+   */
   | { type: 'user.historical'; key: string; message_id: number }
   | AttachmentCommand
   | PersonalCommand

@@ -4,5 +4,5 @@ export * from './shards.js';
 export * from './behavior.js';
 export * from './host.js';
 export * from './logger.js';
-export { originOf } from './outbox.js';
+export { originOf, outgoingKey } from './outbox.js';
 export { checkpointDue, type CheckpointPolicy } from './partition.js';

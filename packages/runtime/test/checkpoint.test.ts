@@ -1,21 +1,9 @@
-import anyTest, { type TestFn } from 'ava';
 import type { ActorAddress } from '@chat/protocol';
 import { checkpointDue, shardOf, type CheckpointPolicy } from '../src/index.js';
 import { counterBehavior, Probe, type CounterState } from './counter.js';
-import { TestNode } from './node.js';
+import { nodeTest, TestNode } from './node.js';
 
-const test = anyTest as TestFn<{ nodes: TestNode[] }>;
-
-test.beforeEach((t) => {
-  t.context.nodes = [];
-});
-
-test.afterEach.always(async (t) => {
-  for (const node of t.context.nodes) {
-    await node.stop().catch(() => undefined);
-    await node.destroy();
-  }
-});
+const test = nodeTest();
 
 const policy: CheckpointPolicy = { every: 100, perActor: 8, maxRecords: 1000, afterMs: 10_000 };
 

@@ -1,6 +1,7 @@
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import anyTest, { type TestFn } from 'ava';
 import { untyped, type TestClient } from './untyped.js';
 import { FileJournal, InProcessTransport, LevelStore } from '@chat/embedded';
 import {
@@ -132,4 +133,19 @@ export async function waitFor(check: () => boolean | Promise<boolean>, timeoutMs
     if (Date.now() > until) throw new Error('condition not met in time');
     await new Promise((resolve) => setTimeout(resolve, 5));
   }
+}
+
+/** The test function of a file whose tests start nodes (pushed to `t.context.nodes`): each test's are stopped and destroyed after it. */
+export function nodeTest(): TestFn<{ nodes: TestNode[] }> {
+  const test = anyTest as TestFn<{ nodes: TestNode[] }>;
+  test.beforeEach((t) => {
+    t.context.nodes = [];
+  });
+  test.afterEach.always(async (t) => {
+    for (const node of t.context.nodes) {
+      await node.stop().catch(() => undefined);
+      await node.destroy();
+    }
+  });
+  return test;
 }

@@ -1,22 +1,14 @@
-import anyTest, { type TestFn } from 'ava';
 import { ChatError, type ActorAddress, type Command } from '@chat/protocol';
 import { shardOf, type ActorBehavior, type AnyBehavior } from '../src/index.js';
 import { counter as untypedCounter, counterBehavior, type CounterEvent, type CounterState } from './counter.js';
-import { TestNode, waitFor } from './node.js';
+import { nodeTest, TestNode, waitFor } from './node.js';
 import type { AnyProtocols } from './untyped.js';
 
 // A poster (type realm) records a post, then owes a fan-out of it to counters
 // (type user); a counter asked to `pass` changes nothing and passes the value
 // on to a counter of type queue: a relay, as a user's events go to its queues.
 
-const test = anyTest as TestFn<{ nodes: TestNode[] }>;
-test.beforeEach((t) => void (t.context.nodes = []));
-test.afterEach.always(async (t) => {
-  for (const node of t.context.nodes) {
-    await node.stop().catch(() => undefined);
-    await node.destroy();
-  }
-});
+const test = nodeTest();
 
 type Posted = { type: 'posted'; value: number };
 const poster: ActorBehavior<{ posts: number }, Posted, AnyProtocols> = {

@@ -1,24 +1,12 @@
 import { rm } from 'node:fs/promises';
 import { join } from 'node:path';
-import anyTest, { type TestFn } from 'ava';
 import { ChatError, type ActorAddress } from '@chat/protocol';
 import { shardOf, TransportActorClient, type AnyBehavior } from '../src/index.js';
 import { untyped } from './untyped.js';
 import { counterBehavior, Probe, type CounterState } from './counter.js';
-import { TestNode, waitFor } from './node.js';
+import { nodeTest, TestNode, waitFor } from './node.js';
 
-const test = anyTest as TestFn<{ nodes: TestNode[] }>;
-
-test.beforeEach((t) => {
-  t.context.nodes = [];
-});
-
-test.afterEach.always(async (t) => {
-  for (const node of t.context.nodes) {
-    await node.stop().catch(() => undefined);
-    await node.destroy();
-  }
-});
+const test = nodeTest();
 
 const actor = (key: string): ActorAddress => ({ type: 'user', key });
 

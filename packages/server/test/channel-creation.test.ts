@@ -1,7 +1,7 @@
 import { SYSTEM_GROUPS } from '@chat/protocol';
 import { IDS, withServer } from './context.js';
 import { newPerson, type Person } from './people.js';
-import { next, register, snapshotOf, type Body } from './queues.js';
+import { absentBefore, next, register, snapshotOf, type Body } from './queues.js';
 import { bodyOf, fails, refused, succeeds } from './replies.js';
 
 /**
@@ -344,6 +344,26 @@ test("each new channel opens with the notification bot's notice of its kind, rea
   // A channel of the general chat only has it there.
   const general = await create(alice, unique('notice general'), { topics_policy: 'empty_topic_only' });
   t.is((await messagesIn(alice, general))[0]!.subject, '');
+});
+
+test("the new channel's notice arrives read for its creator, in the message event, with no flags event", async (t) => {
+  const alice = await newPerson(t.context, 'Alice Read Notice');
+  const bob = await newPerson(t.context, 'Bob Read Notice');
+  const queues = await Promise.all(
+    [alice, bob].map((p) => register(p.client, { event_types: ['message', 'update_message_flags'] })),
+  );
+  const id = await create(alice, unique('read notice'), { subscribers: [alice.user_id, bob.user_id] });
+  const notice = (e: Body) => e.type === 'message' && (e.message as Body).stream_id === id;
+  const [mine, his] = await Promise.all(queues.map((q) => next(q, notice)));
+  t.true((mine!.flags as string[]).includes('read'));
+  t.false((his!.flags as string[]).includes('read'));
+  const messageId = (mine!.message as Body).id as number;
+  // Starring it raises a flags event on the same path, after any the creation raised.
+  await bodyOf(alice.client.post('/messages/flags', { messages: [messageId], op: 'add', flag: 'starred' }));
+  const starred = (e: Body) => e.type === 'update_message_flags' && e.flag === 'starred';
+  t.true(await absentBefore(queues[0]!, starred, (e) => e.type === 'update_message_flags' && e.flag === 'read'));
+  t.true((await messagesIn(alice, id))[0]!.flags.includes('read'));
+  t.false((await messagesIn(bob, id))[0]!.flags.includes('read'));
 });
 
 test.serial("a channel's own topics policy takes can_set_topics_policy_group, at creation and on PATCH", async (t) => {

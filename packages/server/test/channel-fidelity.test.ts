@@ -189,3 +189,35 @@ test('never_subscribed lists a private channel to a member its groups let know o
   t.true((await never(bob!)).includes(id));
   t.false((await never(carol!)).includes(id));
 });
+
+test('PATCH /streams/{id} on a private channel: who administers it without content access changes all but its privacy and the two access groups', async (t) => {
+  const { iago } = t.context;
+  const [alice, bob] = await Promise.all(['Alice CA', 'Bob CA'].map((n) => newPerson(t.context, n)));
+  const id = await create(alice!, unique('content access'), {
+    invite_only: true,
+    can_administer_channel_group: { direct_members: [alice!.user_id, bob!.user_id], direct_subgroups: [] },
+  });
+  const group = (ids: number[]) => JSON.stringify({ new: { direct_members: ids, direct_subgroups: [] } });
+  const current = JSON.stringify({ new: SYSTEM_GROUPS['role:nobody'] });
+  // Neither Iago (an administrator) nor Bob (in the channel's group) is subscribed.
+  for (const who of [iago, bob!.client]) {
+    await bodyOf(who.patch(`/streams/${id}`, { can_send_message_group: JSON.stringify({ new: members }) }));
+    await bodyOf(who.patch(`/streams/${id}`, { description: 'metadata is enough' }));
+    // An unchanged value asks nothing.
+    await bodyOf(who.patch(`/streams/${id}`, { can_subscribe_group: current }));
+    for (const name of ['can_add_subscribers_group', 'can_subscribe_group']) {
+      await refused(
+        t,
+        who.patch(`/streams/${id}`, { [name]: group([IDS.iago]) }),
+        'Channel content access is required.',
+      );
+    }
+    await refused(t, who.patch(`/streams/${id}`, { is_private: true }), 'Channel content access is required.');
+  }
+  const stream = await bodyOf<{ stream: Body }>(alice!.client.get(`/streams/${id}`));
+  t.like(stream.stream, { invite_only: true, can_subscribe_group: SYSTEM_GROUPS['role:nobody'] });
+  t.is(stream.stream.can_send_message_group, members);
+  // Alice, subscribed, may.
+  await bodyOf(alice!.client.patch(`/streams/${id}`, { can_subscribe_group: group([bob!.user_id]) }));
+  await bodyOf(alice!.client.patch(`/streams/${id}`, { is_private: false }));
+});

@@ -178,6 +178,23 @@ test('a move to a public channel keeps the historical rows of who never was subs
   t.deepEqual(await receipts(alice.client, poll), [erin.user_id]);
 });
 
+test('someone whose only row in a public channel is historical, made a guest, hears no reactions there; made a member, does', async (t) => {
+  const { who, name } = await setup(t, 'HG', ['Alice', 'Bob', 'Dan'], ['Alice', 'Bob']);
+  const { Alice: alice, Bob: bob, Dan: dan } = who;
+  const poll = await send(alice.client, name, 'lunch', POLL);
+  // Never subscribed: starring it gives Dan a historical row.
+  await flag(dan, poll, 'add', 'starred');
+  const qd = await listen(dan);
+  const role = (value: number) => ok(t.context.iago, 'PATCH', `/users/${dan.user_id}`, { role: value });
+  await role(600);
+  await react(bob, poll);
+  await submit(bob, poll, vote('canned,0'));
+  t.true(await absentBefore(qd, votes(poll), about('reaction', poll)));
+  await role(400);
+  await react(alice, poll);
+  t.like(await next(qd, about('reaction', poll)), { user_id: alice.user_id });
+});
+
 test('a former subscriber made a guest hears no reactions in the public channel she left; made a member, she does', async (t) => {
   const { who, name } = await setup(t, 'G', ['Alice', 'Bob', 'Carol'], ['Alice', 'Bob', 'Carol']);
   const { Alice: alice, Bob: bob, Carol: carol } = who;

@@ -1,6 +1,8 @@
 import type { ExecutionContext } from 'ava';
+import { SYSTEM_GROUPS } from '@chat/protocol';
 import type { ChatClient } from '@chat/testkit';
 import { IDS, withServer } from './context.js';
+import { newPerson } from './people.js';
 import { poll, register, snapshotOf, type Body, type Event, type Queue } from './queues.js';
 import { ok } from './replies.js';
 
@@ -12,7 +14,7 @@ import { ok } from './replies.js';
  * removing what it does not, means an event was applied twice. At the end,
  * each client's state must equal a snapshot read afresh (nothing lost).
  */
-const test = withServer(['iago', 'hamlet', 'othello', 'cordelia'], { heartbeatMs: 1_000 });
+const test = withServer(['iago', 'hamlet', 'othello', 'cordelia', 'polonius'], { heartbeatMs: 1_000 });
 
 const TYPES = ['message', 'update_message_flags', 'drafts', 'subscription', 'realm_user', 'user_status', 'user_topic'];
 const CHANNELS = ['race 0', 'race 1', 'race 2'];
@@ -187,3 +189,67 @@ test('every client’s snapshot plus its events is the final state, each change 
     t.deepEqual(view.summary(), final, `client ${i} ends where a fresh snapshot is`);
   }
 });
+
+test.serial(
+  'a restricted guest’s snapshot plus its realm_user adds and removes is the final list, each applied once',
+  async (t) => {
+    const { server, iago } = t.context;
+    const restrict = async (group: number) => {
+      const reply = await iago.patch('/realm', { can_access_all_users_group: JSON.stringify({ new: group }) });
+      if (reply.status !== 200) throw new Error(JSON.stringify(reply.body));
+    };
+    await restrict(SYSTEM_GROUPS['role:members']);
+    try {
+      // Newcomers share no channel with Polonius (a guest) but the race's, so each join and leave changes his access.
+      const people = await Promise.all(['Ann Guestrace', 'Ben Guestrace'].map((n) => newPerson(t.context, n)));
+      const names = ['guest race 0', 'guest race 1'];
+      for (const name of names) {
+        await ok(iago, 'POST', '/users/me/subscriptions', {
+          subscriptions: JSON.stringify([{ name }]),
+          principals: JSON.stringify([IDS.polonius]),
+        });
+      }
+      const running = people.map(async (p, n) => {
+        const subscriptions = JSON.stringify([{ name: names[n] }]);
+        for (let i = 0; i < 10; i++) {
+          await ok(p.client, 'POST', '/users/me/subscriptions', { subscriptions });
+          await ok(p.client, 'DELETE', '/users/me/subscriptions', { subscriptions: JSON.stringify([names[n]]) });
+        }
+        await ok(p.client, 'POST', '/users/me/subscriptions', { subscriptions });
+      });
+      const params = {
+        event_types: JSON.stringify(['realm_user']),
+        client_capabilities: JSON.stringify({ user_list_incomplete: true }),
+      };
+      const ids = (snapshot: Body) =>
+        new Set((snapshot.realm_users as Array<{ user_id: number }>).map((u) => u.user_id));
+      const clients = Array.from({ length: 8 }, async (_, i) => {
+        await new Promise((resolve) => setTimeout(resolve, i * 80));
+        const queue = await register(await server.login('polonius@zulip.com'), params);
+        return { queue, users: ids(queue.snapshot), twice: [] as string[] };
+      });
+      const registered = await Promise.all(clients);
+      await Promise.all(running);
+      const final = [...ids(await snapshotOf(t.context.polonius, params))].sort();
+      t.true(people.every((p) => final.includes(p.user_id)));
+      for (const [i, { queue, users, twice }] of registered.entries()) {
+        for (let round = 0; round < 50; round++) {
+          for (const e of await poll(queue, true)) {
+            if (e.type !== 'realm_user' || (e.op !== 'add' && e.op !== 'remove')) continue;
+            const who = (e.person as { user_id: number }).user_id;
+            if (e.op === 'add' && users.has(who)) twice.push(`add ${who} was already there`);
+            if (e.op === 'remove' && !users.has(who)) twice.push(`remove ${who} was not there`);
+            if (e.op === 'add') users.add(who);
+            else users.delete(who);
+          }
+          if (JSON.stringify([...users].sort()) === JSON.stringify(final)) break;
+          await new Promise((resolve) => setTimeout(resolve, 200));
+        }
+        t.deepEqual(twice, [], `client ${i} applied a change twice`);
+        t.deepEqual([...users].sort(), final, `client ${i} ends where a fresh snapshot is`);
+      }
+    } finally {
+      await restrict(SYSTEM_GROUPS['role:everyone']);
+    }
+  },
+);

@@ -23,7 +23,7 @@ function policyWords(spec: NewChannelSpec): string {
 
 /**
  * Sends to a channel as the notification bot; when the one whose request caused it
- * is subscribed, the message is read for them, as the original marks it.
+ * is subscribed, the message arrives read for them, as the original's `mark_as_read`.
  */
 async function notify(
   caller: CallerContext,
@@ -35,15 +35,12 @@ async function notify(
   subscribed: boolean,
 ) {
   const request = { type: 'stream', to: channelId, topic, content };
-  const { id } = await sendMessage(new CallerContext(caller.actors, bot), request, options, 'Internal', true);
+  const markRead = subscribed ? [caller.principal.user_id] : [];
+  const { id } = await sendMessage(new CallerContext(caller.actors, bot), request, options, 'Internal', true, markRead);
   if (!subscribed) return;
+  // The message event says so too; this mark, without an event, makes it read before the request answers.
   const key = channelAddress(caller.principal.realm, channelId).key;
-  await caller.actors.ask(caller.me, {
-    type: 'user.flags',
-    op: 'add',
-    flag: 'read',
-    messages: [{ id, key, own: false }],
-  });
+  await caller.actors.ask(caller.me, { type: 'user.historical', key, message_id: id });
 }
 
 /**

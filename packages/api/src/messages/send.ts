@@ -93,6 +93,7 @@ export async function prepareSend(
   options: ApiOptions,
   client: string,
   internal = false,
+  markRead: number[] = [],
 ): Promise<PreparedSend> {
   const sender: Principal = caller.principal;
   const settings: RealmSettings = await caller.settings();
@@ -133,6 +134,7 @@ export async function prepareSend(
     read_by_sender: read,
     ...(local ? { local } : {}),
     ...(internal ? { internal } : {}),
+    ...(markRead.length > 0 ? { mark_read: markRead } : {}),
     ...(req.widget_content !== undefined ? { widget_content: req.widget_content } : {}),
   };
   return {
@@ -144,13 +146,17 @@ export async function prepareSend(
   };
 }
 
-/** Sends one message as `sender`; shared by the API and the automated notices (`internal`: the notification bot's). */
+/**
+ * Sends one message as `sender`; shared by the API and the automated notices (`internal`: the notification bot's;
+ * `markRead`: recipients who get it already read, the original's `mark_as_read`).
+ */
 export async function sendMessage(
   caller: CallerContext,
   req: SendRequest,
   options: ApiOptions,
   client: string,
   internal = false,
+  markRead: number[] = [],
 ) {
   const {
     address,
@@ -158,7 +164,7 @@ export async function sendMessage(
     channel_id: channelId,
     topic,
     read,
-  } = await prepareSend(caller, req, options, client, internal);
+  } = await prepareSend(caller, req, options, client, internal, markRead);
   const sender = command.sender;
   const local = command.local;
   if (channelId === undefined) await tellDirectAccess(caller.actors, sender.realm, command.people);

@@ -1,4 +1,5 @@
-import type { ActorClient } from '@chat/runtime';
+import { randomUUID } from 'node:crypto';
+import { outgoingKey, type ActorClient } from '@chat/runtime';
 import {
   channelAddress,
   isGuest,
@@ -33,12 +34,21 @@ export async function tellAccessChanges(
   told: Map<number, QueueEvent[]> = new Map(),
 ): Promise<void> {
   const changes = await accessChanges(actors, realm, channelId, before, after);
+  if (changes.size === 0) return;
+  // The events name the channel as their cause, at a position that holds the change: a register whose
+  // snapshot read the channel there or later already has them, and its queue drops them (`queue.cover`).
+  const channel = channelAddress(realm, channelId);
+  let at = 0;
+  await actors.ask(channel, { type: 'channel.info' }, { onPosition: (p) => (at = p) });
   const key = (e: QueueEvent) => JSON.stringify(e);
   await Promise.all(
     [...changes].map(async ([guest, all]) => {
       const sent = new Set((told.get(guest) ?? []).map(key));
       const events = all.filter((e) => !sent.has(key(e)));
-      if (events.length > 0) await actors.ask(userAddress(realm, guest), { type: 'user.deliver', events });
+      if (events.length === 0) return;
+      // Its own key (two changes may share the position read): only the origin is the channel's.
+      const idempotencyKey = `${outgoingKey(channel, at, 0)}>access:${guest}:${randomUUID()}`;
+      await actors.ask(userAddress(realm, guest), { type: 'user.deliver', events }, { idempotencyKey });
     }),
   );
 }

@@ -2,6 +2,8 @@ import { Type } from '@sinclair/typebox';
 import { defineRoute, type Route } from '@chat/edge';
 import {
   channelAddress,
+  conversationOfKey,
+  participantsOfKey,
   isAdministrator,
   isRole,
   ChatError,
@@ -84,14 +86,20 @@ async function updateUser(
 }
 
 /**
- * The channels the user left keep his messages' events from him while he is
- * a guest (a public channel's reactions and deletions, as the original asks
- * the role at the time): they learn of the change.
+ * The channels where the user has messages without being subscribed keep
+ * their events from him while he is a guest (a public channel's reactions and
+ * deletions, as the original asks the role at the time): they learn of the
+ * change. Those are the channels he left and those where he has historical
+ * rows only (a reaction or a star makes the row and marks it read, so the
+ * channel is among his read keys).
  */
 async function tellGuestRole(actors: ActorClient, realm: string, userId: number, guest: boolean): Promise<void> {
-  const { unsubscribed } = await actors.ask(userAddress(realm, userId), { type: 'user.state' });
+  const { unsubscribed, subscriptions, read } = await actors.ask(userAddress(realm, userId), { type: 'user.state' });
+  const left = unsubscribed.map((id) => channelAddress(realm, id).key);
+  const subscribed = new Set(Object.keys(subscriptions).map((id) => channelAddress(realm, Number(id)).key));
+  const others = Object.keys(read).filter((key) => participantsOfKey(key) === undefined && !subscribed.has(key));
   const change = { type: 'channel.guestRole' as const, user_id: userId, guest };
-  await Promise.all(unsubscribed.map((id) => actors.ask(channelAddress(realm, id), change)));
+  await Promise.all([...new Set([...left, ...others])].map((key) => actors.ask(conversationOfKey(key), change)));
 }
 
 /**

@@ -30,8 +30,9 @@ const BUILDS: Record<string, string[]> = {
   'user.scheduled': ['scheduled_messages', 'reminders'],
   // The subscriptions and their settings, topic policies, and read flags.
   'user.state': ['subscription', 'user_topic', 'update_message_flags'],
-  // Name, settings and subscribers of a channel the user is or was in.
-  'channel.info': ['subscription', 'stream'],
+  // Name, settings and subscribers of a channel the user is or was in; a restricted guest's
+  // access to users follows the subscribers (`realm_user` adds and removes, users/access-events.ts).
+  'channel.info': ['subscription', 'stream', 'realm_user'],
   'message.fetch': MESSAGES,
 };
 
