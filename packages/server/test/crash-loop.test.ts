@@ -136,7 +136,7 @@ test('acknowledged writes survive kill -9 at random moments, whole and once', as
   }
   t.log(`writes in flight at kill time: ${unansweredAtKill}`);
   t.log(
-    `watcher: queue gone after ${watcher.gone} of ${ROUNDS} kills, went on after ${watcher.continued} graceful restart`,
+    `watcher: queue gone after ${watcher.gone} of ${ROUNDS} kills, went on after ${watcher.continued} graceful restart; ${watcher.messages} message events taken`,
   );
   for (const [code, count] of world.refusals) t.log(`refused ${count}×: ${code}`);
   const byClass = new Map<string, number>();
