@@ -207,25 +207,36 @@ export class Admission {
   /** Koa middleware: admits the request (maybe after a short wait) and frees its slot once answered. */
   middleware() {
     return async (ctx: Context & { state: EdgeState }, next: Next): Promise<void> => {
-      const cls = classify(ctx.method, ctx.path);
-      if (cls === 'exempt') return void (await next());
-      const verdict = decide(cls, this.load, this.settings);
-      if (verdict.verdict === 'refuse') this.refuse(verdict.reason);
-      if (cls === 'poll') this.polls++;
-      // A slot freed for a waiter is handed over, already counted.
-      else if (verdict.verdict === 'wait') await this.waitForSlot();
-      else this.inFlight++;
-      this.stats.admitted++;
-      if (this.settings.maxInFlight > 0) ctx.state.deadline = Date.now() + this.settings.deadlineMs;
-      const started = performance.now();
+      const done = await this.admit(ctx.method, ctx.path, ctx.state);
       try {
         await next();
       } finally {
-        if (cls === 'poll') this.polls--;
-        else {
-          this.release();
-          this.answered(started, ctx.state.route);
-        }
+        done();
+      }
+    };
+  }
+
+  /**
+   * Admits a request (maybe after a short wait) or throws the refusal; the
+   * function answered frees its slot once the request is answered.
+   */
+  async admit(method: string, path: string, state: EdgeState): Promise<() => void> {
+    const cls = classify(method, path);
+    if (cls === 'exempt') return () => {};
+    const verdict = decide(cls, this.load, this.settings);
+    if (verdict.verdict === 'refuse') this.refuse(verdict.reason);
+    if (cls === 'poll') this.polls++;
+    // A slot freed for a waiter is handed over, already counted.
+    else if (verdict.verdict === 'wait') await this.waitForSlot();
+    else this.inFlight++;
+    this.stats.admitted++;
+    if (this.settings.maxInFlight > 0) state.deadline = Date.now() + this.settings.deadlineMs;
+    const started = performance.now();
+    return () => {
+      if (cls === 'poll') this.polls--;
+      else {
+        this.release();
+        this.answered(started, state.route);
       }
     };
   }

@@ -1,3 +1,4 @@
+import type { IncomingMessage, ServerResponse } from 'node:http';
 import Koa from 'koa';
 import { Router, type RouterContext } from '@koa/router';
 import type { Logger } from 'pino';
@@ -10,6 +11,7 @@ import type { Admission } from './admission.js';
 import { MethodNotAllowed, errorFunnel } from './errors.js';
 import { withRedaction } from './logger.js';
 import { edgeMetrics } from './metrics.js';
+import { leanListener, type LeanListener } from './lean.js';
 import { observe } from './observe.js';
 import { buildOpenApi, type OpenApiInfo } from './openapi.js';
 import { routeMiddleware } from './pipeline.js';
@@ -52,13 +54,31 @@ export interface RawHandler {
 const DEFAULT_INFO: OpenApiInfo = { title: 'Team chat API', version: '1.0.0' };
 
 /**
+ * Koa, except that `callback()` first offers each request to the lean
+ * routes (`lean.ts`: the long poll), which take it without Koa.
+ */
+class EdgeApp extends Koa<EdgeState> {
+  lean: LeanListener | undefined;
+
+  override callback() {
+    const koa = super.callback();
+    const lean = this.lean;
+    if (!lean) return koa;
+    return (req: Parameters<typeof koa>[0], res: Parameters<typeof koa>[1]) =>
+      req.httpVersionMajor < 2 && lean(req as IncomingMessage, res as ServerResponse)
+        ? Promise.resolve()
+        : koa(req, res);
+  }
+}
+
+/**
  * The HTTP edge as a Koa application: request ids, the request log and
  * metrics, the single error funnel, then the routes. The caller owns the
  * HTTP server (`http.createServer(app.callback())`).
  */
 export function createEdgeApp(options: EdgeAppOptions): Koa<EdgeState> {
   const logger = withRedaction(options.logger);
-  const app = new Koa<EdgeState>({ proxy: options.proxy ?? false });
+  const app = new EdgeApp({ proxy: options.proxy ?? false });
   // Nothing escapes the funnel; Koa's own report would print to stderr.
   app.silent = true;
   app.on('error', (err: unknown) => logger.error({ err }, 'koa error'));
@@ -95,7 +115,10 @@ export function createEdgeApp(options: EdgeAppOptions): Koa<EdgeState> {
     ctx.type = options.metrics.contentType;
   });
 
-  app.use(observe(logger, edgeMetrics(options.metrics)));
+  const metrics = edgeMetrics(options.metrics);
+  // Behind a proxy the client's address and host come from X-Forwarded-*, which only Koa reads.
+  if (!app.proxy) app.lean = leanListener(options.routes, deps, logger, metrics);
+  app.use(observe(logger, metrics));
   app.use(rateLimitHeaders);
   app.use(errorFunnel);
   // Before anything that costs: reading a body, authenticating, asking an actor.

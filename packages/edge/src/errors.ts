@@ -1,5 +1,6 @@
 import type { Context, Next } from 'koa';
 import { ChatError, isChatError } from '@chat/protocol';
+import type { Logger } from 'pino';
 import type { EdgeState } from './state.js';
 
 /**
@@ -38,23 +39,47 @@ function renderError(ctx: Context & { state: EdgeState }, err: unknown): void {
     ctx.state.log.error({ err }, 'error after the response started');
     return;
   }
+  const answer = errorAnswer(err, ctx.state.log);
+  // Headers a handler set before failing (e.g. a Location) belong to the
+  // response it did not produce; the request id stays.
+  const requestId = ctx.response.get('X-Request-Id');
+  for (const name of ctx.res.getHeaderNames()) ctx.remove(name);
+  if (requestId !== '') ctx.set('X-Request-Id', requestId);
+  ctx.status = answer.status;
+  ctx.body = answer.body;
+  ctx.type = 'application/json';
+  for (const [name, value] of answer.headers) ctx.set(name, value);
+}
+
+/** A failure's response: status, the Zulip envelope, and the headers that go with it. */
+export interface ErrorAnswer {
+  status: number;
+  body: Record<string, unknown>;
+  headers: Array<[string, string]>;
+}
+
+/** What a failure answers (and logs: a fault of ours with its stack, a 5xx refusal as a warning). */
+export function errorAnswer(err: unknown, log: Logger): ErrorAnswer {
   if (isChatError(err)) {
-    if (err.status >= 500) ctx.state.log.warn({ code: err.code, error: err.message }, 'request failed');
-    send(ctx, err.status, envelope(err));
-    if (err.code === 'UNAUTHORIZED') ctx.set('WWW-Authenticate', 'Basic realm="zulip"');
+    if (err.status >= 500) log.warn({ code: err.code, error: err.message }, 'request failed');
+    const headers: Array<[string, string]> = [];
+    if (err.code === 'UNAUTHORIZED') headers.push(['WWW-Authenticate', 'Basic realm="zulip"']);
     // The unread rest of an oversized body must not be taken for the next request.
-    if (err.code === 'REQUEST_TOO_LARGE') ctx.set('Connection', 'close');
+    if (err.code === 'REQUEST_TOO_LARGE') headers.push(['Connection', 'close']);
     const retryAfter = err.extra['retry-after'];
-    if (typeof retryAfter === 'number') ctx.set('Retry-After', String(Math.ceil(retryAfter)));
-    return;
+    if (typeof retryAfter === 'number') headers.push(['Retry-After', String(Math.ceil(retryAfter))]);
+    return { status: err.status, body: envelope(err), headers };
   }
   if (err instanceof MethodNotAllowed) {
-    send(ctx, 405, { result: 'error', msg: err.message, code: 'BAD_REQUEST', allowed_methods: err.allowed });
-    ctx.set('Allow', err.allowed.join(', '));
-    return;
+    const body = { result: 'error', msg: err.message, code: 'BAD_REQUEST', allowed_methods: err.allowed };
+    return { status: 405, body, headers: [['Allow', err.allowed.join(', ')]] };
   }
-  ctx.state.log.error({ err }, 'unhandled error');
-  send(ctx, 500, { result: 'error', msg: 'Internal server error', code: 'INTERNAL_SERVER_ERROR' });
+  log.error({ err }, 'unhandled error');
+  return {
+    status: 500,
+    body: { result: 'error', msg: 'Internal server error', code: 'INTERNAL_SERVER_ERROR' },
+    headers: [],
+  };
 }
 
 function envelope(err: ChatError): Record<string, unknown> {
@@ -63,15 +88,4 @@ function envelope(err: ChatError): Record<string, unknown> {
     if (!RESERVED.has(key)) body[key] = value;
   }
   return body;
-}
-
-function send(ctx: Context, status: number, body: Record<string, unknown>): void {
-  // Headers a handler set before failing (e.g. a Location) belong to the
-  // response it did not produce; the request id stays.
-  const requestId = ctx.response.get('X-Request-Id');
-  for (const name of ctx.res.getHeaderNames()) ctx.remove(name);
-  if (requestId !== '') ctx.set('X-Request-Id', requestId);
-  ctx.status = status;
-  ctx.body = body;
-  ctx.type = 'application/json';
 }

@@ -12,41 +12,57 @@ export function requestIdOf(header: string | undefined): string {
   return header !== undefined && SANE_REQUEST_ID.test(header) ? header : randomUUID();
 }
 
+/** A request's state before anything else ran: its id, and its logger (the user id is added once known). */
+export function requestState(logger: Logger, header: string | undefined): EdgeState {
+  const requestId = requestIdOf(header);
+  return { requestId, log: lazyChild(logger, { requestId }) };
+}
+
 /**
  * The outermost middleware: gives the request its id and logger, then, once
  * the error funnel below it has settled the response, writes the one log line
- * of the request and its metrics. The log line names the route template and
- * the user, never headers or parameters.
+ * of the request and its metrics.
  */
 export function observe(logger: Logger, metrics: EdgeMetrics) {
   return async (ctx: Context & { state: EdgeState }, next: Next): Promise<void> => {
     const started = process.hrtime.bigint();
-    const requestId = requestIdOf(ctx.get('X-Request-Id') || undefined);
-    ctx.set('X-Request-Id', requestId);
-    ctx.state.requestId = requestId;
     // Handlers get `ctx.state.log`, which gains the user id once known (both
     // children made only if something logs through them); the request line
     // names the request and the user itself.
-    ctx.state.log = lazyChild(logger, { requestId });
+    Object.assign(ctx.state, requestState(logger, ctx.get('X-Request-Id') || undefined));
+    ctx.set('X-Request-Id', ctx.state.requestId);
     try {
       await next();
     } finally {
-      const seconds = Number(process.hrtime.bigint() - started) / 1e9;
-      const route = ctx.state.route ?? 'unmatched';
-      const status = ctx.status;
-      metrics.requests.inc({ method: ctx.method, route, status: String(status) });
-      metrics.duration.observe({ method: ctx.method, route }, seconds);
-      const line = {
-        requestId,
-        method: ctx.method,
-        route,
-        ...(ctx.state.secretPath ? {} : { path: ctx.path }),
-        status,
-        durationMs: Math.round(seconds * 1e6) / 1e3,
-        userId: ctx.state.principal?.user_id,
-      };
-      if (status >= 500) logger.error(line, 'request');
-      else logger.info(line, 'request');
+      requestDone(logger, metrics, ctx.state, { method: ctx.method, path: ctx.path, status: ctx.status, started });
     }
   };
+}
+
+/**
+ * The one log line of a request and its metrics. The line names the route
+ * template and the user, never headers or parameters.
+ */
+export function requestDone(
+  logger: Logger,
+  metrics: EdgeMetrics,
+  state: EdgeState,
+  request: { method: string; path: string; status: number; started: bigint },
+): void {
+  const { method, status } = request;
+  const seconds = Number(process.hrtime.bigint() - request.started) / 1e9;
+  const route = state.route ?? 'unmatched';
+  metrics.requests.inc({ method, route, status: String(status) });
+  metrics.duration.observe({ method, route }, seconds);
+  const line = {
+    requestId: state.requestId,
+    method,
+    route,
+    ...(state.secretPath ? {} : { path: request.path }),
+    status,
+    durationMs: Math.round(seconds * 1e6) / 1e3,
+    userId: state.principal?.user_id,
+  };
+  if (status >= 500) logger.error(line, 'request');
+  else logger.info(line, 'request');
 }

@@ -6,7 +6,7 @@ import { bodyFields, formFields, removeFiles, uploadedFiles, type BodyParsers } 
 import { readParams } from './params.js';
 import type { Admission } from './admission.js';
 import type { RateLimiter } from './rate-limit.js';
-import type { RequestInfo, Route } from './route.js';
+import type { RequestInfo, Route, UploadedFile } from './route.js';
 import type { EdgeState } from './state.js';
 import { jsonBody } from './raw-json.js';
 import { lazyChild } from './logger.js';
@@ -28,6 +28,20 @@ const SAFE_METHODS = new Set(['GET', 'HEAD', 'OPTIONS']);
 
 type EdgeContext = Context & { state: EdgeState; params?: Record<string, string> };
 
+/** A request as a route's pipeline reads it, from Koa's context or straight from node:http (`lean.ts`). */
+export interface RouteRequest {
+  state: EdgeState;
+  method: string;
+  /** A header's value, undefined when absent or empty. */
+  header(name: string): string | undefined;
+  info: RequestInfo;
+  pathParams: Record<string, string>;
+  query: Record<string, unknown>;
+  /** Reads the body, once the caller is known (the files' temporary paths are removed once answered). */
+  readBody(): Promise<{ fields: () => Record<string, unknown>; files: UploadedFile[]; paths: string[] }>;
+  appendHeader(name: string, value: string): void;
+}
+
 /**
  * One route's request, in the reference server's order: authenticate (so an
  * anonymous caller learns nothing about parameters), read the body, read and
@@ -35,36 +49,60 @@ type EdgeContext = Context & { state: EdgeState; params?: Record<string, string>
  * Failures are thrown to the error funnel.
  */
 export function routeMiddleware(route: Route, deps: PipelineDeps, prefix: '/api/v1' | '/json' = '/api/v1') {
-  const template = `${prefix}${route.path}`;
   const parse = route.files ? deps.parsers.upload : deps.parsers.standard;
+  const answer = routeAnswer(route, deps, prefix);
   return async (ctx: EdgeContext, next: () => Promise<unknown>): Promise<void> => {
     if (route.pathMatch && !route.pathMatch(ctx.params ?? {})) {
       await next();
       return;
     }
-    const { requestId, log } = ctx.state;
-    ctx.state.route = template;
+    const body = await answer({
+      state: ctx.state,
+      method: ctx.method,
+      header: (name) => ctx.get(name) || undefined,
+      info: requestInfo(ctx),
+      pathParams: ctx.params ?? {},
+      query: formFields(ctx.query),
+      readBody: async () => {
+        await parse(ctx, async () => {});
+        return { fields: () => bodyFields(ctx), ...uploadedFiles(ctx.request.files) };
+      },
+      appendHeader: (name, value) => ctx.append(name, value),
+    });
+    ctx.status = 200;
+    // Koa sends an object as JSON; text already JSON keeps the same type.
+    if (typeof body === 'string') ctx.type = 'json';
+    ctx.body = body;
+  };
+}
+
+/** A route's success body (an object, or JSON text when a field is raw), or the failure thrown. */
+export function routeAnswer(route: Route, deps: PipelineDeps, prefix: '/api/v1' | '/json') {
+  const template = `${prefix}${route.path}`;
+  return async (req: RouteRequest): Promise<Record<string, unknown> | string> => {
+    const { state } = req;
+    const { requestId, log } = state;
+    state.route = template;
     deps.admission?.admitRoute(template);
-    const actors = scopedActors(deps.actors, requestId, ctx.state.deadline);
-    const request = requestInfo(ctx);
+    const actors = scopedActors(deps.actors, requestId, state.deadline);
+    const request = req.info;
     const authRequest = { request, requestId, log, actors };
     const principal =
       prefix === '/json'
-        ? await sessionPrincipal(route, ctx, deps, authRequest)
-        : await principalFor(route.auth, ctx.get('Authorization') || undefined, deps.authenticate, authRequest);
+        ? await sessionPrincipal(route, req, deps, authRequest)
+        : await principalFor(route.auth, req.header('Authorization'), deps.authenticate, authRequest);
     if (principal) {
-      ctx.state.principal = principal;
-      ctx.state.log = lazyChild(log, { userId: principal.user_id });
+      state.principal = principal;
+      state.log = lazyChild(log, { userId: principal.user_id });
     }
     // After authentication, so that the count is the account's, and before the body is read.
-    await deps.rateLimiter?.request(ctx.state, principal, ctx.ip);
-    await parse(ctx, async () => {});
-    const { files, paths } = uploadedFiles(ctx.request.files);
+    await deps.rateLimiter?.request(state, principal, request.ip);
+    const { fields, files, paths } = await req.readBody();
     try {
       const { params, ignored } = readParams(route.compiled, route.aliases, {
-        path: ctx.params ?? {},
-        body: bodyFields(ctx),
-        query: formFields(ctx.query),
+        path: req.pathParams,
+        body: fields(),
+        query: req.query,
       });
       // Files sent to a route that takes none are unknown parameters like any other.
       if (!route.files) {
@@ -76,22 +114,18 @@ export function routeMiddleware(route: Route, deps: PipelineDeps, prefix: '/api/
         principal,
         actors,
         requestId,
-        log: ctx.state.log,
+        log: state.log,
         request,
         files: route.files ? files : [],
-        appendHeader: (name, value) => ctx.append(name, value),
-        ...(deps.rateLimiter && { limits: deps.rateLimiter.forRequest(ctx.state) }),
+        appendHeader: req.appendHeader,
+        ...(deps.rateLimiter && { limits: deps.rateLimiter.forRequest(state) }),
       });
-      ctx.status = 200;
-      const body = jsonBody({
+      return jsonBody({
         result: 'success',
         msg: '',
         ...result,
         ...(ignored.length > 0 ? { ignored_parameters_unsupported: ignored } : {}),
       });
-      // Koa sends an object as JSON; text already JSON keeps the same type.
-      if (typeof body === 'string') ctx.type = 'json';
-      ctx.body = body;
     } finally {
       await removeFiles(paths);
     }
@@ -103,16 +137,16 @@ export function routeMiddleware(route: Route, deps: PipelineDeps, prefix: '/api/
  * finds it: API credentials when the request carries them, else the
  * browser session, whose writes must carry the CSRF token of its cookie.
  */
-async function sessionPrincipal(route: Route, ctx: EdgeContext, deps: PipelineDeps, req: AuthRequest) {
-  const header = ctx.get('Authorization') || undefined;
+async function sessionPrincipal(route: Route, req: RouteRequest, deps: PipelineDeps, auth: AuthRequest) {
+  const header = req.header('Authorization');
   if (route.auth === 'none' || header !== undefined || !deps.session) {
-    return principalFor(route.auth, header, deps.authenticate, req);
+    return principalFor(route.auth, header, deps.authenticate, auth);
   }
-  const cookies = parseCookies(ctx.get('Cookie') || undefined);
+  const cookies = parseCookies(req.header('Cookie'));
   const key = cookies.get(SESSION_COOKIE);
-  const principal = key === undefined ? undefined : await deps.session(key, req);
-  if (!principal) return principalFor(route.auth, undefined, deps.authenticate, req);
-  if (!SAFE_METHODS.has(ctx.method)) checkCsrf(cookies.get(CSRF_COOKIE), ctx.get(CSRF_HEADER) || undefined, 'header');
+  const principal = key === undefined ? undefined : await deps.session(key, auth);
+  if (!principal) return principalFor(route.auth, undefined, deps.authenticate, auth);
+  if (!SAFE_METHODS.has(req.method)) checkCsrf(cookies.get(CSRF_COOKIE), req.header(CSRF_HEADER), 'header');
   return principal;
 }
 

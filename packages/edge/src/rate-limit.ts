@@ -108,9 +108,15 @@ function clientAddress(ip: string): string {
  */
 export async function rateLimitHeaders(ctx: Context & { state: EdgeState }, next: Next): Promise<void> {
   await next();
-  const applied = ctx.state.rateLimits;
-  if (applied === undefined || applied.length === 0) return;
-  ctx.set('X-RateLimit-Limit', String(Math.min(...applied.map((a) => a.limit))));
-  ctx.set('X-RateLimit-Remaining', String(Math.min(...applied.map((a) => a.remaining))));
-  ctx.set('X-RateLimit-Reset', String(Math.floor(Math.max(...applied.map((a) => a.resetAt)) / 1000)));
+  for (const [name, value] of limitHeaders(ctx.state.rateLimits)) ctx.set(name, value);
+}
+
+/** The X-RateLimit-* headers of the limits a request counted against (none when it counted against none). */
+export function limitHeaders(applied: AppliedLimit[] | undefined): Array<[string, string]> {
+  if (applied === undefined || applied.length === 0) return [];
+  return [
+    ['X-RateLimit-Limit', String(Math.min(...applied.map((a) => a.limit)))],
+    ['X-RateLimit-Remaining', String(Math.min(...applied.map((a) => a.remaining)))],
+    ['X-RateLimit-Reset', String(Math.floor(Math.max(...applied.map((a) => a.resetAt)) / 1000))],
+  ];
 }

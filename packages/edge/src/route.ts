@@ -80,6 +80,12 @@ export interface RouteSpec<P extends TObject, A extends AuthMode, R extends TObj
    * the rest). Such a route must be listed before the other.
    */
   pathMatch?: (path: Record<string, string>) => boolean;
+  /**
+   * Served straight from node:http, without Koa, when the request is a plain
+   * GET of the route's path (`lean.ts`): the long poll, which every delivered
+   * event costs once. Otherwise, and always in the description, a route like any other.
+   */
+  lean?: boolean;
   handler: (ctx: HandlerContext<Static<P>, A>) => Promise<Static<R> | void> | Static<R> | void;
 }
 
@@ -98,6 +104,7 @@ export interface Route {
   /** The names in `{...}` segments of the path, in order. */
   readonly pathParams: readonly string[];
   readonly pathMatch: ((path: Record<string, string>) => boolean) | undefined;
+  readonly lean: boolean;
   readonly compiled: CompiledParams;
   readonly handler: (ctx: HandlerContext<Record<string, unknown>>) => Promise<HandlerResult>;
 }
@@ -139,6 +146,7 @@ export function defineRoute<P extends TObject, A extends AuthMode, R extends TOb
     aliases,
     pathParams,
     pathMatch: spec.pathMatch,
+    lean: spec.lean ?? false,
     compiled: compileParams(spec.params),
     // The pipeline validated `params` against this very schema and resolved the
     // principal according to `auth`, which is what makes this cast sound.

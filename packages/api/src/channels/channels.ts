@@ -24,13 +24,12 @@ import { channelAdminRoutes } from './admin.js';
 import { announceChannels, noteNewChannels, tellNewSubscribers, type NewChannel } from './announce.js';
 import { checkColor, subscriptionSettingsRoutes } from './subscription-settings.js';
 import { channelRetention, createChannel, type NewChannelSpec } from './create.js';
-import { channelJson, subscriptionJson } from './json.js';
+import { channelJson, subscriberLists, subscriptionJson } from './json.js';
 import { creationPermissionParams, newChannelPermissions } from './permissions.js';
 import { accessAddsFirst, restrictsGuests, tellAccessChanges } from '../users/access-events.js';
 import { CallerContext } from '../context.js';
 import { checkChannelCount, checkDescription, LIMITS } from '../limits.js';
 import type { ApiOptions } from '../options.js';
-import { SMALL_CHANNEL } from '../events/register/snapshot.js';
 
 const Principals = Type.Union([Type.Array(Type.Integer()), Type.Array(Type.String())], {
   description: 'User ids (preferred) or e-mail addresses; the caller when omitted.',
@@ -248,10 +247,6 @@ async function unsubscribe(caller: CallerContext, names: string[], principals: n
   return { removed, not_removed: notRemoved };
 }
 
-/** As the register's `include_subscribers`: `partial` gives the whole list where it is short. */
-const withSubscribers = (include: boolean | 'partial' | undefined, info: { subscribers: unknown[] }): boolean =>
-  include === true || (include === 'partial' && info.subscribers.length < SMALL_CHANNEL);
-
 export function channelRoutes(options: ApiOptions): Route[] {
   return [
     defineRoute({
@@ -262,7 +257,8 @@ export function channelRoutes(options: ApiOptions): Route[] {
         include_subscribers: Type.Optional(
           Type.Union([Type.Boolean(), Type.Literal('partial')], {
             default: false,
-            description: '`partial`: subscribers of the channels with fewer than 250 of them only.',
+            description:
+              '`partial`: the whole list of a channel with fewer than 250 subscribers; of a bigger one, `partial_subscribers`: its bots and the users active in the last 14 days.',
           }),
         ),
       }),
@@ -272,12 +268,9 @@ export function channelRoutes(options: ApiOptions): Route[] {
       async handler({ params, principal, actors }) {
         const caller = new CallerContext(actors, principal);
         const state = await caller.state();
-        const subscriptions = await Promise.all(
-          Object.entries(state.subscriptions).map(async ([id, settings]) => {
-            const info = await caller.channelInfo(Number(id));
-            return subscriptionJson(info, settings, withSubscribers(params.include_subscribers, info));
-          }),
-        );
+        const infos = await Promise.all(Object.keys(state.subscriptions).map((id) => caller.channelInfo(Number(id))));
+        const lists = await subscriberLists(caller, params.include_subscribers, infos);
+        const subscriptions = infos.map((info) => subscriptionJson(info, state.subscriptions[info.stream_id]!, lists));
         return { subscriptions: subscriptions.sort((a, b) => a.name.localeCompare(b.name)) };
       },
     }),

@@ -159,6 +159,8 @@ export function eventRoutes(options: ApiOptions): Route[] {
       description: 'Long-polls a queue: answers as soon as it has events, or with a heartbeat.',
       tags: ['real_time_events'],
       response: Type.Object({ events: Type.Array(Type.Unknown()), queue_id: Type.String() }),
+      // Every delivered event costs one of these: served without Koa (edge/lean.ts).
+      lean: true,
       async handler({ params, principal, actors }) {
         const caller = new CallerContext(actors, principal);
         const queueId = checkedQueueId(params.queue_id);
