@@ -10,6 +10,7 @@ import {
   maySeeAllChannels,
   maySeePublicChannels,
   type ChannelEntry,
+  type ChannelGrants,
   type ChannelInfo,
   type ChannelPermission,
   type ChannelPermissions,
@@ -132,6 +133,11 @@ function refuseGuests(principal: Principal): void {
 
 async function channelsOf(caller: CallerContext): Promise<ChannelEntry[]> {
   return caller.actors.ask(caller.realm, { type: 'realm.channels' });
+}
+
+/** The private channels the caller may know of and read through his groups, as the realm knows them now. */
+export async function channelGrantsOf(caller: CallerContext): Promise<ChannelGrants> {
+  return caller.actors.ask(caller.realm, { type: 'realm.channelGrants', user_id: caller.principal.user_id });
 }
 
 interface SubscribeParams
@@ -526,15 +532,24 @@ export interface ChannelFilter {
 /** The channels `GET /streams` lists for the caller (also register's `streams`), each with `is_default`. */
 export async function visibleChannels(caller: CallerContext, filter: ChannelFilter) {
   const { principal } = caller;
-  const [entries, state] = await Promise.all([channelsOf(caller), caller.state()]);
   const seesPublic = maySeePublicChannels(principal);
   const all = filter.include_all && maySeeAllChannels(principal);
   const byAccess = !all && (filter.include_can_access_content || filter.include_all);
+  // Which private channels the caller's groups grant: the realm answers for all of them at once.
+  const [entries, state, grants] = await Promise.all([
+    channelsOf(caller),
+    caller.state(),
+    byAccess && seesPublic ? channelGrantsOf(caller) : undefined,
+  ]);
   const subscribed = (id: number) => Boolean(state.subscriptions[id]);
+  const granted = new Set(filter.include_all ? grants?.metadata : grants?.content);
   const wanted = entries.filter((e) => {
     if (e.is_archived && filter.exclude_archived) return false;
     if (all) return true;
-    // A private channel's groups may grant a non-guest access: its settings decide, below.
+    // A private channel's groups may grant a non-guest access (entries kept before the directory had
+    // their settings are asked of the channel, below).
+    if (byAccess && e.invite_only)
+      return subscribed(e.channel_id) || granted.has(e.channel_id) || (seesPublic && !e.permissions);
     if (byAccess) return e.is_web_public || subscribed(e.channel_id) || seesPublic;
     if (filter.include_subscribed && subscribed(e.channel_id)) return true;
     if (filter.include_web_public && e.is_web_public) return true;

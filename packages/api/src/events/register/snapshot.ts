@@ -1,5 +1,6 @@
 import {
   ChatError,
+  channelAddress,
   isAdministrator,
   isGuest,
   mayKnowFormerChannel,
@@ -27,7 +28,7 @@ import { addPeopleSections, type PeopleRequest } from './people.js';
 import { realmSection } from './realm-section.js';
 import { emptySections, userDefaultsSection } from './empty-sections.js';
 import { ownAccountSection } from './own-account.js';
-import { visibleChannels } from '../../channels/channels.js';
+import { channelGrantsOf, visibleChannels } from '../../channels/channels.js';
 
 /** Sections built from one actor's reads, and the event type that changes each. */
 const SECTION_EVENTS: Array<[string, string]> = [
@@ -139,7 +140,17 @@ export class Snapshot {
       this.types.add('realm_user_settings_defaults');
     }
     if (this.wants('subscription')) {
-      const channels = await caller.actors.ask(caller.realm, { type: 'realm.channels' });
+      // Who cannot see public channels (guests) learns only the web-public ones; administrators
+      // learn private ones too (they may read their metadata), as in the original; a non-guest also
+      // those his groups let him know of (has_metadata_access_to_channel_via_groups), which the realm
+      // answers at once, and before any channel is read (its `stream` create and delete come from a change
+      // of the realm: see reads.ts).
+      const seesPublic = maySeePublicChannels(caller.principal);
+      const seesPrivate = isAdministrator(caller.principal);
+      const [channels, grants] = await Promise.all([
+        caller.actors.ask(caller.realm, { type: 'realm.channels' }),
+        seesPublic && !seesPrivate ? channelGrantsOf(caller) : undefined,
+      ]);
       const subscribed = new Set(Object.keys(state.subscriptions).map(Number));
       const unsubscribed = new Set(state.unsubscribed);
       // Of his former channels, one keeps only those he may still know of, as in the original
@@ -154,7 +165,7 @@ export class Snapshot {
       const global = this.req.notification_settings_null
         ? null
         : await caller.actors.ask(caller.me, { type: 'user.settings' });
-      const never = await this.neverSubscribed(caller, channels, subscribed, unsubscribed);
+      const never = await this.neverSubscribed(caller, channels, subscribed, unsubscribed, grants?.metadata);
       const lists = await subscriberLists(caller, this.req.include_subscribers, [...infos, ...never]);
       const json = infos.map((info) => {
         const own = state.subscriptions[info.stream_id] ?? FORMER_SUBSCRIPTION;
@@ -253,26 +264,37 @@ export class Snapshot {
    * channels (guests) learns only the web-public ones; administrators learn
    * private ones too (they may read their metadata), as in the original. A
    * non-guest may know a private channel through its groups (the original's
-   * has_metadata_access_to_channel_via_groups): the channel decides, as for
-   * GET /streams?include_all. A channel that refuses him is left out.
+   * has_metadata_access_to_channel_via_groups): `granted`, the realm's answer,
+   * so only those are asked (and, for entries kept before the directory had
+   * channels' settings, every private one). A channel that refuses him is left out.
    */
   private async neverSubscribed(
     caller: CallerContext,
     channels: ChannelEntry[],
     subscribed: Set<number>,
     unsubscribed: Set<number>,
+    granted: number[] = [],
   ): Promise<ChannelInfo[]> {
     const seesPublic = maySeePublicChannels(caller.principal);
     const seesPrivate = isAdministrator(caller.principal);
+    const grants = new Set(granted);
+    const knows = (c: ChannelEntry) =>
+      seesPrivate || grants.has(c.channel_id) || (seesPublic && c.permissions === undefined);
     const wanted = channels
       .filter((c) => !subscribed.has(c.channel_id) && !unsubscribed.has(c.channel_id))
       .filter((c) => this.req.archived_channels || !c.is_archived)
-      .filter((c) => (c.invite_only ? seesPrivate || seesPublic : seesPublic || c.is_web_public));
+      .filter((c) => (c.invite_only ? knows(c) : seesPublic || c.is_web_public));
     const refused = (err: unknown) => {
       if (err instanceof ChatError) return undefined;
       throw err;
     };
-    const infos = await Promise.all(wanted.map((c) => caller.channelInfo(c.channel_id).catch(refused)));
+    // What the realm granted is asked without his groups as authentication saw them, which may be older
+    // than the realm's answer: its events are covered at the realm's position (see reads.ts).
+    const ask = (c: ChannelEntry) =>
+      grants.has(c.channel_id) && !seesPrivate
+        ? caller.actors.ask(channelAddress(caller.principal.realm, c.channel_id), { type: 'channel.info' })
+        : caller.channelInfo(c.channel_id);
+    const infos = await Promise.all(wanted.map((c) => ask(c).catch(refused)));
     return infos.filter((info) => info !== undefined).sort((a, b) => a.name.localeCompare(b.name));
   }
 
