@@ -4,6 +4,7 @@ import {
   isGuest,
   knowsThroughGroups,
   mayReadChannel,
+  ROLES,
   sameGroupSetting,
   systemGroupsOf,
   type ChannelEntry,
@@ -46,10 +47,10 @@ export function knowerOf(state: RealmState, entry: ChannelEntry): (a: Account) =
   };
 }
 
-/** `realm.channelGrants`: the private channels a user's groups let him know of and read. */
+/** `realm.channelGrants`: the user's role, and the private channels his groups let him know of and read. */
 export function channelGrants(state: RealmState, userId: number): ChannelGrants {
   const account = state.accounts[userId];
-  const grants: ChannelGrants = { metadata: [], content: [] };
+  const grants: ChannelGrants = { role: account?.role ?? ROLES.guest, metadata: [], content: [] };
   if (!account?.isActive || isGuest(account)) return grants;
   const who = { ...memberOf(state, account), role: account.role };
   for (const entry of Object.values(state.channels)) {
@@ -61,10 +62,13 @@ export function channelGrants(state: RealmState, userId: number): ChannelGrants 
 }
 
 /**
- * Whether a non-administrator, non-guest account knows of a channel it is not subscribed to:
- * a public one always, a private one through its groups. Archived channels are left out.
+ * Whether an account knows of a channel it is not subscribed to: administrators every one, guests the
+ * web-public ones, others the public ones and the private ones their groups grant (the original's
+ * `get_streams_for_user`). Archived channels are left out by the caller.
  */
 function knows(entry: ChannelEntry, who: Member & { role: number }): boolean {
+  if (isAdministrator(who) || entry.is_web_public) return true;
+  if (isGuest(who)) return false;
   return !entry.invite_only || knowsPrivate(entry, who);
 }
 
@@ -101,11 +105,12 @@ export function knowledgeTells(
     .map((id) => [before.channels[id], after.channels[id]] as const)
     .filter(([old, now]) => old && now && !old.is_archived && !now.is_archived);
   if (entries.length === 0 || accounts.length === 0) return [];
-  const people = accounts.map((a) => ({
-    id: a.id,
-    old: { ...memberOf(before, a), role: a.role },
-    now: { ...memberOf(after, a), role: a.role },
-  }));
+  // Each state's own account: a change of role changes what one knows.
+  const person = (state: RealmState, a: Account) => {
+    const account = state.accounts[a.id] ?? a;
+    return { ...memberOf(state, account), role: account.role };
+  };
+  const people = accounts.map((a) => ({ id: a.id, old: person(before, a), now: person(after, a) }));
   const tells: Tell[] = [];
   for (const [old, now] of entries) {
     const gained = people.filter((p) => !knows(old!, p.old) && knows(now!, p.now)).map((p) => p.id);

@@ -1,5 +1,11 @@
 import test from 'ava';
-import { defaultChannelPermissions, SYSTEM_GROUPS, type ChannelPermissions, type GroupSetting } from '@chat/protocol';
+import {
+  defaultChannelPermissions,
+  ROLES,
+  SYSTEM_GROUPS,
+  type ChannelPermissions,
+  type GroupSetting,
+} from '@chat/protocol';
 import { ADMIN, GUEST, MEMBER, MODERATOR, OWNER, realm } from './fixtures.js';
 
 /**
@@ -60,8 +66,13 @@ const knowledge = (result: Awaited<ReturnType<Kit['run']>>) =>
     .map((t) => ({ channel: Number(t.to.key.split(':')[1]), ...(t.body as { gained: number[]; lost: number[] }) }))
     .map(({ channel, gained, lost }) => ({ channel, gained, lost }));
 
-const grants = async (kit: Kit, userId: number) =>
-  (await kit.run({ type: 'realm.channelGrants', user_id: userId })).reply as { metadata: number[]; content: number[] };
+const grants = async (kit: Kit, userId: number) => {
+  const { metadata, content } = (await kit.run({ type: 'realm.channelGrants', user_id: userId })).reply as {
+    metadata: number[];
+    content: number[];
+  };
+  return { metadata, content };
+};
 
 test('joining and leaving a group named in a private channel tells the channel who gained and lost it', async (t) => {
   const kit = await realm();
@@ -165,4 +176,22 @@ test('a group a channel uses cannot be deactivated: the channel is among the obj
   t.deepEqual(refused.error?.extra?.objections, [
     { type: 'channel', channel_id: id, settings: ['can_send_message_group', 'can_subscribe_group'] },
   ]);
+});
+
+test('a new role tells the channels it opens or closes: administrators know every one, guests the web-public ones', async (t) => {
+  const kit = await realm();
+  const secret = await channel(kit, 'secret', {});
+  const moderated = await channel(kit, 'moderated', { can_subscribe_group: SYSTEM_GROUPS['role:moderators'] });
+  const open = await channel(kit, 'open', {}, false);
+  const role = (role: number) => kit.run({ type: 'realm.updateUser', actor_id: OWNER, user_id: MEMBER, role });
+  const byChannel = (result: Awaited<ReturnType<Kit['run']>>) =>
+    knowledge(result).sort((a, b) => a.channel - b.channel);
+  t.deepEqual(byChannel(await role(ROLES.moderator)), [{ channel: moderated, gained: [MEMBER], lost: [] }]);
+  t.deepEqual(byChannel(await role(ROLES.administrator)), [{ channel: secret, gained: [MEMBER], lost: [] }]);
+  t.deepEqual(byChannel(await role(ROLES.guest)), [
+    { channel: secret, gained: [], lost: [MEMBER] },
+    { channel: moderated, gained: [], lost: [MEMBER] },
+    { channel: open, gained: [], lost: [MEMBER] },
+  ]);
+  t.is(((await kit.run({ type: 'realm.channelGrants', user_id: MEMBER })).reply as { role: number }).role, ROLES.guest);
 });

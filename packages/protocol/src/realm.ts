@@ -175,8 +175,12 @@ export interface ChannelEntry {
   permissions?: ChannelPermissions;
 }
 
-/** `realm.channelGrants`: private channels one's groups let one know of (`metadata`) and read (`content`). */
+/**
+ * `realm.channelGrants`: one's role, and the private channels one's groups let one know of (`metadata`)
+ * and read (`content`), as the realm has them now (authentication may have seen an older role).
+ */
 export interface ChannelGrants {
+  role: number;
   metadata: number[];
   content: number[];
 }

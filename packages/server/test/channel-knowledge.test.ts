@@ -1,3 +1,4 @@
+import { ROLES, SYSTEM_GROUPS } from '@chat/protocol';
 import { withServer } from './context.js';
 import { newPerson, type Person } from './people.js';
 import { of, poll, register, snapshotOf, take, type Body, type Event, type Queue } from './queues.js';
@@ -177,4 +178,16 @@ test('registers racing a member joining and leaving the group: each event applie
     t.deepEqual(view.twice, []);
     t.true(view.knows, 'the last create reached every queue');
   }
+});
+
+test('becoming a moderator makes a channel whose can_subscribe_group is role:moderators known; a member again, gone', async (t) => {
+  const [alice, frank] = await Promise.all(['Alice RO', 'Frank RO'].map((n) => newPerson(t.context, n)));
+  const id = await privateChannel(alice!, [], { can_subscribe_group: SYSTEM_GROUPS['role:moderators'] });
+  const franks = await listen(frank!);
+  await ok(t.context.iago, 'PATCH', `/users/${frank!.user_id}`, { role: ROLES.moderator });
+  await take(franks, created(id));
+  t.true((await neverSubscribed(frank!)).includes(id));
+  await ok(t.context.iago, 'PATCH', `/users/${frank!.user_id}`, { role: ROLES.member });
+  await take(franks, deleted(id));
+  t.false((await neverSubscribed(frank!)).includes(id));
 });

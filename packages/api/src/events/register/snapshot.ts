@@ -8,6 +8,7 @@ import {
   newSubscription,
   participantsOfKey,
   type ChannelEntry,
+  type ChannelGrants,
   type ChannelInfo,
 } from '@chat/protocol';
 import type { CallerContext } from '../../context.js';
@@ -140,16 +141,12 @@ export class Snapshot {
       this.types.add('realm_user_settings_defaults');
     }
     if (this.wants('subscription')) {
-      // Who cannot see public channels (guests) learns only the web-public ones; administrators
-      // learn private ones too (they may read their metadata), as in the original; a non-guest also
-      // those his groups let him know of (has_metadata_access_to_channel_via_groups), which the realm
-      // answers at once, and before any channel is read (its `stream` create and delete come from a change
-      // of the realm: see reads.ts).
-      const seesPublic = maySeePublicChannels(caller.principal);
-      const seesPrivate = isAdministrator(caller.principal);
+      // Which channels he may know of follows his role and groups as the realm has them now, asked
+      // before any channel is read: a change of either sends `stream` create and delete as a change of
+      // the realm (see reads.ts).
       const [channels, grants] = await Promise.all([
         caller.actors.ask(caller.realm, { type: 'realm.channels' }),
-        seesPublic && !seesPrivate ? channelGrantsOf(caller) : undefined,
+        channelGrantsOf(caller),
       ]);
       const subscribed = new Set(Object.keys(state.subscriptions).map(Number));
       const unsubscribed = new Set(state.unsubscribed);
@@ -165,7 +162,7 @@ export class Snapshot {
       const global = this.req.notification_settings_null
         ? null
         : await caller.actors.ask(caller.me, { type: 'user.settings' });
-      const never = await this.neverSubscribed(caller, channels, subscribed, unsubscribed, grants?.metadata);
+      const never = await this.neverSubscribed(caller, channels, subscribed, unsubscribed, grants);
       const lists = await subscriberLists(caller, this.req.include_subscribers, [...infos, ...never]);
       const json = infos.map((info) => {
         const own = state.subscriptions[info.stream_id] ?? FORMER_SUBSCRIPTION;
@@ -259,41 +256,44 @@ export class Snapshot {
   }
 
   /**
-   * The channels he was never in that he may know of, as their channels answer
-   * him (the answers the `streams` section reads too). Who cannot see public
-   * channels (guests) learns only the web-public ones; administrators learn
-   * private ones too (they may read their metadata), as in the original. A
-   * non-guest may know a private channel through its groups (the original's
-   * has_metadata_access_to_channel_via_groups): `granted`, the realm's answer,
-   * so only those are asked (and, for entries kept before the directory had
-   * channels' settings, every private one). A channel that refuses him is left out.
+   * The channels he was never in that he may know of, by his role and groups
+   * as the realm answered (`grants`, which may be newer than his
+   * authentication): who cannot see public channels (guests) learns only the
+   * web-public ones; administrators learn private ones too (they may read their
+   * metadata), as in the original; a non-guest also the private ones his groups
+   * let him know of (has_metadata_access_to_channel_via_groups; for entries kept
+   * before the directory had channels' settings, the channel decides). Only
+   * those channels are read (the answers the `streams` section reads too).
    */
   private async neverSubscribed(
     caller: CallerContext,
     channels: ChannelEntry[],
     subscribed: Set<number>,
     unsubscribed: Set<number>,
-    granted: number[] = [],
+    grants: ChannelGrants,
   ): Promise<ChannelInfo[]> {
-    const seesPublic = maySeePublicChannels(caller.principal);
-    const seesPrivate = isAdministrator(caller.principal);
-    const grants = new Set(granted);
-    const knows = (c: ChannelEntry) =>
-      seesPrivate || grants.has(c.channel_id) || (seesPublic && c.permissions === undefined);
+    const seesPublic = maySeePublicChannels(grants);
+    const seesPrivate = isAdministrator(grants);
+    const granted = new Set(grants.metadata);
+    const legacy = (c: ChannelEntry) => c.invite_only && c.permissions === undefined && !seesPrivate;
     const wanted = channels
       .filter((c) => !subscribed.has(c.channel_id) && !unsubscribed.has(c.channel_id))
       .filter((c) => this.req.archived_channels || !c.is_archived)
-      .filter((c) => (c.invite_only ? knows(c) : seesPublic || c.is_web_public));
+      .filter((c) =>
+        c.invite_only
+          ? seesPrivate || granted.has(c.channel_id) || (seesPublic && legacy(c))
+          : seesPublic || c.is_web_public,
+      );
     const refused = (err: unknown) => {
       if (err instanceof ChatError) return undefined;
       throw err;
     };
-    // What the realm granted is asked without his groups as authentication saw them, which may be older
-    // than the realm's answer: its events are covered at the realm's position (see reads.ts).
+    // Asked without his role and groups as authentication saw them, which may be older than the realm's
+    // answer; only legacy entries are left to the channel to decide.
     const ask = (c: ChannelEntry) =>
-      grants.has(c.channel_id) && !seesPrivate
-        ? caller.actors.ask(channelAddress(caller.principal.realm, c.channel_id), { type: 'channel.info' })
-        : caller.channelInfo(c.channel_id);
+      legacy(c)
+        ? caller.channelInfo(c.channel_id)
+        : caller.actors.ask(channelAddress(caller.principal.realm, c.channel_id), { type: 'channel.info' });
     const infos = await Promise.all(wanted.map((c) => ask(c).catch(refused)));
     return infos.filter((info) => info !== undefined).sort((a, b) => a.name.localeCompare(b.name));
   }
