@@ -191,3 +191,21 @@ test('becoming a moderator makes a channel whose can_subscribe_group is role:mod
   await take(franks, deleted(id));
   t.false((await neverSubscribed(frank!)).includes(id));
 });
+
+test('a private channel made naming a group: its members hear stream create once, and GET /streams?include_all lists it', async (t) => {
+  const [alice, gina, hal] = await Promise.all(['Alice MK', 'Gina MK', 'Hal MK'].map((n) => newPerson(t.context, n)));
+  const team = await group(alice!, [gina!.user_id]);
+  const [ginas, hals] = await Promise.all([listen(gina!), listen(hal!)]);
+  const id = await privateChannel(alice!, [], { can_add_subscribers_group: team });
+  await take(ginas, created(id));
+  await marker(alice!, id, ginas);
+  t.is(ginas.seen.filter(created(id)).length, 1);
+  const all = (await ok(gina!.client, 'GET', '/streams', { include_all: true })).streams as Body[];
+  t.true(all.some((s) => s.stream_id === id));
+  // Hal, in no group the channel names, hears of it only once he joins one.
+  await poll(hals, true);
+  t.false(hals.seen.some(created(id)));
+  await ok(alice!.client, 'POST', `/user_groups/${team}/members`, { add: [hal!.user_id] });
+  await take(hals, created(id));
+  t.is(hals.seen.filter(created(id)).length, 1);
+});
