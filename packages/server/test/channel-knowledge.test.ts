@@ -209,3 +209,17 @@ test('a private channel made naming a group: its members hear stream create once
   await take(hals, created(id));
   t.is(hals.seen.filter(created(id)).length, 1);
 });
+
+test('a public channel made private is gone for members who knew it only as public; made public again, it comes back', async (t) => {
+  const [alice, ivan] = await Promise.all(['Alice PV', 'Ivan PV'].map((n) => newPerson(t.context, n)));
+  const params = { name: unique('open'), subscribers: [alice!.user_id] };
+  const id = (await ok(alice!.client, 'POST', '/channels/create', params)).id as number;
+  const ivans = await listen(ivan!);
+  t.true((await neverSubscribed(ivan!)).includes(id));
+  await ok(alice!.client, 'PATCH', `/streams/${id}`, { is_private: true });
+  await take(ivans, deleted(id));
+  t.false((await neverSubscribed(ivan!)).includes(id));
+  await ok(alice!.client, 'PATCH', `/streams/${id}`, { is_private: false });
+  await take(ivans, created(id));
+  t.true((await neverSubscribed(ivan!)).includes(id));
+});
