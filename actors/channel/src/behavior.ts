@@ -9,7 +9,7 @@ import {
 import { handlerTable, type ActorBehavior, type Decision, type Handlers, type StoreWrite } from '@chat/runtime';
 import { hasMetadataAccess, invalidChannel, requireContentAccess } from './access.js';
 import { decideEdit } from './edit/edit.js';
-import { channelInfo, fanout, streamCreated, toOnlookers } from './events.js';
+import { channelInfo, fanout, streamCreated, tellKnowledge, toOnlookers } from './events.js';
 import { decideFetch, decideGet, decideMatch, firstUnread } from './fetch.js';
 import {
   decideDelete,
@@ -62,6 +62,9 @@ const handlers: Handlers<ChannelState, ChannelEvent, ChannelProtocol> = {
   'message.holders': decideHolders,
   'message.historical': decideHistorical,
   'channel.guestRole': decideGuestRole,
+  'channel.knowledge': (ctx, command) => {
+    return { fanouts: tellKnowledge(ctx.state, ctx.address.key, command.gained, command.lost), reply: null };
+  },
   'topic.list': decideTopics,
   'message.moveOut': decideMoveOut,
   'message.moveIn': decideMoveIn,

@@ -2,6 +2,8 @@ import {
   deletedInChannel,
   deletedPrivate,
   streamCreateEvent,
+  streamDeleteEvent,
+  peerEvent,
   realmAddress,
   realmOfKey,
   type ChannelInfo,
@@ -29,8 +31,28 @@ export function audience(state: ChannelState, key: string): number[] {
  * being subscribed (`except`, who heard directly): the RealmActor knows them.
  */
 export function toOnlookers(channel: ChannelSettings, key: string, events: QueueEvent[], except: number[]): Tell {
-  const to = channel.invite_only ? 'administrators' : 'members';
-  return { to: realmAddress(realmOfKey(key)), body: { type: 'realm.broadcast', events, to, except } };
+  // A private channel's: its administrators, and who knows of it through groups (the realm has its settings).
+  const body = channel.invite_only
+    ? { type: 'realm.broadcast' as const, events, to: 'administrators' as const, except, channel_id: channel.stream_id }
+    : { type: 'realm.broadcast' as const, events, to: 'members' as const, except };
+  return { to: realmAddress(realmOfKey(key)), body };
+}
+
+/**
+ * `channel.knowledge`: who newly may know of the channel hears of it (`stream` create, then its
+ * subscribers in a `peer_add`), who no longer may hears it is gone (`stream` delete); subscribers
+ * knew of it anyway. Nothing changes here, so the events keep the realm's change as their origin.
+ */
+export function tellKnowledge(state: ChannelState, key: string, gained: number[], lost: number[]) {
+  if (state.kind !== 'channel' || state.channel!.is_archived) return [];
+  const id = state.channel!.stream_id;
+  const outside = (ids: number[]) => ids.filter((u) => !state.members.includes(u));
+  const subscribers = [...state.members].sort((a, b) => a - b);
+  const created = [streamCreated(channelInfo(state)), peerEvent('peer_add', id, subscribers)];
+  return [
+    ...(outside(gained).length > 0 ? [fanout(key, outside(gained), created)] : []),
+    ...(outside(lost).length > 0 ? [fanout(key, outside(lost), [streamDeleteEvent(id)])] : []),
+  ];
 }
 
 /** `stream` op `create`; the edge renders each channel in the reference's shape. */

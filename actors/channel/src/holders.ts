@@ -40,7 +40,21 @@ function holdsAs(state: ChannelState, userId: number, message: StoredMessage, me
 /** Whether `userId`'s row of `message` is historical: made by acting on it without having it. */
 export function historicalRow(state: ChannelState, userId: number, message: StoredMessage): boolean {
   if (message.holders) return message.historical?.includes(userId) ?? false;
-  return inRanges(state.historical?.[userId] ?? [], message.id);
+  return inRanges(state.historical?.[userId] ?? [], message.id) || oldHistoricalRow(state, userId, message);
+}
+
+/**
+ * A historical row as snapshots of channels made before `historical` kept it
+ * (`rowsApart` absent): in `held`, as a range of the one message, which the
+ * user reacted to (the only way such a row was made then). A subscription
+ * span of exactly that one message, reacted to, reads the same: the one
+ * case this rule gets wrong; a reaction since removed, or a row that merged
+ * with a span next to it, stays unrecognised.
+ */
+function oldHistoricalRow(state: ChannelState, userId: number, message: StoredMessage): boolean {
+  if (state.rowsApart || !state.held?.[userId]) return false;
+  const alone = state.held[userId]!.some(([from, to]) => from === message.id && to === message.id);
+  return alone && message.reactions.some((r) => r.user_id === userId);
 }
 
 /**

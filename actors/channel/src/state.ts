@@ -31,6 +31,11 @@ export interface ChannelState {
   held?: Record<number, IdRanges>;
   /** Ids of historical rows per user: what they starred, marked unread or reacted to without having it (holders.ts). */
   historical?: Record<number, IdRanges>;
+  /**
+   * Set at creation: `held` holds subscription spans only. Absent in snapshots of channels made
+   * before, where `held` may also keep a reaction's historical row as a one-id range (holders.ts).
+   */
+  rowsApart?: true;
   /** Those of them (and of `historical`) who are guests: a public channel's events leave them out. */
   heldByGuests?: number[];
   messages: StoredMessage[];
@@ -98,6 +103,8 @@ export function applyEvent(state: ChannelState, event: ChannelEvent): void {
       state.kind = 'channel';
       state.channel = event.channel;
       state.members = sortedUnion([], event.subscribers);
+      // Replayed from its creation, a channel's reactions make their rows in `historical` (giveHistorical).
+      state.rowsApart = true;
       return;
     case 'dmOpened':
       state.kind = 'dm';

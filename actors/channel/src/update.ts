@@ -1,5 +1,7 @@
 import {
+  CHANNEL_PERMISSIONS,
   ChatError,
+  type ChannelPermissions,
   inGroupSetting,
   realmOfKey,
   sameGroupSetting,
@@ -98,6 +100,9 @@ export function decideUpdate(ctx: ActorContext<ChannelState>, cmd: Update): Chan
     is_web_public: next.is_web_public,
     is_archived: next.is_archived,
     folder_id: next.folder_id,
+    permissions: Object.fromEntries(
+      CHANNEL_PERMISSIONS.map((name) => [name, permissions[name]?.new ?? channel[name]]),
+    ) as ChannelPermissions,
   };
   const realm = realmAddress(realmOfKey(ctx.address.key));
   const updates = streamUpdates(channel, settled.changes);
@@ -106,7 +111,8 @@ export function decideUpdate(ctx: ActorContext<ChannelState>, cmd: Update): Chan
   const onlookers = updates.length > 0 ? [toOnlookers(channel, ctx.address.key, updates, to)] : [];
   return {
     events: [settled],
-    tells: [{ to: realm, body: { type: 'realm.channelChanged', entry } }, ...onlookers],
+    // The update first: who gains the channel by this change hears of it afterwards, in its `stream` create.
+    tells: [...onlookers, { to: realm, body: { type: 'realm.channelChanged', entry } }],
     fanouts: updates.length > 0 ? [fanout(ctx.address.key, to, updates)] : [],
     reply: null,
   };

@@ -45,6 +45,8 @@ export function realmSettings(changes: Partial<RealmSettings> = {}): RealmSettin
     can_delete_own_message_group: SYSTEM_GROUPS['role:everyone'],
     can_delete_any_message_group: SYSTEM_GROUPS['role:administrators'],
     can_add_subscribers_group: SYSTEM_GROUPS['role:members'],
+    can_create_public_channel_group: SYSTEM_GROUPS['role:members'],
+    can_create_private_channel_group: SYSTEM_GROUPS['role:members'],
     ...changes,
   } as RealmSettings;
 }

@@ -19,7 +19,15 @@ import {
   type Handlers,
 } from '@chat/runtime';
 import { forQueue, inSnapshot, wants } from './filter.js';
-import { applyEvent, initialState, type Origin, type QueueEventRecord, type QueueState } from './state.js';
+import {
+  applyEvent,
+  initialState,
+  loseUnrested,
+  restQueue,
+  type Origin,
+  type QueueEventRecord,
+  type QueueState,
+} from './state.js';
 
 export interface QueueOptions {
   /** A waiting poll is answered with a heartbeat event after this long. */
@@ -71,7 +79,7 @@ function collect<R = null>(
   ctx.timers.cancel('idle');
   return {
     ...extra,
-    events: [...(extra.events ?? []), { type: 'collected', reason }],
+    soft: [...(extra.soft ?? []), { type: 'collected', reason }],
     tells: [removeFromOwner(ctx)],
     release: answerWaiting(ctx, []).map(({ name }) => ({ name, error: badQueue(queueId) })),
   };
@@ -87,7 +95,7 @@ function append(ctx: Ctx, options: QueueOptions, events: QueueEvent[], origin?: 
   const pushed: QueueEventRecord =
     origin && !state.cover ? { type: 'pushed', events: numbered, origin } : { type: 'pushed', events: numbered };
   // The events are new objects around parts of the push received, which nobody changes: no copies (`uncopied`).
-  const decision: QueueDecision<null> = { events: [pushed], uncopied: true };
+  const decision: QueueDecision<null> = { soft: [pushed], uncopied: true };
   if (waiting(ctx)) {
     ctx.timers.cancel('heartbeat');
     decision.release = answerWaiting(ctx, [...state.events, ...numbered]);
@@ -155,7 +163,7 @@ function handlers(options: QueueOptions): Handlers<QueueState, QueueEventRecord,
       const cover = cmd.through;
       const dropped = state.events.filter((e) => inSnapshot(cover, state.origins?.[e.id], e));
       return {
-        events: [{ type: 'covered', cover, dropped: dropped.map((e) => e.id) }],
+        soft: [{ type: 'covered', cover, dropped: dropped.map((e) => e.id) }],
         reply: { events: dropped, spec: state.spec! },
       };
     },
@@ -168,6 +176,8 @@ function handlers(options: QueueOptions): Handlers<QueueState, QueueEventRecord,
 }
 
 function onTimer(ctx: Ctx, options: QueueOptions, name: string): QueueDecision {
+  // Lost in a crash (`onActivate`): the owner stops delivering to it (at most once; a later push says it again).
+  if (name === 'forget') return ctx.state.spec ? { tells: [removeFromOwner(ctx)] } : {};
   if (ctx.state.status !== 'live') return {};
   if (name === 'heartbeat') return waiting(ctx) ? append(ctx, options, [heartbeatEvent()]) : {};
   if (name !== 'idle') return {};
@@ -179,7 +189,18 @@ function onTimer(ctx: Ctx, options: QueueOptions, name: string): QueueDecision {
   return collect(ctx, 'idle');
 }
 
+/**
+ * A queue back from rest journals `resumed` with its first decision, before
+ * any change of it is seen: from then on its snapshot at rest is out of date,
+ * and a crash must find the queue lost rather than continue from that snapshot.
+ */
+function resuming<R>(ctx: Ctx, decision: QueueDecision<R>): QueueDecision<R> {
+  if (!ctx.state.rested || ctx.state.status !== 'live') return decision;
+  return { ...decision, events: [{ type: 'resumed' }, ...(decision.events ?? [])] };
+}
+
 export function queueBehavior(options: QueueOptions): ActorBehavior<QueueState, QueueEventRecord> {
+  const table = handlerTable(handlers(options));
   return {
     type: 'queue',
     eventVersion: 1,
@@ -188,13 +209,22 @@ export function queueBehavior(options: QueueOptions): ActorBehavior<QueueState, 
     // sender that recovers after a crash sends again everything since its last checkpoint (up to 10 s of
     // traffic), and a busy queue must still know those keys: 4,096 cover 10 s at 400 events a second.
     idempotencyCapacity: 4096,
-    handle: handlerTable(handlers(options)),
-    apply: applyEvent,
-    onTimer: (ctx, name) => onTimer(ctx, options, name),
-    // After a restart or a move the client gets the whole idle timeout again.
-    onActivate: (ctx) => {
-      if (ctx.state.status === 'live') ctx.timers.set('idle', options.idleMs);
+    handle: (ctx, command) => {
+      const decided = table(ctx, command);
+      return decided instanceof Promise ? decided.then((d) => resuming(ctx, d)) : resuming(ctx, decided);
     },
+    apply: applyEvent,
+    onTimer: (ctx, name) => resuming(ctx, onTimer(ctx, options, name)),
+    onActivate: (ctx) => {
+      // Not saved at rest: a crash lost its events (kept in memory only), so it is gone; its owner is told.
+      if (loseUnrested(ctx.state as QueueState)) ctx.timers.set('forget', 0);
+      // After a graceful restart or a move the client gets the whole idle timeout again.
+      else if (ctx.state.status === 'live') ctx.timers.set('idle', options.idleMs);
+    },
+    // A queue's changes are all soft but its registration (and `resumed`): in memory, as the original keeps
+    // queues, saved only at rest; periodic checkpoints do not write queues for them.
+    softUntilRest: true,
+    atRest: restQueue,
     // Live queues stay in memory, so that their idle timer runs.
     canPassivate: (state) => state.status !== 'live',
   };

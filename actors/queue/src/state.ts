@@ -21,8 +21,14 @@ export interface QueueState {
   /** Until the snapshot's cover comes: the change each held event came from. */
   origins?: Record<number, Origin>;
   cover?: Cover;
-  /** Why a gone queue went, for logs and errors. */
-  reason?: 'idle' | 'full' | 'deleted';
+  /** Why a gone queue went, for logs and errors; `lost`: its state was not saved at rest (a crash). */
+  reason?: 'idle' | 'full' | 'deleted' | 'lost';
+  /**
+   * Saved at rest (`atRest`: a graceful stop or hand-off): the snapshot holds
+   * every change, so the queue goes on. The first decision after it journals
+   * `resumed`, which clears this, so a crash from then on is told apart.
+   */
+  rested?: true;
 }
 
 export type QueueEventRecord =
@@ -30,7 +36,8 @@ export type QueueEventRecord =
   | { type: 'pushed'; events: NumberedEvent[]; origin?: Origin }
   | { type: 'acknowledged'; through: number }
   | { type: 'covered'; cover: Cover; dropped: number[] }
-  | { type: 'collected'; reason: 'idle' | 'full' | 'deleted' };
+  | { type: 'collected'; reason: 'idle' | 'full' | 'deleted' }
+  | { type: 'resumed' };
 
 export const initialState = (): QueueState => ({ status: 'none', spec: null, events: [], nextId: 0, acknowledged: -1 });
 
@@ -64,6 +71,9 @@ export function applyEvent(state: QueueState, event: QueueEventRecord): void {
       delete state.origins;
       break;
     }
+    case 'resumed':
+      delete state.rested;
+      break;
     case 'collected':
       // Only the fact remains: a later fetch is answered BAD_EVENT_QUEUE_ID.
       state.status = 'gone';
@@ -72,4 +82,23 @@ export function applyEvent(state: QueueState, event: QueueEventRecord): void {
       delete state.origins;
       break;
   }
+}
+
+/** Just before the snapshot that takes the queue out of memory: it holds every event, so the queue may go on. */
+export function restQueue(state: QueueState): void {
+  if (state.status === 'live') state.rested = true;
+}
+
+/**
+ * On activation, a live queue that was not saved at rest lost its events and
+ * acknowledgements (they are kept in memory only): it is collected, so its
+ * next poll answers BAD_EVENT_QUEUE_ID. True when that happened.
+ */
+export function loseUnrested(state: QueueState): boolean {
+  if (state.status !== 'live' || state.rested) return false;
+  state.status = 'gone';
+  state.reason = 'lost';
+  state.events = [];
+  delete state.origins;
+  return true;
 }

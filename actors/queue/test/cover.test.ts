@@ -64,7 +64,7 @@ test('the cover drops the held events that come from changes the snapshot read, 
     (cover.reply as { events: Array<{ id: number }> }).events.map((e) => e.id),
     [0],
   );
-  t.deepEqual(cover.events, [{ type: 'covered', cover: { subscription: { [CHANNEL]: 7 } }, dropped: [0] }]);
+  t.deepEqual(cover.soft, [{ type: 'covered', cover: { subscription: { [CHANNEL]: 7 } }, dropped: [0] }]);
   t.deepEqual(ids(kit), [1, 2, 3]);
   t.is(kit.state.origins, undefined, 'origins are kept only until the cover comes');
 });
@@ -72,11 +72,11 @@ test('the cover drops the held events that come from changes the snapshot read, 
 test('after the cover, events still on their way from a change the snapshot read are dropped as they come', async (t) => {
   const kit = await queue();
   await kit.run({ type: 'queue.cover', user_id: 2, through: { subscription: { [CHANNEL]: 7 } } });
-  t.deepEqual((await push(kit, [peerAdd(3)], CHANNEL, 7)).events, [], 'at the position read');
-  t.deepEqual((await push(kit, [peerAdd(3)], 'channel/zulip:11', 2)).events.length, 1, 'another actor');
-  t.deepEqual((await push(kit, [peerAdd(3)], CHANNEL, 8)).events.length, 1, 'a later change');
+  t.deepEqual((await push(kit, [peerAdd(3)], CHANNEL, 7)).soft, [], 'at the position read');
+  t.deepEqual((await push(kit, [peerAdd(3)], 'channel/zulip:11', 2)).soft.length, 1, 'another actor');
+  t.deepEqual((await push(kit, [peerAdd(3)], CHANNEL, 8)).soft.length, 1, 'a later change');
   const pushed = await push(kit, [peerAdd(4)], CHANNEL, 10);
-  t.is(pushed.events[0]?.type === 'pushed' && pushed.events[0].origin, undefined, 'no origin kept after the cover');
+  t.is(pushed.soft[0]?.type === 'pushed' && pushed.soft[0].origin, undefined, 'no origin kept after the cover');
 });
 
 test('a move to another channel is never dropped: the two conversations were read at different moments', async (t) => {
@@ -87,23 +87,23 @@ test('a move to another channel is never dropped: the two conversations were rea
   await push(kit, [edit], CHANNEL, 5);
   await kit.run({ type: 'queue.cover', user_id: 2, through: { update_message: { [CHANNEL]: 9 } } });
   t.deepEqual(ids(kit), [0]);
-  t.is((await push(kit, [move], CHANNEL, 6)).events.length, 1);
+  t.is((await push(kit, [move], CHANNEL, 6)).soft.length, 1);
 });
 
 test('events of types the queue did not ask for are dropped on arrival', async (t) => {
   const kit = await queue({ event_types: ['subscription'] });
-  t.deepEqual((await push(kit, [typing])).events, []);
-  t.is((await push(kit, [peerAdd(3), typing])).events.length, 1);
+  t.deepEqual((await push(kit, [typing])).soft, []);
+  t.is((await push(kit, [peerAdd(3), typing])).soft.length, 1);
   t.deepEqual(ids(kit), [0]);
 });
 
 test('a queue whose client stopped reading is collected when full, and its waiting poll learns it', async (t) => {
   const kit = await queue({}, { ...OPTIONS, maxEvents: 2 });
-  t.is((await push(kit, [peerAdd(3), peerAdd(4)])).events[0]?.type, 'pushed', 'full, not more');
+  t.is((await push(kit, [peerAdd(3), peerAdd(4)])).soft[0]?.type, 'pushed', 'full, not more');
   const poll = await kit.run({ type: 'queue.get', user_id: 2, last_event_id: 1, dont_block: false });
   t.is(poll.hold, 'poll');
   const full = await push(kit, [peerAdd(5), peerAdd(6), peerAdd(7)]);
-  t.deepEqual(full.events, [{ type: 'collected', reason: 'full' }]);
+  t.deepEqual(full.soft, [{ type: 'collected', reason: 'full' }]);
   t.deepEqual(full.tells, [
     { to: { type: 'user', key: 'zulip:2' }, body: { type: 'user.removeQueue', queue_id: 'q1' } },
   ]);
@@ -128,7 +128,7 @@ test('an idle queue is collected by its timer, unless a poll is waiting', async 
   t.true(kit.timers.has('idle'));
   await kit.run({ type: 'queue.get', user_id: 2, last_event_id: 0, dont_block: true });
   const idle = await kit.fire('idle');
-  t.deepEqual(idle.events, [{ type: 'collected', reason: 'idle' }]);
+  t.deepEqual(idle.soft, [{ type: 'collected', reason: 'idle' }]);
   t.is(idle.released.length, 0);
 });
 

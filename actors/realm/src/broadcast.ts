@@ -1,6 +1,7 @@
 import { maySeeAllChannels, maySeePublicChannels, type QueueEvent, type RealmCommand, userKeys } from '@chat/protocol';
 import type { Decision, Fanout } from '@chat/runtime';
 import type { Account, RealmEvent, RealmState } from './state.js';
+import { knowerOf } from './channel-knowledge.js';
 
 /**
  * Events every active account of the organization hears (user groups,
@@ -31,7 +32,11 @@ export function broadcast(
   command: Extract<RealmCommand, { type: 'realm.broadcast' }>,
 ): Decision<RealmEvent, null> {
   const except = new Set(command.except);
-  const sees = command.to === 'members' ? maySeePublicChannels : maySeeAllChannels;
+  const entry = command.channel_id === undefined ? undefined : state.channels[command.channel_id];
+  // A private channel's: administrators, and who knows of it through groups.
+  const throughGroups = entry === undefined ? () => false : knowerOf(state, entry);
+  const sees =
+    command.to === 'members' ? maySeePublicChannels : (a: Account) => maySeeAllChannels(a) || throughGroups(a);
   const reaches = (a: Account) => !except.has(a.id) && sees(a);
   return { fanouts: [toAccounts(state, command.events, reaches)] };
 }

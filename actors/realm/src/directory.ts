@@ -7,6 +7,7 @@ import {
   type UserRef,
 } from '@chat/protocol';
 import { groupsByName } from './groups/model.js';
+import { channelGrants, concerned, knowledgeTells, sameKnowers } from './channel-knowledge.js';
 import { apiEmailOf, hiddenGravatar, toPrincipal } from './profile.js';
 import type { Account, RealmState } from './state.js';
 import type { RealmHandlers } from './state.js';
@@ -21,6 +22,7 @@ type DirectoryCommand = Extract<
       | 'realm.registerChannel'
       | 'realm.findChannel'
       | 'realm.channels'
+      | 'realm.channelGrants'
       | 'realm.renameChannel'
       | 'realm.channelChanged'
       | 'realm.notificationBot';
@@ -113,8 +115,16 @@ export const directoryHandlers: RealmHandlers<Pick<RealmProtocol, DirectoryComma
     }
     return { events: [{ type: 'channelRenamed', channelId: entry.channel_id, name: command.name }], reply: null };
   },
+  'realm.channelGrants': ({ state }, command) => {
+    return { reply: channelGrants(state, command.user_id) };
+  },
   'realm.channelChanged': ({ state }, command) => {
-    if (!state.channels[command.entry.channel_id]) return {};
-    return { events: [{ type: 'channelChanged', entry: command.entry }] };
+    const id = command.entry.channel_id;
+    const before = state.channels[id];
+    if (!before) return {};
+    // Its privacy or group settings may let others know of it, or no longer.
+    const after: RealmState = { ...state, channels: { ...state.channels, [id]: { ...before, ...command.entry } } };
+    const tells = sameKnowers(before, after.channels[id]!) ? [] : knowledgeTells(state, after, concerned(state), [id]);
+    return { events: [{ type: 'channelChanged', entry: command.entry }], tells };
   },
 };

@@ -22,6 +22,7 @@ import {
 export class CallerContext {
   private userState?: Promise<UserSnapshot>;
   private realmSettings?: Promise<RealmSettings>;
+  private channelInfos?: Map<number, Promise<ChannelInfo>>;
 
   constructor(
     readonly actors: ActorClient,
@@ -70,11 +71,25 @@ export class CallerContext {
     return this.actors.ask(this.realm, { type: 'realm.findChannel', name });
   }
 
+  /**
+   * From now on each channel is asked once for the rest of the request, its
+   * answer shared: for requests that only read (the register's snapshot, whose
+   * sections read the same channels).
+   */
+  rememberChannels(): this {
+    this.channelInfos ??= new Map();
+    return this;
+  }
+
   channelInfo(channelId: number): Promise<ChannelInfo> {
-    return this.actors.ask(channelAddress(this.principal.realm, channelId), {
+    const known = this.channelInfos?.get(channelId);
+    if (known) return known;
+    const asked = this.actors.ask(channelAddress(this.principal.realm, channelId), {
       type: 'channel.info',
       viewer: this.principal,
     });
+    this.channelInfos?.set(channelId, asked);
+    return asked;
   }
 
   /** The caller as a reader of one conversation (its read ranges decide the flags). */

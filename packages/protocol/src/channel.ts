@@ -305,6 +305,12 @@ export type ChannelCommand =
   | { type: 'message.historical'; actor: Principal; message_ids: number[] }
   /** The user's role changed: whether they are a guest now, for a channel they left (see holders.ts). */
   | { type: 'channel.guestRole'; user_id: number; guest: boolean }
+  /**
+   * From the RealmActor: who newly may know of the channel without being subscribed (their groups now
+   * grant it, or its privacy changed), and who no longer may. The channel tells those not subscribed
+   * (`stream` create and `peer_add`, or `stream` delete), changing nothing of its own.
+   */
+  | { type: 'channel.knowledge'; gained: number[]; lost: number[] }
   | MoveCommand;
 
 export type ReactionChange = { actor: Principal; message_id: number; reaction: Reaction };
@@ -351,6 +357,7 @@ export type ChannelReplies = MoveReplies & {
   'message.holders': number[];
   'message.historical': number[];
   'channel.guestRole': null;
+  'channel.knowledge': null;
   /** Newest first. */
   'topic.list': TopicSummary[];
 };

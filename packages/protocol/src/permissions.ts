@@ -86,6 +86,20 @@ export const readsThroughGroups = (who: Person, channel: ContentAccessFields, su
   !subscribed && channel.invite_only && !channel.is_web_public && mayReadChannel(who, channel, subscribed);
 
 /**
+ * Whether one's groups let one know of a private channel (the original's
+ * `has_metadata_access_to_channel_via_groups`): non-guests in its
+ * `can_administer_channel_group`, `can_add_subscribers_group` or `can_subscribe_group`.
+ */
+export const knowsThroughGroups = (
+  who: Person,
+  channel: Pick<ChannelSettings, 'can_administer_channel_group' | 'can_add_subscribers_group' | 'can_subscribe_group'>,
+) =>
+  !isGuest(who) &&
+  (inGroupSetting(channel.can_administer_channel_group, who) ||
+    inGroupSetting(channel.can_add_subscribers_group, who) ||
+    inGroupSetting(channel.can_subscribe_group, who));
+
+/**
  * A channel one was once subscribed to stays in `unsubscribed` only where one may still know of it
  * (the original's `has_metadata_access_to_previously_subscribed_stream`): web-public ones for
  * everyone, other public ones for non-guests, private ones for administrators only.

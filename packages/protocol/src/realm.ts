@@ -16,6 +16,7 @@ import type { QueueEvent } from './queue.js';
 import type { WireError } from './errors.js';
 import type { BotCommand } from './bots.js';
 import type { SessionCommand, SessionReplies } from './sessions.js';
+import type { ChannelPermissions } from './channel.js';
 
 /**
  * The RealmActor's contract: the commands edges and tools send it and the
@@ -166,6 +167,22 @@ export interface ChannelEntry {
   is_default: boolean;
   /** The channel's folder, as its ChannelActor last reported it (for folder archiving). */
   folder_id?: number | null;
+  /**
+   * The channel's group settings, as its ChannelActor last reported them: who may know of a private
+   * channel through their groups (`knowsThroughGroups`) and which groups are in use. Absent in
+   * entries written before they were kept.
+   */
+  permissions?: ChannelPermissions;
+}
+
+/**
+ * `realm.channelGrants`: one's role, and the private channels one's groups let one know of (`metadata`)
+ * and read (`content`), as the realm has them now (authentication may have seen an older role).
+ */
+export interface ChannelGrants {
+  role: number;
+  metadata: number[];
+  content: number[];
 }
 
 /** A user as other operations need to see them (mentions, recipients, principals). */
@@ -277,6 +294,11 @@ export type RealmCommand =
   | { type: 'realm.registerChannel'; entry: Omit<ChannelEntry, 'channel_id'> }
   | { type: 'realm.findChannel'; name: string }
   | { type: 'realm.channels' }
+  /**
+   * The private channels a user may know of, and those he may read, through his groups now (see
+   * `knowsThroughGroups`), whether subscribed or not: one answer instead of asking each channel.
+   */
+  | { type: 'realm.channelGrants'; user_id: number }
   /** Renames a channel in the directory; refused when the name is taken. */
   | { type: 'realm.renameChannel'; channel_id: number; name: string }
   /**
@@ -284,7 +306,14 @@ export type RealmCommand =
    * are not among its subscribers (`except`, who heard directly): every
    * non-guest for a public channel, administrators for a private one.
    */
-  | { type: 'realm.broadcast'; events: QueueEvent[]; to: 'members' | 'administrators'; except: number[] }
+  | {
+      type: 'realm.broadcast';
+      events: QueueEvent[];
+      to: 'members' | 'administrators';
+      except: number[];
+      /** The private channel the events are of: who knows of it through groups hears them too. */
+      channel_id?: number;
+    }
   /** Keeps the directory's copy of a channel's flags current (sent by the ChannelActor). */
   | { type: 'realm.channelChanged'; entry: Omit<ChannelEntry, 'is_default'> }
   /** From a UserActor: whether the user has an `all_public_streams` queue; `seq` orders the user's changes. */
@@ -349,6 +378,7 @@ export type RealmReplies = GroupReplies &
     'realm.registerChannel': ChannelEntry;
     'realm.findChannel': ChannelEntry;
     'realm.channels': ChannelEntry[];
+    'realm.channelGrants': ChannelGrants;
     'realm.renameChannel': null;
     'realm.broadcast': null;
     'realm.channelChanged': null;

@@ -62,6 +62,7 @@ export type StatusReplies = {
   'realm.presences': PresenceReply;
   /** By client name. */
   'realm.userPresence': Record<string, LegacyPresence>;
+  'realm.recentlyActive': number[];
 };
 
 export type StatusCommand =
@@ -84,6 +85,11 @@ export type StatusCommand =
   | { type: 'realm.reportPresence'; user_id: number; status: 'active' | 'idle'; event_user_limit: number }
   | ({ type: 'realm.presences' } & PresenceQuery)
   /** One user's presence in the legacy format; by id or e-mail. */
-  | { type: 'realm.userPresence'; user: number | string };
+  | { type: 'realm.userPresence'; user: number | string }
+  /**
+   * The active bots and the users a client last said were active at most `days` days ago, sharing their
+   * presence (the original's recent UserActivityInterval): who a big channel's `partial_subscribers` lists.
+   */
+  | { type: 'realm.recentlyActive'; days: number };
 
 export type StatusProtocol = ProtocolOf<StatusCommand, StatusReplies>;

@@ -137,6 +137,13 @@ export interface ActorBehavior<State, Event extends TypedEvent = TypedEvent, P =
   /** False keeps the actor in memory even when idle. */
   canPassivate?(state: Readonly<State>): boolean;
   /**
+   * Soft changes are saved only at rest (`atRest`): a periodic checkpoint
+   * writes the actor's snapshot only for a journaled change. For state a crash
+   * may lose whole (an event queue, which then comes back as collected), where
+   * a snapshot that recovery would not trust is pure cost.
+   */
+  softUntilRest?: boolean;
+  /**
    * How many idempotency keys each actor remembers, instead of the host's
    * `idempotencyCapacity`: more for actors that receive many owed messages
    * from many senders, since a sender that recovers sends again everything

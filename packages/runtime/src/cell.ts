@@ -224,6 +224,7 @@ export class ActorCell {
     }
     if (plan.soft.length > 0) {
       for (const event of plan.soft) this.behavior.apply(this.state, event);
+      if (plan.remember !== undefined) this.idem.set(plan.remember, plan.reply);
       this.host.changedSoftly(this);
     }
     // The newest change this decision saw: its own, or the last one issued before it.

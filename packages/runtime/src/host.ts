@@ -223,7 +223,9 @@ export class ActorHost implements CellHost {
     const cells = [...this.cells].filter(([, cell]) => cell.shard === shard);
     if (!lost) await Promise.all(cells.map(([, cell]) => cell.whenIdle()));
     for (const [id, cell] of cells) {
+      // Stopped first (no timer fires after): what is at rest is the state the checkpoint below saves.
       cell.stop();
+      if (!lost) this.partitionOf(cell.address).comeToRest(cell);
       this.cells.delete(id);
       this.stats.live--;
     }
@@ -255,10 +257,11 @@ export class ActorHost implements CellHost {
     for (const { subscriptions } of this.owned.values()) for (const sub of subscriptions) sub.unsubscribe();
     clearInterval(this.sweeper);
     await this.whenIdle();
+    // Stopped first, so that no timer changes a state once it is at rest and before its snapshot.
+    for (const cell of this.cells.values()) cell.stop();
     for (const cell of this.cells.values()) this.partitionOf(cell.address).comeToRest(cell);
     for (const partition of this.partitions.values()) await partition.checkpoint();
     for (const partition of this.partitions.values()) partition.close();
-    for (const cell of this.cells.values()) cell.stop();
     this.cells.clear();
     this.owned.clear();
     this.stats.live = 0;

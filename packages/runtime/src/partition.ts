@@ -133,8 +133,9 @@ export class Partition {
     this.dirty.add(cell);
   }
 
-  /** A change that is not journaled (`Decision.soft`) is saved with the actor's next snapshot. */
+  /** A change that is not journaled (`Decision.soft`) is saved with the actor's next snapshot (at rest only: `softUntilRest`). */
   changedSoftly(cell: ActorCell): void {
+    if (this.behavior.softUntilRest) return;
     this.dirty.add(cell);
   }
 

@@ -33,6 +33,12 @@ export interface Change {
   entry?: JournalEntry;
   /** Applied at once, never journaled (`Decision.soft`). */
   soft: TypedEvent[];
+  /**
+   * A soft change made under a key and no record: the cell remembers the key
+   * (with the reply) in memory, so that a repeat is not applied twice while
+   * the actor lives. It goes with the next snapshot like the soft change.
+   */
+  remember?: string;
   /** Held replies answered, in order, when this plan's answer is due. */
   release: Array<{ name: string; answer: ReplyEnvelope }>;
   /** Keeps the asker's reply open under this name (an older one still held is answered unavailable at once). */
@@ -120,6 +126,7 @@ export function planDecision(decision: Decision<TypedEvent>, facts: PlanFacts): 
     when,
     ...(entry ? { entry } : {}),
     soft: decision.soft ?? [],
+    ...(!entry && key !== undefined && (decision.soft?.length ?? 0) > 0 ? { remember: key } : {}),
     release,
     ...(hold !== undefined ? { hold } : {}),
     ...(pass ? { pass } : {}),

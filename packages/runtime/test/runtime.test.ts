@@ -1,7 +1,7 @@
 import { rm } from 'node:fs/promises';
 import { join } from 'node:path';
 import { ChatError, type ActorAddress } from '@chat/protocol';
-import { TransportActorClient } from '../src/index.js';
+import { shardOf, TransportActorClient, type AnyBehavior } from '../src/index.js';
 import { untyped } from './untyped.js';
 import { counterBehavior, Probe, type CounterState } from './counter.js';
 import { nodeTest, TestNode, waitFor } from './node.js';
@@ -138,6 +138,47 @@ test('a soft change shows at once and is saved by a checkpoint; a crash before o
   await node.abandon();
   await node.boot();
   t.deepEqual(await values(), [1, 2, 4], 'only the journaled change survives the crash');
+});
+
+test('softUntilRest: a checkpoint does not save an actor for soft changes, a graceful stop does; a soft change under a key is applied once', async (t) => {
+  const behavior = { ...counterBehavior(new Probe()), softUntilRest: true };
+  const node = await TestNode.start([behavior as unknown as AnyBehavior], { checkpointEvery: 1 });
+  t.context.nodes.push(node);
+  const values = async () => (await node.client.ask<CounterState>(actor('mem'), { type: 'get' })).values;
+  const checkpoint = async () => {
+    await node.host.whenIdle();
+    await node.host.sweep(Date.now() + 60_000);
+  };
+  await node.client.ask(actor('mem'), { type: 'add', value: 1 });
+  await checkpoint();
+  for (let i = 0; i < 2; i++)
+    await node.client.ask(actor('mem'), { type: 'addSoftly', value: 2 }, { idempotencyKey: 'soft-1' });
+  t.deepEqual(await values(), [1, 2], 'the repeat was answered from memory');
+  // Another actor of the partition makes a checkpoint due: it writes that actor only.
+  const other = Array.from({ length: 50 }, (_, i) => actor(`o${i}`)).find(
+    (a) => shardOf(a, 4) === shardOf(actor('mem'), 4),
+  )!;
+  await node.client.ask(other, { type: 'add', value: 9 });
+  const snapshots = node.host.stats.snapshots;
+  await checkpoint();
+  t.is(node.host.stats.snapshots, snapshots + 1, 'one snapshot: the actor with a journaled change');
+  await node.abandon();
+  await node.boot();
+  t.deepEqual(await values(), [1], 'a crash forgets the soft change');
+  await node.client.ask(actor('mem'), { type: 'addSoftly', value: 3 });
+  await node.stop();
+  await node.boot();
+  t.deepEqual(await values(), [1, 3], 'the graceful stop saved it');
+});
+
+test('a shard handed off puts its actors to rest before its checkpoint', async (t) => {
+  const node = await start(t);
+  await node.client.ask(actor('moving'), { type: 'addSoftly', value: 1 });
+  const shard = shardOf(actor('moving'), node.host.shards.length);
+  await node.host.removeShard(shard);
+  await node.host.addShard(shard, 2);
+  const state = await node.client.ask<CounterState>(actor('moving'), { type: 'get' });
+  t.deepEqual([state.values, state.rests], [[1], 1]);
 });
 
 test('a passivated actor comes back with its state', async (t) => {

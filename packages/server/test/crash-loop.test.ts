@@ -3,6 +3,7 @@ import test from 'ava';
 import { ChatClient, ServerProcess } from '@chat/testkit';
 import { classify, KINDS, Ledger, Register } from './crash-ledger.js';
 import { verify } from './crash-verify.js';
+import { Watcher } from './crash-watch.js';
 import { prng, type Writer, type World } from './crash-world.js';
 import { writeUntil } from './crash-writers.js';
 import { ok } from './replies.js';
@@ -92,6 +93,9 @@ test('acknowledged writes survive kill -9 at random moments, whole and once', as
   });
   world = await setUp(await server.start(60_000), seed);
   await verify(world, server.url);
+  // A client of hamlet's holds a queue throughout (crash-watch.ts).
+  const watcher = new Watcher(world, world.writers[0]!);
+  await watcher.register(server.url);
   const startedAt = Date.now();
   let unansweredAtKill = 0;
 
@@ -99,17 +103,30 @@ test('acknowledged writes survive kill -9 at random moments, whole and once', as
     let stopped = false;
     const before = KINDS.reduce((sum, k) => sum + world.ledger.tally[k].unanswered, 0);
     const writing = world.writers.map((w) => writeUntil(world, w, server.url, () => stopped));
+    watcher.start(server.url);
     await sleep(50 + Math.floor(world.rng() * 450));
     // No write starts after this: the ones under way now are in flight at the kill.
     stopped = true;
     await server.kill('SIGKILL');
     await Promise.all(writing);
+    await watcher.stop();
     unansweredAtKill += KINDS.reduce((sum, k) => sum + world.ledger.tally[k].unanswered, 0) - before;
     await verify(world, await server.start(60_000));
+    await watcher.afterKill(server.url);
   }
-  // Finally a clean stop and start: a checkpoint written on the way down must agree too.
+  // Finally writes, then a clean stop and start: a checkpoint written on the way down must agree too,
+  // and the watcher's queue, saved at rest, goes on with every message acknowledged since it was registered.
+  let stopped = false;
+  const writing = world.writers.map((w) => writeUntil(world, w, server.url, () => stopped));
+  watcher.start(server.url);
+  await sleep(300);
+  stopped = true;
+  await Promise.all(writing);
   await server.stop();
-  await verify(world, await server.start(60_000));
+  await watcher.stop();
+  const url = await server.start(60_000);
+  await watcher.afterStop(url);
+  await verify(world, url);
 
   const { tally, violations } = world.ledger;
   t.log(`${ROUNDS} rounds in ${Math.round((Date.now() - startedAt) / 1000)} s`);
@@ -118,12 +135,17 @@ test('acknowledged writes survive kill -9 at random moments, whole and once', as
     t.log(`${kind}: ${acked} acknowledged, ${unanswered} unanswered at a kill, ${refused} refused`);
   }
   t.log(`writes in flight at kill time: ${unansweredAtKill}`);
+  t.log(
+    `watcher: queue gone after ${watcher.gone} of ${ROUNDS} kills, went on after ${watcher.continued} graceful restart; ${watcher.messages} message events taken`,
+  );
   for (const [code, count] of world.refusals) t.log(`refused ${count}×: ${code}`);
   const byClass = new Map<string, number>();
   for (const v of violations) byClass.set(classify(v), (byClass.get(classify(v)) ?? 0) + 1);
   t.log(`violations: ${violations.length} (${[...byClass].map(([c, n]) => `${n} ${c}`).join(', ') || '0 lost'})`);
   for (const v of violations.slice(0, 30)) t.log(`  ${v}`);
   t.deepEqual(violations, []);
+  t.is(watcher.gone, ROUNDS, 'after each kill -9 the queue is gone and the client registers again');
+  t.is(watcher.continued, 1, 'after the graceful restart the queue goes on');
   t.true(
     KINDS.every((k) => tally[k].acked > 0),
     'every kind of write was acknowledged at least once',

@@ -1,5 +1,5 @@
 import { readFileSync } from 'node:fs';
-import { registerKeys } from '@chat/testkit';
+import { registerKeys, schemaProperties } from '@chat/testkit';
 import { IDS, withServer } from './context.js';
 import { FLUTTER_KEYS, FLUTTER_REGISTER, missingKeys, TERMINAL_KEYS, TERMINAL_REGISTER } from './client-keys.js';
 import { snapshotOf, type Body } from './queues.js';
@@ -19,7 +19,7 @@ const EMOJI_NAMES = (
  * clients read without a fallback is there for the parameters they send.
  */
 const test = withServer(['hamlet', 'iago', 'othello'], {}, async (t) => {
-  const { iago, hamlet } = t.context;
+  const { iago, hamlet, othello } = t.context;
   // Something unread in a channel and in a direct conversation, a muted topic
   // and presence, so that the lists clients walk are not empty.
   await iago.post('/messages', { type: 'stream', to: 'Denmark', topic: 'keys', content: 'hello' });
@@ -27,8 +27,18 @@ const test = withServer(['hamlet', 'iago', 'othello'], {}, async (t) => {
   const denmark = (await hamlet.get<{ stream_id: number }>('/get_stream_id', { stream: 'Denmark' })).body.stream_id;
   await hamlet.post('/user_topics', { stream_id: denmark, topic: 'muted here', visibility_policy: 1 });
   await iago.post('/users/me/presence', { status: 'active' });
+  // Channels Hamlet and Iago were never in: a public one, and a private one only the administrator may know of.
+  for (const [name, inviteOnly] of [NEVER_PUBLIC, NEVER_PRIVATE].map((n) => [n, n === NEVER_PRIVATE] as const)) {
+    const made = await othello.post('/users/me/subscriptions', {
+      subscriptions: JSON.stringify([{ name, description: `**${name}**` }]),
+      invite_only: inviteOnly,
+    });
+    if (made.status !== 200) throw new Error(`create ${name}: ${JSON.stringify(made.body)}`);
+  }
 });
 
+const NEVER_PUBLIC = 'never keys';
+const NEVER_PRIVATE = 'never keys private';
 const json = (value: unknown) => JSON.stringify(value);
 const KEYS = registerKeys();
 const FETCH_TYPES = [...new Set(KEYS.flatMap((k) => (k.fetch ? [k.fetch] : [])))];
@@ -145,4 +155,36 @@ test('server_emoji_data_url serves every name and alias, without credentials, ca
   t.is(Object.keys(data.code_to_names).length, 1883);
   const again = await fetch(url, { headers: { 'if-none-match': response.headers.get('etag')! } });
   t.is(again.status, 304);
+});
+
+test('each never_subscribed entry has every key of the reference and no other: the channel as GET /streams/{id} gives it', async (t) => {
+  const { hamlet, iago } = t.context;
+  const lists = ['subscribers', 'partial_subscribers'];
+  const keys = schemaProperties('register_queue_200_response_allOf_never_subscribed_inner');
+  const channel = keys.filter((key) => !lists.includes(key)).sort();
+  t.true(channel.includes('stream_weekly_traffic') && channel.includes('can_send_message_group'), keys.join());
+  const cases = [
+    { client: hamlet, include: undefined, names: [NEVER_PUBLIC] },
+    { client: hamlet, include: true, names: [NEVER_PUBLIC] },
+    { client: iago, include: false, names: [NEVER_PUBLIC, NEVER_PRIVATE] },
+    { client: iago, include: true, names: [NEVER_PUBLIC, NEVER_PRIVATE] },
+  ];
+  for (const { client, include, names } of cases) {
+    const params = {
+      fetch_event_types: json(['subscription']),
+      ...(include === undefined ? {} : { include_subscribers: include }),
+    };
+    const never = (await snapshotOf(client, params)).never_subscribed as Body[];
+    const found = names.map((name) => never.find((c) => c.name === name));
+    t.true(found.every(Boolean), `${names.join()} in ${never.map((c) => c.name).join()}`);
+    for (const entry of never) {
+      const expected = include === true ? [...channel, 'subscribers'].sort() : channel;
+      t.deepEqual(Object.keys(entry).sort(), expected, `${String(entry.name)} include_subscribers ${String(include)}`);
+    }
+    for (const entry of found as Body[]) {
+      const { subscribers: _lists, ...rest } = entry;
+      const stream = (await client.get<{ stream: Body }>(`/streams/${String(entry.stream_id)}`)).body.stream;
+      t.deepEqual(rest, stream, String(entry.name));
+    }
+  }
 });

@@ -5,4 +5,4 @@ export { assertEvents, assertResponse, checkEvent, checkResponse, type SchemaChe
 export { fuzzCases, type FuzzCase, type FuzzOptions, type FuzzRequest } from './fuzz.js';
 export { envelopeProblem, runPool, sendFuzz, type FuzzAnswer, type FuzzSession } from './fuzz-run.js';
 export { nextEdge, spreadOver } from './edges.js';
-export { registerKeys, type RegisterKey } from './schema/register-keys.js';
+export { registerKeys, schemaProperties, type RegisterKey } from './schema/register-keys.js';

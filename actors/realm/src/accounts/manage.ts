@@ -16,6 +16,7 @@ import {
   type MembersOp,
 } from '@chat/protocol';
 import type { Decision } from '@chat/runtime';
+import { knowledgeTells } from '../channel-knowledge.js';
 import { toEveryone } from '../broadcast.js';
 import { directMembers } from '../groups/model.js';
 import { toProfile } from '../profile.js';
@@ -88,7 +89,12 @@ function update(
     }
   }
   if (events.length === 0) return { reply: {} };
-  return { events, fanouts: [toEveryone(state, queue)], reply: {} };
+  // A new role may let him know of other channels, or no longer (the original's send_stream_events_for_role_update).
+  const role = cmd.role !== undefined && cmd.role !== target.role ? cmd.role : undefined;
+  const after = { ...state, accounts: { ...state.accounts, [target.id]: { ...target, role: role ?? target.role } } };
+  const tells =
+    role === undefined ? [] : knowledgeTells(state, after, [target], Object.keys(state.channels).map(Number));
+  return { events, fanouts: [toEveryone(state, queue)], tells, reply: {} };
 }
 
 /**

@@ -1,7 +1,8 @@
 import { ChatError, groupMembers, groupSubgroups, type GroupCommand, type UserGroupEvent } from '@chat/protocol';
 import type { Decision } from '@chat/runtime';
 import { actorOf, groupToChange, saved } from './access.js';
-import type { StoredGroup } from './model.js';
+import { allMembers, userGroupsOf, withSupergroups, type StoredGroup } from './model.js';
+import { channelsNaming, concerned, knowledgeTells } from '../channel-knowledge.js';
 import { activeUsers, usableGroup, wouldCycle } from './settings.js';
 import type { Account, RealmEvent, RealmState } from '../state.js';
 
@@ -77,5 +78,14 @@ export function changeMembers(state: RealmState, cmd: Change): Decision<RealmEve
     events.push(groupSubgroups('remove_subgroups', group.id, removingGroups));
   }
   if (events.length === 0) return { reply: null };
-  return saved(state, group, events);
+  // Who joined or left the group, directly or through a subgroup, may now know of other private channels.
+  const after: RealmState = { ...state, userGroups: { ...userGroupsOf(state), [group.id]: group } };
+  const moved = [
+    ...adding,
+    ...removing,
+    ...addingGroups.flatMap((id) => allMembers(after, id)),
+    ...removingGroups.flatMap((id) => allMembers(state, id)),
+  ];
+  const channels = channelsNaming(state, withSupergroups(state, group.id));
+  return { ...saved(state, group, events), tells: knowledgeTells(state, after, concerned(state, moved), channels) };
 }

@@ -103,6 +103,21 @@ export function withSubgroups(state: RealmState, roots: number[]): Set<number> {
   return found;
 }
 
+/** The group and every group above it, through subgroups, active or not. */
+export function withSupergroups(state: RealmState, id: number): Set<number> {
+  const found = new Set([id]);
+  for (let grew = true; grew;) {
+    grew = false;
+    for (const g of Object.values(userGroupsOf(state))) {
+      if (!found.has(g.id) && g.subgroups.some((s) => found.has(s))) {
+        found.add(g.id);
+        grew = true;
+      }
+    }
+  }
+  return found;
+}
+
 /** Active users in the group, directly or through subgroups. */
 export function allMembers(state: RealmState, id: number): number[] {
   const ids = new Set<number>();

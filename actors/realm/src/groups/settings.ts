@@ -1,4 +1,5 @@
 import {
+  CHANNEL_PERMISSIONS,
   CHANNEL_PERMISSIONS_NOT_FOR_EVERYONE,
   ChatError,
   GROUP_PERMISSIONS_NOT_FOR_GUESTS,
@@ -88,6 +89,12 @@ export function objectionsTo(state: RealmState, id: number): Array<Record<string
   const active = Object.values(userGroupsOf(state)).filter((g) => !g.deactivated);
   const supergroups = active.filter((g) => g.subgroups.includes(id)).map((g) => g.id);
   if (supergroups.length > 0) objections.push({ type: 'subgroup', supergroup_ids: supergroups });
+  // Channels not archived, from the directory's copy of their settings (the original's order: channels, groups, realm).
+  for (const channel of Object.values(state.channels)) {
+    if (channel.is_archived || !channel.permissions) continue;
+    const settings = CHANNEL_PERMISSIONS.filter((name) => names(channel.permissions![name]).includes(id));
+    if (settings.length > 0) objections.push({ type: 'channel', channel_id: channel.channel_id, settings });
+  }
   for (const g of active) {
     const settings = USER_GROUP_PERMISSIONS.filter((name) => names(g.settings[name]).includes(id));
     if (settings.length > 0) objections.push({ type: 'user_group', group_id: g.id, settings });

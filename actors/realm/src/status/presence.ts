@@ -37,7 +37,10 @@ const LEGACY_ACTIVE_OFFSET_SECONDS = 70;
 const DEFAULT_HISTORY_DAYS = 14;
 
 type Ctx = ActorContext<RealmState>;
-type OwnCommand = Extract<StatusCommand, { type: 'realm.reportPresence' | 'realm.presences' | 'realm.userPresence' }>;
+type OwnCommand = Extract<
+  StatusCommand,
+  { type: 'realm.reportPresence' | 'realm.presences' | 'realm.userPresence' | 'realm.recentlyActive' }
+>;
 
 export function modernPresence(row: PresenceRow, account: Account): ModernPresence {
   // A user who was never active counts as last active when they joined, as in the original.
@@ -139,12 +142,29 @@ function userPresence(ctx: Ctx, user: number | string) {
   return legacyEntry(row, account);
 }
 
+/** Never reported active (joining does not count here), or invisible: not recently active. */
+function recentlyActive(ctx: Ctx, days: number): number[] {
+  const state = ctx.state;
+  const since = Math.floor(ctx.now / 1000) - days * 24 * 3600;
+  const active = (account: Account) => {
+    if (account.botType !== null) return true;
+    const at = state.presence?.[account.id]?.active;
+    return at != null && at >= since && !isInvisible(state, account.id);
+  };
+  return Object.values(state.accounts)
+    .filter((account) => account.isActive && active(account))
+    .map((account) => account.id);
+}
+
 export const presenceHandlers: RealmHandlers<Pick<StatusProtocol, OwnCommand['type']>> = {
   'realm.reportPresence': (ctx, command) => {
     return report(ctx, command);
   },
   'realm.presences': (ctx, command) => {
     return { reply: presences(ctx, command) };
+  },
+  'realm.recentlyActive': (ctx, command) => {
+    return { reply: recentlyActive(ctx, command.days) };
   },
   'realm.userPresence': (ctx, command) => {
     return { reply: userPresence(ctx, command.user) };

@@ -10,6 +10,7 @@ import {
   maySeeAllChannels,
   maySeePublicChannels,
   type ChannelEntry,
+  type ChannelGrants,
   type ChannelInfo,
   type ChannelPermission,
   type ChannelPermissions,
@@ -24,13 +25,12 @@ import { channelAdminRoutes } from './admin.js';
 import { announceChannels, noteNewChannels, tellNewSubscribers, type NewChannel } from './announce.js';
 import { checkColor, subscriptionSettingsRoutes } from './subscription-settings.js';
 import { channelRetention, createChannel, type NewChannelSpec } from './create.js';
-import { channelJson, subscriptionJson } from './json.js';
+import { channelJson, subscriberLists, subscriptionJson } from './json.js';
 import { creationPermissionParams, newChannelPermissions } from './permissions.js';
 import { accessAddsFirst, restrictsGuests, tellAccessChanges } from '../users/access-events.js';
 import { CallerContext } from '../context.js';
 import { checkChannelCount, checkDescription, LIMITS } from '../limits.js';
 import type { ApiOptions } from '../options.js';
-import { SMALL_CHANNEL } from '../events/register/snapshot.js';
 
 const Principals = Type.Union([Type.Array(Type.Integer()), Type.Array(Type.String())], {
   description: 'User ids (preferred) or e-mail addresses; the caller when omitted.',
@@ -133,6 +133,11 @@ function refuseGuests(principal: Principal): void {
 
 async function channelsOf(caller: CallerContext): Promise<ChannelEntry[]> {
   return caller.actors.ask(caller.realm, { type: 'realm.channels' });
+}
+
+/** The private channels the caller may know of and read through his groups, as the realm knows them now. */
+export async function channelGrantsOf(caller: CallerContext): Promise<ChannelGrants> {
+  return caller.actors.ask(caller.realm, { type: 'realm.channelGrants', user_id: caller.principal.user_id });
 }
 
 interface SubscribeParams
@@ -248,10 +253,6 @@ async function unsubscribe(caller: CallerContext, names: string[], principals: n
   return { removed, not_removed: notRemoved };
 }
 
-/** As the register's `include_subscribers`: `partial` gives the whole list where it is short. */
-const withSubscribers = (include: boolean | 'partial' | undefined, info: { subscribers: unknown[] }): boolean =>
-  include === true || (include === 'partial' && info.subscribers.length < SMALL_CHANNEL);
-
 export function channelRoutes(options: ApiOptions): Route[] {
   return [
     defineRoute({
@@ -262,7 +263,8 @@ export function channelRoutes(options: ApiOptions): Route[] {
         include_subscribers: Type.Optional(
           Type.Union([Type.Boolean(), Type.Literal('partial')], {
             default: false,
-            description: '`partial`: subscribers of the channels with fewer than 250 of them only.',
+            description:
+              '`partial`: the whole list of a channel with fewer than 250 subscribers; of a bigger one, `partial_subscribers`: its bots and the users active in the last 14 days.',
           }),
         ),
       }),
@@ -272,12 +274,9 @@ export function channelRoutes(options: ApiOptions): Route[] {
       async handler({ params, principal, actors }) {
         const caller = new CallerContext(actors, principal);
         const state = await caller.state();
-        const subscriptions = await Promise.all(
-          Object.entries(state.subscriptions).map(async ([id, settings]) => {
-            const info = await caller.channelInfo(Number(id));
-            return subscriptionJson(info, settings, withSubscribers(params.include_subscribers, info));
-          }),
-        );
+        const infos = await Promise.all(Object.keys(state.subscriptions).map((id) => caller.channelInfo(Number(id))));
+        const lists = await subscriberLists(caller, params.include_subscribers, infos);
+        const subscriptions = infos.map((info) => subscriptionJson(info, state.subscriptions[info.stream_id]!, lists));
         return { subscriptions: subscriptions.sort((a, b) => a.name.localeCompare(b.name)) };
       },
     }),
@@ -533,15 +532,24 @@ export interface ChannelFilter {
 /** The channels `GET /streams` lists for the caller (also register's `streams`), each with `is_default`. */
 export async function visibleChannels(caller: CallerContext, filter: ChannelFilter) {
   const { principal } = caller;
-  const [entries, state] = await Promise.all([channelsOf(caller), caller.state()]);
   const seesPublic = maySeePublicChannels(principal);
   const all = filter.include_all && maySeeAllChannels(principal);
   const byAccess = !all && (filter.include_can_access_content || filter.include_all);
+  // Which private channels the caller's groups grant: the realm answers for all of them at once.
+  const [entries, state, grants] = await Promise.all([
+    channelsOf(caller),
+    caller.state(),
+    byAccess && seesPublic ? channelGrantsOf(caller) : undefined,
+  ]);
   const subscribed = (id: number) => Boolean(state.subscriptions[id]);
+  const granted = new Set(filter.include_all ? grants?.metadata : grants?.content);
   const wanted = entries.filter((e) => {
     if (e.is_archived && filter.exclude_archived) return false;
     if (all) return true;
-    // A private channel's groups may grant a non-guest access: its settings decide, below.
+    // A private channel's groups may grant a non-guest access (entries kept before the directory had
+    // their settings are asked of the channel, below).
+    if (byAccess && e.invite_only)
+      return subscribed(e.channel_id) || granted.has(e.channel_id) || (seesPublic && !e.permissions);
     if (byAccess) return e.is_web_public || subscribed(e.channel_id) || seesPublic;
     if (filter.include_subscribed && subscribed(e.channel_id)) return true;
     if (filter.include_web_public && e.is_web_public) return true;

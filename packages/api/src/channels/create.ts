@@ -51,6 +51,7 @@ export async function createChannel(
       is_archived: false,
       is_default: spec.is_default ?? false,
       folder_id: spec.folder_id ?? null,
+      permissions: { ...defaultChannelPermissions(creatorId), ...spec.permissions },
     },
   });
   await createChannelActor(actors, realm, entry, spec, creatorId, subscribers, now);

@@ -1,4 +1,37 @@
 import { CHANNEL_PERMISSIONS, streamPostPolicy, type ChannelInfo, type SubscriptionSettings } from '@chat/protocol';
+import type { CallerContext } from '../context.js';
+
+/** Whole subscriber lists are always sent for channels smaller than this (the reference's promise). */
+export const SMALL_CHANNEL = 250;
+/** A big channel's `partial_subscribers` holds at least its bots and those active this many days back. */
+const RECENT_DAYS = 14;
+
+/**
+ * What `include_subscribers` asks for: no lists, every list, or (`partial`)
+ * every list of a small channel and, of a big one, only these users.
+ */
+export type SubscriberLists = boolean | { partial: ReadonlySet<number> };
+
+/**
+ * The lists to send with these channels. `partial` asks the realm who was
+ * recently active only when one of them is big.
+ */
+export async function subscriberLists(
+  caller: CallerContext,
+  include: boolean | 'partial' | undefined,
+  infos: ChannelInfo[],
+): Promise<SubscriberLists> {
+  if (include !== 'partial') return include ?? false;
+  if (infos.every((info) => info.subscribers.length < SMALL_CHANNEL)) return true;
+  const recent = await caller.actors.ask(caller.realm, { type: 'realm.recentlyActive', days: RECENT_DAYS });
+  return { partial: new Set(recent) };
+}
+
+function subscribersOf(info: ChannelInfo, lists: SubscriberLists) {
+  if (lists === false) return {};
+  if (lists === true || info.subscribers.length < SMALL_CHANNEL) return { subscribers: info.subscribers };
+  return { partial_subscribers: info.subscribers.filter((id) => lists.partial.has(id)) };
+}
 
 /** A channel in the shape of the reference's basic channel object. */
 export function channelJson(info: ChannelInfo, isDefault?: boolean) {
@@ -29,12 +62,16 @@ export function channelJson(info: ChannelInfo, isDefault?: boolean) {
 }
 
 /** A subscription: the channel plus the subscriber's personal settings. */
-export function subscriptionJson(info: ChannelInfo, settings: SubscriptionSettings, includeSubscribers: boolean) {
-  const { is_default: _ignored, ...channel } = channelJson(info, false);
+export function subscriptionJson(info: ChannelInfo, settings: SubscriptionSettings, lists: SubscriberLists) {
   return {
-    ...channel,
+    ...channelJson(info),
     ...settings,
     in_home_view: !settings.is_muted,
-    ...(includeSubscribers ? { subscribers: info.subscribers } : {}),
+    ...subscribersOf(info, lists),
   };
+}
+
+/** A channel the user was never subscribed to (register's `never_subscribed`): the channel as `GET /streams` has it. */
+export function neverSubscribedJson(info: ChannelInfo, lists: SubscriberLists) {
+  return { ...channelJson(info), ...subscribersOf(info, lists) };
 }

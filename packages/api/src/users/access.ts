@@ -16,8 +16,12 @@ export async function accessibleUserIds(caller: CallerContext): Promise<Set<numb
   // The request's cached realm settings: a guest's request that already read them asks nothing more.
   if (inGroupSetting((await caller.settings()).can_access_all_users_group, caller.principal)) return null;
   const [state, { users }] = await Promise.all([caller.state(), userList(caller)]);
-  const channels = await Promise.all(Object.keys(state.subscriptions).map((id) => caller.channelInfo(Number(id))));
-  return accessFrom(caller.principal.user_id, channels, state.conversations, activeIds(users));
+  const infos = await Promise.all(Object.keys(state.subscriptions).map((id) => caller.channelInfo(Number(id))));
+  // The channel's word on whether he is subscribed: his own list may not have heard of a change yet, and a
+  // register's snapshot must agree with the channel at the position it read (the access events' origin).
+  const me = caller.principal.user_id;
+  const channels = infos.filter((info) => info.subscribers.includes(me));
+  return accessFrom(me, channels, state.conversations, activeIds(users));
 }
 
 /** The ids of the realm's active users. */

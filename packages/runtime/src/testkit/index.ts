@@ -192,6 +192,9 @@ export class BehaviorTestKit<State extends object, Event extends TypedEvent> {
     for (const event of checkingValues() ? copy(decision.soft ?? []) : (decision.soft ?? [])) {
       this.behavior.apply(this.state, event);
     }
+    // As the cell: a soft change under a key, with no record, is remembered in memory (`Change.remember`).
+    if (events.length === 0 && key !== undefined && (decision.soft?.length ?? 0) > 0)
+      this.idem.set(key, decision.reply ?? null);
     const released = (decision.release ?? []).filter(({ name }) => this.held.delete(name)).map(wire);
     if (decision.hold !== undefined) {
       // The cell answers a reply still held under the name as unavailable.

@@ -59,3 +59,20 @@ export function registerKeys(): RegisterKey[] {
   }
   return keys;
 }
+
+/** Every property a component schema of the reference declares, through its `allOf` members and `$ref`s. */
+export function schemaProperties(name: string): string[] {
+  const doc = loadReference();
+  const names = new Set<string>();
+  const visit = (schema: unknown): void => {
+    if (!isObject(schema)) return;
+    const ref = schema['$ref'];
+    if (typeof ref === 'string') return visit(doc.components.schemas[ref.replace('#/components/schemas/', '')]);
+    if (Array.isArray(schema['allOf'])) for (const member of schema['allOf']) visit(member);
+    if (isObject(schema['properties'])) for (const key of Object.keys(schema['properties'])) names.add(key);
+  };
+  const schema = doc.components.schemas[name];
+  if (!schema) throw new Error(`the reference has no schema ${name}`);
+  visit(schema);
+  return [...names];
+}

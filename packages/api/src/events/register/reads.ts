@@ -20,6 +20,9 @@ const BUILDS: Record<string, string[]> = {
   'realm.bots': ['realm_bot'],
   'realm.userGroups': ['user_group'],
   'realm.channelFolders': ['channel_folder'],
+  // Which private channels the user's groups let him know of: their `stream` create and delete, and the
+  // `peer_add` after a create, come from the realm's change of groups or settings (relayed by the channel).
+  'realm.channelGrants': ['stream', 'subscription'],
   'realm.statuses': ['user_status'],
   'realm.presences': ['presence'],
   // The time zone.

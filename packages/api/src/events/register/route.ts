@@ -96,7 +96,8 @@ export function registerRoutes(options: ApiOptions): Route[] {
           },
         });
         const reads = new ReadPositions(actors);
-        await snapshot.build(new CallerContext(reads.client, principal), options);
+        // Its sections read many of the same channels: each is asked once.
+        await snapshot.build(new CallerContext(reads.client, principal).rememberChannels(), options);
         const dropped = await actors.ask(queue, {
           type: 'queue.cover',
           user_id: principal.user_id,

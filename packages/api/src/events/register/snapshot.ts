@@ -1,14 +1,18 @@
 import {
   ChatError,
+  channelAddress,
   isAdministrator,
   isGuest,
   mayKnowFormerChannel,
   maySeePublicChannels,
   newSubscription,
   participantsOfKey,
+  type ChannelEntry,
+  type ChannelGrants,
+  type ChannelInfo,
 } from '@chat/protocol';
 import type { CallerContext } from '../../context.js';
-import { subscriptionJson } from '../../channels/json.js';
+import { neverSubscribedJson, subscriberLists, subscriptionJson } from '../../channels/json.js';
 import { withGlobalDefaults } from '../../channels/notification-defaults.js';
 import { unreadMessages } from '../../messages/fetch.js';
 import type { ApiOptions } from '../../options.js';
@@ -25,7 +29,7 @@ import { addPeopleSections, type PeopleRequest } from './people.js';
 import { realmSection } from './realm-section.js';
 import { emptySections, userDefaultsSection } from './empty-sections.js';
 import { ownAccountSection } from './own-account.js';
-import { visibleChannels } from '../../channels/channels.js';
+import { channelGrantsOf, visibleChannels } from '../../channels/channels.js';
 
 /** Sections built from one actor's reads, and the event type that changes each. */
 const SECTION_EVENTS: Array<[string, string]> = [
@@ -47,9 +51,6 @@ const SECTION_EVENTS: Array<[string, string]> = [
 
 /** The original covers the conversations of this many of the newest unread messages. */
 const MAX_UNREAD = 50_000;
-/** Full subscriber lists are always sent for channels smaller than this. */
-export const SMALL_CHANNEL = 250;
-
 /** What an unsubscribed channel shows for personal settings it no longer has. */
 const FORMER_SUBSCRIPTION = newSubscription('#c2c2c2');
 
@@ -140,7 +141,13 @@ export class Snapshot {
       this.types.add('realm_user_settings_defaults');
     }
     if (this.wants('subscription')) {
-      const channels = await caller.actors.ask(caller.realm, { type: 'realm.channels' });
+      // Which channels he may know of follows his role and groups as the realm has them now, asked
+      // before any channel is read: a change of either sends `stream` create and delete as a change of
+      // the realm (see reads.ts).
+      const [channels, grants] = await Promise.all([
+        caller.actors.ask(caller.realm, { type: 'realm.channels' }),
+        channelGrantsOf(caller),
+      ]);
       const subscribed = new Set(Object.keys(state.subscriptions).map(Number));
       const unsubscribed = new Set(state.unsubscribed);
       // Of his former channels, one keeps only those he may still know of, as in the original
@@ -155,50 +162,16 @@ export class Snapshot {
       const global = this.req.notification_settings_null
         ? null
         : await caller.actors.ask(caller.me, { type: 'user.settings' });
+      const never = await this.neverSubscribed(caller, channels, subscribed, unsubscribed, grants);
+      const lists = await subscriberLists(caller, this.req.include_subscribers, [...infos, ...never]);
       const json = infos.map((info) => {
-        const settings = state.subscriptions[info.stream_id];
-        const subscribers =
-          this.req.include_subscribers === true ||
-          (this.req.include_subscribers === 'partial' && info.subscribers.length < SMALL_CHANNEL);
-        const own = settings ?? FORMER_SUBSCRIPTION;
-        const sub = subscriptionJson(info, global ? withGlobalDefaults(own, global) : own, subscribers);
+        const own = state.subscriptions[info.stream_id] ?? FORMER_SUBSCRIPTION;
+        const sub = subscriptionJson(info, global ? withGlobalDefaults(own, global) : own, lists);
         return { id: info.stream_id, sub };
       });
       this.body.subscriptions = json.filter((j) => subscribed.has(j.id)).map((j) => j.sub);
       this.body.unsubscribed = json.filter((j) => !subscribed.has(j.id)).map((j) => j.sub);
-      // Who cannot see public channels (guests) learns only the web-public ones; administrators
-      // learn private ones too (they may read their metadata), as in the original.
-      const seesPublic = maySeePublicChannels(caller.principal);
-      const seesPrivate = isAdministrator(caller.principal);
-      const candidates = channels
-        .filter((c) => !subscribed.has(c.channel_id) && !unsubscribed.has(c.channel_id))
-        .filter((c) => this.req.archived_channels || !c.is_archived);
-      // A non-guest may know a private channel through its groups (the original's
-      // has_metadata_access_to_channel_via_groups): the channel decides, as for GET /streams?include_all.
-      const viaGroups = seesPublic && !seesPrivate ? candidates.filter((c) => c.invite_only) : [];
-      const granted = new Set(
-        (
-          await Promise.all(
-            viaGroups.map((c) =>
-              caller.channelInfo(c.channel_id).then(
-                () => c.channel_id,
-                () => undefined,
-              ),
-            ),
-          )
-        ).filter((id) => id !== undefined),
-      );
-      const never = candidates
-        .filter((c) => (c.invite_only ? seesPrivate || granted.has(c.channel_id) : seesPublic || c.is_web_public))
-        .map((c) => ({
-          stream_id: c.channel_id,
-          name: c.name,
-          invite_only: c.invite_only,
-          is_web_public: c.is_web_public,
-        }));
-      this.body.never_subscribed = this.req.include_subscribers
-        ? await Promise.all(never.map((c) => this.withSubscribers(caller, c)))
-        : never;
+      this.body.never_subscribed = never.map((info) => neverSubscribedJson(info, lists));
       // `subscription remove` comes from the UserActor, like the list; the rest from the channels read.
       this.types.add('subscription').add('stream');
     }
@@ -283,17 +256,46 @@ export class Snapshot {
   }
 
   /**
-   * A never-subscribed channel with its subscribers, as the channel shows them
-   * to the caller (`GET /streams/{id}/members`'s rule); an empty list where it
-   * would not, as the original. `partial` leaves out the lists of big channels.
+   * The channels he was never in that he may know of, by his role and groups
+   * as the realm answered (`grants`, which may be newer than his
+   * authentication): who cannot see public channels (guests) learns only the
+   * web-public ones; administrators learn private ones too (they may read their
+   * metadata), as in the original; a non-guest also the private ones his groups
+   * let him know of (has_metadata_access_to_channel_via_groups; for entries kept
+   * before the directory had channels' settings, the channel decides). Only
+   * those channels are read (the answers the `streams` section reads too).
    */
-  private async withSubscribers<T extends { stream_id: number }>(caller: CallerContext, channel: T) {
-    const info = await caller.channelInfo(channel.stream_id).catch((err: unknown) => {
+  private async neverSubscribed(
+    caller: CallerContext,
+    channels: ChannelEntry[],
+    subscribed: Set<number>,
+    unsubscribed: Set<number>,
+    grants: ChannelGrants,
+  ): Promise<ChannelInfo[]> {
+    const seesPublic = maySeePublicChannels(grants);
+    const seesPrivate = isAdministrator(grants);
+    const granted = new Set(grants.metadata);
+    const legacy = (c: ChannelEntry) => c.invite_only && c.permissions === undefined && !seesPrivate;
+    const wanted = channels
+      .filter((c) => !subscribed.has(c.channel_id) && !unsubscribed.has(c.channel_id))
+      .filter((c) => this.req.archived_channels || !c.is_archived)
+      .filter((c) =>
+        c.invite_only
+          ? seesPrivate || granted.has(c.channel_id) || (seesPublic && legacy(c))
+          : seesPublic || c.is_web_public,
+      );
+    const refused = (err: unknown) => {
       if (err instanceof ChatError) return undefined;
       throw err;
-    });
-    if (info && this.req.include_subscribers === 'partial' && info.subscribers.length >= SMALL_CHANNEL) return channel;
-    return { ...channel, subscribers: info?.subscribers ?? [] };
+    };
+    // Asked without his role and groups as authentication saw them, which may be older than the realm's
+    // answer; only legacy entries are left to the channel to decide.
+    const ask = (c: ChannelEntry) =>
+      legacy(c)
+        ? caller.channelInfo(c.channel_id)
+        : caller.actors.ask(channelAddress(caller.principal.realm, c.channel_id), { type: 'channel.info' });
+    const infos = await Promise.all(wanted.map((c) => ask(c).catch(refused)));
+    return infos.filter((info) => info !== undefined).sort((a, b) => a.name.localeCompare(b.name));
   }
 
   /**
