@@ -7,6 +7,7 @@ import {
   realmUserAdded,
   SYSTEM_GROUPS,
   userAddress,
+  type NewPerson,
   type QueueEvent,
   type UserProfile,
   type UserRef,
@@ -99,9 +100,7 @@ async function accessChanges(
       const human = (id: number) => users.get(id)?.is_bot === false;
       const viewer = { user_id: guest, role: users.get(guest)!.role };
       const events: QueueEvent[] = [
-        ...[...has]
-          .filter((id) => !had.has(id) && human(id))
-          .map((id) => realmUserAdded(person(users.get(id)!, viewer))),
+        ...[...has].filter((id) => !had.has(id) && human(id)).map((id) => accessAdded(person(users.get(id)!, viewer))),
         ...[...had]
           .filter((id) => !has.has(id) && human(id))
           .map((id) => ({
@@ -142,6 +141,9 @@ function person(user: UserProfile, viewer: { user_id: number; role: UserProfile[
   return renderUser(user, viewer, true);
 }
 
+/** An add for a change of access, not a new account: the poll passes it as sent (`events/guest-view.ts`). */
+const accessAdded = (p: NewPerson): QueueEvent => ({ ...realmUserAdded(p), access: true });
+
 /**
  * Before a direct message is sent: each restricted guest among its
  * participants who may not yet access another of them hears of that one
@@ -161,7 +163,7 @@ export async function tellDirectAccess(actors: ActorClient, realm: string, peopl
       const profiles = await Promise.all(
         gained.map((p) => actors.ask(realmAddress(realm), { type: 'realm.getUser', user_id: p.user_id })),
       );
-      const events: QueueEvent[] = profiles.map((u) => realmUserAdded(person(u, viewer)));
+      const events = profiles.map((u) => accessAdded(person(u, viewer)));
       await actors.ask(userAddress(realm, guest.user_id), { type: 'user.deliver', events });
     }),
   );
