@@ -3,6 +3,7 @@ import { outgoingKey, type ActorClient } from '@chat/runtime';
 import {
   channelAddress,
   isGuest,
+  participantsOfKey,
   realmAddress,
   realmUserAdded,
   SYSTEM_GROUPS,
@@ -148,12 +149,22 @@ const accessAdded = (p: NewPerson): QueueEvent => ({ ...realmUserAdded(p), acces
  * Before a direct message is sent: each restricted guest among its
  * participants who may not yet access another of them hears of that one
  * first (`realm_user` add), as the original's
- * `get_recipients_for_user_creation_events`; the conversation then gives
- * him access. Nothing is asked unless a guest takes part.
+ * `get_recipients_for_user_creation_events`. The conversation (actor key
+ * `key`) gives him access: it is recorded in his list first, its newest
+ * message 0 until the message comes (readers of messages skip it until
+ * then), and the add names that record as its origin, so a register whose
+ * snapshot read his list there or later already counts the sender and its
+ * queue drops the add (`queue.cover`). Nothing is asked unless a guest takes part.
  */
-export async function tellDirectAccess(actors: ActorClient, realm: string, people: UserRef[]): Promise<void> {
+export async function tellDirectAccess(
+  actors: ActorClient,
+  realm: string,
+  key: string,
+  people: UserRef[],
+): Promise<void> {
   const guests = people.filter((p) => isGuest(p) && p.is_active);
   if (guests.length === 0 || !(await restrictsGuests(actors, realm))) return;
+  const userIds = participantsOfKey(key) ?? people.map((p) => p.user_id);
   await Promise.all(
     guests.map(async (guest) => {
       const had = await accessApartFrom(actors, realm, guest.user_id, -1);
@@ -164,7 +175,13 @@ export async function tellDirectAccess(actors: ActorClient, realm: string, peopl
         gained.map((p) => actors.ask(realmAddress(realm), { type: 'realm.getUser', user_id: p.user_id })),
       );
       const events = profiles.map((u) => accessAdded(person(u, viewer)));
-      await actors.ask(userAddress(realm, guest.user_id), { type: 'user.deliver', events });
+      const user = userAddress(realm, guest.user_id);
+      let at = 0;
+      const conversation = { type: 'user.conversation', key, user_ids: userIds, message_id: 0 } as const;
+      await actors.ask(user, conversation, { onPosition: (p) => (at = p) });
+      // Its own key (another change may share the position): only the origin is the record's.
+      const idempotencyKey = `${outgoingKey(user, at, 0)}>access:${guest.user_id}:${randomUUID()}`;
+      await actors.ask(user, { type: 'user.deliver', events }, { idempotencyKey });
     }),
   );
 }
