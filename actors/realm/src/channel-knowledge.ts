@@ -77,6 +77,7 @@ const GRANTING = ['can_administer_channel_group', 'can_add_subscribers_group', '
 /** Whether two states of a channel's entry have the same knowers (nothing that decides it changed). */
 export const sameKnowers = (a: ChannelEntry, b: ChannelEntry) =>
   a.invite_only === b.invite_only &&
+  a.is_web_public === b.is_web_public &&
   a.is_archived === b.is_archived &&
   GRANTING.every((name) => {
     const x = a.permissions?.[name];
@@ -84,10 +85,13 @@ export const sameKnowers = (a: ChannelEntry, b: ChannelEntry) =>
     return x === y || (x !== undefined && y !== undefined && sameGroupSetting(x, y));
   });
 
-/** Accounts whose knowledge may change: active, neither guests nor administrators (who know every channel). */
-export const concerned = (state: RealmState, ids?: Iterable<number>): Account[] =>
+/**
+ * Accounts whose knowledge may change: active, not administrators (who know every channel), and guests
+ * only when asked (`guests`): they know the web-public channels alone, so only that flag concerns them.
+ */
+export const concerned = (state: RealmState, ids?: Iterable<number>, guests = false): Account[] =>
   (ids ? [...new Set(ids)].map((id) => state.accounts[id]!) : Object.values(state.accounts))
-    .filter((a) => a !== undefined && a.isActive && !isGuest(a) && !isAdministrator(a))
+    .filter((a) => a !== undefined && a.isActive && (guests || !isGuest(a)) && !isAdministrator(a))
     .sort((a, b) => a.id - b.id);
 
 /**

@@ -122,9 +122,14 @@ export const directoryHandlers: RealmHandlers<Pick<RealmProtocol, DirectoryComma
     const id = command.entry.channel_id;
     const before = state.channels[id];
     if (!before) return {};
-    // Its privacy or group settings may let others know of it, or no longer.
-    const after: RealmState = { ...state, channels: { ...state.channels, [id]: { ...before, ...command.entry } } };
-    const tells = sameKnowers(before, after.channels[id]!) ? [] : knowledgeTells(state, after, concerned(state), [id]);
+    // Its privacy or group settings may let others know of it, or no longer; made web-public or no longer,
+    // the guests not subscribed too (who see the web-public channels).
+    const now = { ...before, ...command.entry };
+    const after: RealmState = { ...state, channels: { ...state.channels, [id]: now } };
+    const guests = before.is_web_public !== now.is_web_public;
+    const tells = sameKnowers(before, now)
+      ? []
+      : knowledgeTells(state, after, concerned(state, undefined, guests), [id]);
     return { events: [{ type: 'channelChanged', entry: command.entry }], tells };
   },
 };

@@ -195,3 +195,36 @@ test('a new role tells the channels it opens or closes: administrators know ever
   ]);
   t.is(((await kit.run({ type: 'realm.channelGrants', user_id: MEMBER })).reply as { role: number }).role, ROLES.guest);
 });
+
+test('a channel made web-public is known to guests, and no longer once it stops; members knew it already', async (t) => {
+  const kit = await realm();
+  const id = await channel(kit, 'open', {}, false);
+  const changed = (entry: { invite_only: boolean; is_web_public: boolean }) =>
+    kit.run({
+      type: 'realm.channelChanged',
+      entry: {
+        channel_id: id,
+        name: 'open',
+        ...entry,
+        is_archived: false,
+        folder_id: null,
+        permissions: permissions({}),
+      },
+    });
+  t.deepEqual(knowledge(await changed({ invite_only: false, is_web_public: true })), [
+    { channel: id, gained: [GUEST], lost: [] },
+  ]);
+  t.deepEqual(knowledge(await changed({ invite_only: false, is_web_public: true })), []);
+  t.deepEqual(knowledge(await changed({ invite_only: false, is_web_public: false })), [
+    { channel: id, gained: [], lost: [GUEST] },
+  ]);
+  // Private, then web-public at once: members and the guest gain it; private again, all lose it.
+  const bot = kit.state.notificationBotId!;
+  await changed({ invite_only: true, is_web_public: false });
+  t.deepEqual(knowledge(await changed({ invite_only: false, is_web_public: true })), [
+    { channel: id, gained: [MODERATOR, MEMBER, GUEST, bot], lost: [] },
+  ]);
+  t.deepEqual(knowledge(await changed({ invite_only: true, is_web_public: false })), [
+    { channel: id, gained: [], lost: [MODERATOR, MEMBER, GUEST, bot] },
+  ]);
+});

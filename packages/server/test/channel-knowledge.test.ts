@@ -13,7 +13,7 @@ import { fails, ok } from './replies.js';
  * `stream` delete to who loses it, nothing to its subscribers. A fresh register
  * agrees, and the realm refuses to deactivate a group a channel uses.
  */
-const test = withServer(['iago']);
+const test = withServer(['iago', 'desdemona']);
 
 let made = 0;
 const unique = (what: string) => `${what} ${++made} ${Date.now() % 100000}`;
@@ -222,4 +222,30 @@ test('a public channel made private is gone for members who knew it only as publ
   await ok(alice!.client, 'PATCH', `/streams/${id}`, { is_private: false });
   await take(ivans, created(id));
   t.true((await neverSubscribed(ivan!)).includes(id));
+});
+
+test('a channel made web-public reaches the guests not in it (stream create, register); no longer web-public, gone', async (t) => {
+  // Only owners may make a channel web-public (can_create_web_public_channel_group).
+  const { iago, desdemona } = t.context;
+  const [gus, sue, max] = await Promise.all(['Gus WP', 'Sue WP', 'Max WP'].map((n) => newPerson(t.context, n)));
+  await Promise.all([gus!, sue!].map((g) => ok(iago, 'PATCH', `/users/${g.user_id}`, { role: ROLES.guest })));
+  // Sue, a guest, is subscribed; Max is a member who knows it as public.
+  const params = { name: unique('web'), subscribers: [sue!.user_id] };
+  const id = (await ok(iago, 'POST', '/channels/create', params)).id as number;
+  const [guss, sues, maxs] = await Promise.all([gus!, sue!, max!].map(listen));
+  t.false((await neverSubscribed(gus!)).includes(id));
+
+  await ok(desdemona, 'PATCH', `/streams/${id}`, { is_web_public: true });
+  const create = await take(guss!, created(id));
+  t.like((create.streams as Body[])[0], { stream_id: id, is_web_public: true, invite_only: false });
+  t.true((await neverSubscribed(gus!)).includes(id));
+
+  await ok(desdemona, 'PATCH', `/streams/${id}`, { is_web_public: false });
+  await take(guss!, deleted(id));
+  t.false((await neverSubscribed(gus!)).includes(id));
+  // The subscriber and the member hear its changes, and neither a create nor a delete.
+  const admin = { client: iago } as Person;
+  await marker(admin, id, sues!);
+  await marker(admin, id, maxs!);
+  for (const queue of [sues!, maxs!]) t.false(queue.seen.some((e) => created(id)(e) || deleted(id)(e)));
 });
