@@ -25,6 +25,9 @@ function matches(pattern: string[], subject: string[]): boolean {
 
 const isWildcard = (tokens: string[]) => tokens.some((t) => t === '*' || t === '>');
 
+/** How many deliveries one turn of the event loop runs before I/O gets its turn (see `InProcessTransport`). */
+export const TURN_DELIVERIES = 256;
+
 /**
  * A copy that is a plain Uint8Array. `Buffer#slice` returns a view (not a
  * copy), so a Buffer passed in would otherwise still be shared. A `Carried`
@@ -38,6 +41,23 @@ interface Sub {
   readonly handler: TransportHandler;
   readonly queue: string | undefined;
   active: boolean;
+}
+
+/** A subject's deliveries waiting for a turn; `next` is the first not yet run. */
+interface Line {
+  readonly runs: Array<() => void>;
+  next: number;
+}
+
+/** The line's first waiting delivery; what has run is let go, so a line that never empties does not grow. */
+function take(line: Line): () => void {
+  const run = line.runs[line.next]!;
+  line.runs[line.next++] = undefined as never;
+  if (line.next > 1024 && line.next * 2 > line.runs.length) {
+    line.runs.splice(0, line.next);
+    line.next = 0;
+  }
+  return run;
 }
 
 interface PendingRequest {
@@ -63,6 +83,17 @@ export interface InProcessTransportOptions {
  * replies travel as values (`Carried`) rather than bytes: no JSON text is
  * written or parsed, and the receivers share the value, which nobody changes
  * once sent (the test runs freeze it and check it is plain JSON, `toWire`).
+ *
+ * Deliveries run as microtasks, at most `TURN_DELIVERIES` in one turn of the
+ * event loop; the rest wait for the next turns in a line per subject, and
+ * the turns serve the subjects' lines in turn. A cascade that does no I/O (a
+ * fan-out to 10,000 users whose queues keep their events in memory) would
+ * otherwise run to its end in one turn, holding back every socket write
+ * meanwhile, and an ask made during it would wait for all of it: the send's
+ * own reply went out only with the last delivery, 2.4 s later. Order is kept
+ * per subject, as NATS keeps it (an actor's subject is its shard's, so an
+ * actor gets what is sent to it in the order it was sent); between subjects
+ * there is no order to keep, as between a cluster's hosts.
  */
 export class InProcessTransport implements Transport {
   readonly carriesValues = true;
@@ -73,6 +104,10 @@ export class InProcessTransport implements Transport {
   private readonly cursors = new Map<string, number>();
   private readonly onHandlerError: (err: unknown, subject: string) => void;
   private closed = false;
+  /** Deliveries past this turn's budget, per subject in the order they were made. */
+  private readonly waiting = new Map<string, Line>();
+  private budget = TURN_DELIVERIES;
+  private turnEnds = false;
 
   constructor(opts: InProcessTransportOptions = {}) {
     this.onHandlerError =
@@ -180,13 +215,42 @@ export class InProcessTransport implements Transport {
   }
 
   private deliver(sub: Sub, msg: TransportMessage): void {
-    queueMicrotask(() => {
+    const run = () => {
       if (!sub.active || this.closed) return;
       try {
         sub.handler(msg);
       } catch (err) {
         this.onHandlerError(err, msg.subject);
       }
+    };
+    this.endTurnSoon();
+    const line = this.waiting.get(msg.subject);
+    if (line) line.runs.push(run);
+    else if (this.budget > 0) {
+      this.budget--;
+      queueMicrotask(run);
+    } else this.waiting.set(msg.subject, { runs: [run], next: 0 });
+  }
+
+  /**
+   * At the turn's end the budget is whole again, and the deliveries waiting
+   * take it first: one from each subject's line at a time, so a long line
+   * does not hold back the others.
+   */
+  private endTurnSoon(): void {
+    if (this.turnEnds) return;
+    this.turnEnds = true;
+    setImmediate(() => {
+      this.turnEnds = false;
+      this.budget = TURN_DELIVERIES;
+      while (this.budget > 0 && this.waiting.size > 0) {
+        for (const [subject, line] of this.waiting) {
+          queueMicrotask(take(line));
+          if (line.next === line.runs.length) this.waiting.delete(subject);
+          if (--this.budget === 0) break;
+        }
+      }
+      if (this.waiting.size > 0) this.endTurnSoon();
     });
   }
 }

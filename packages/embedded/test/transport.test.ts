@@ -9,6 +9,7 @@ import {
   type TransportMessage,
 } from '@chat/runtime';
 import { InProcessTransport } from '../src/index.js';
+import { TURN_DELIVERIES } from '../src/transport.js';
 import { bytes, deferred, text } from './helpers.js';
 
 test('request gets the reply of the subscriber', async (t) => {
@@ -178,5 +179,46 @@ test('a carried message is the value itself; in check mode a receiver changing i
   t.true((await failed.promise) instanceof TypeError);
   t.is(await second.promise, sent);
   t.deepEqual(sent, { list: [1, 2] });
+  await transport.close();
+});
+
+test('a cascade longer than a turn lets I/O in between, and keeps the order the deliveries were made in', async (t) => {
+  const transport = new InProcessTransport();
+  const total = TURN_DELIVERIES * 4;
+  const got: number[] = [];
+  const done = deferred<void>();
+  // Each delivery to `a` makes one to `b`, as a user's actor passes a message to its queue.
+  transport.subscribe('a', (msg) => transport.publish('b', msg.data));
+  transport.subscribe('b', (msg) => {
+    got.push(Number(text(msg.data)));
+    if (got.length === total) done.resolve();
+  });
+  for (let i = 0; i < total; i++) transport.publish('a', bytes(String(i)));
+  // What a socket write waits for: the end of the turn the cascade started in.
+  const atTurnEnd = new Promise<number>((resolve) => setImmediate(() => resolve(got.length)));
+  t.true((await atTurnEnd) < total, 'I/O waited for the whole cascade');
+  await done.promise;
+  t.deepEqual(
+    got,
+    Array.from({ length: total }, (_, i) => i),
+  );
+  await transport.close();
+});
+
+test('a long line of deliveries to one subject does not hold back another subject', async (t) => {
+  const transport = new InProcessTransport();
+  const total = TURN_DELIVERIES * 4;
+  const queued: number[] = [];
+  const other = deferred<number>();
+  transport.subscribe('queues', (msg) => queued.push(Number(text(msg.data))));
+  transport.subscribe('user', () => other.resolve(queued.length));
+  for (let i = 0; i < total; i++) transport.publish('queues', bytes(String(i)));
+  transport.publish('user', bytes('sent'));
+  t.true((await other.promise) < total, 'the other subject waited for the whole line');
+  await new Promise((resolve) => setTimeout(resolve, 50));
+  t.deepEqual(
+    queued,
+    Array.from({ length: total }, (_, i) => i),
+  );
   await transport.close();
 });

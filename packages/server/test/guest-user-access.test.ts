@@ -184,6 +184,46 @@ test.serial('a guest hears of users as he gains and loses access to them', async
   }
 });
 
+test.serial('an add and its remove that wait unpolled both reach the guest, in order, as sent', async (t) => {
+  const guest = await newGuest(t, 'Waiting Guest');
+  const visitor = await newPerson(t.context, 'Passing Visitor');
+  await restrict(t, true);
+  try {
+    await expectOk(
+      t.context.iago.post('/users/me/subscriptions', {
+        subscriptions: JSON.stringify([{ name: 'guest waiting room' }]),
+        principals: JSON.stringify([guest.user_id]),
+      }),
+    );
+    const queues = [
+      await register(guest.client, { event_types: ['realm_user'] }),
+      await register(guest.client, {
+        event_types: ['realm_user'],
+        client_capabilities: { user_list_incomplete: true },
+      }),
+    ];
+    // The visitor comes and goes before the guest polls: at his poll he no longer has access to him.
+    const room = 'guest waiting room';
+    await expectOk(visitor.client.post('/users/me/subscriptions', { subscriptions: JSON.stringify([{ name: room }]) }));
+    await expectOk(visitor.client.delete('/users/me/subscriptions', { subscriptions: JSON.stringify([room]) }));
+    const about = (e: Event) => e.type === 'realm_user' && (e.person as User).user_id === visitor.user_id;
+    for (const queue of queues) {
+      await next(queue, (e) => about(e) && e.op === 'remove');
+      const heard = queue.seen.filter(about);
+      t.deepEqual(
+        heard.map((e) => [e.op, (e.person as User).full_name]),
+        [
+          ['add', 'Passing Visitor'],
+          ['remove', 'Unknown user'],
+        ],
+      );
+      t.false('access' in heard[0]!, 'no field of ours reaches the client');
+    }
+  } finally {
+    await restrict(t, false);
+  }
+});
+
 test.serial('with the setting off, a guest hears no access events', async (t) => {
   const guest = await newGuest(t, 'Deaf Guest');
   await expectOk(

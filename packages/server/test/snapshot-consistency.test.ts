@@ -1,7 +1,7 @@
 import type { ExecutionContext } from 'ava';
 import { SYSTEM_GROUPS } from '@chat/protocol';
 import type { ChatClient } from '@chat/testkit';
-import { IDS, withServer } from './context.js';
+import { IDS, withServer, type Logins } from './context.js';
 import { newPerson } from './people.js';
 import { poll, register, snapshotOf, type Body, type Event, type Queue } from './queues.js';
 import { ok } from './replies.js';
@@ -190,15 +190,75 @@ test('every client’s snapshot plus its events is the final state, each change 
   }
 });
 
+type T = ExecutionContext<Logins<'iago' | 'hamlet' | 'othello' | 'cordelia' | 'polonius'>>;
+
+/** Who may access all users: at role:members guests (Polonius) are restricted. */
+async function restrict(iago: ChatClient, group: number) {
+  const reply = await iago.patch('/realm', { can_access_all_users_group: JSON.stringify({ new: group }) });
+  if (reply.status !== 200) throw new Error(JSON.stringify(reply.body));
+}
+
+const GUEST_PARAMS = {
+  event_types: JSON.stringify(['realm_user']),
+  client_capabilities: JSON.stringify({ user_list_incomplete: true }),
+};
+const userIds = (snapshot: Body) => new Set((snapshot.realm_users as Array<{ user_id: number }>).map((u) => u.user_id));
+const pause = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
+
+/** `count` registrations of Polonius, one every `gapMs`, while the changes go on. */
+function guestClients(t: T, count: number, gapMs: number) {
+  return Promise.all(
+    Array.from({ length: count }, async (_, i) => {
+      await pause(i * gapMs);
+      const queue = await register(await t.context.server.login('polonius@zulip.com'), GUEST_PARAMS);
+      return { queue, users: userIds(queue.snapshot) };
+    }),
+  );
+}
+
+/** Polonius's users as a fresh snapshot has them, once it names all of `ids`. */
+async function finalUsers(t: T, ids: number[]): Promise<number[]> {
+  let final: number[] = [];
+  for (let round = 0; round < 20 && !ids.every((id) => final.includes(id)); round++) {
+    if (round > 0) await pause(200);
+    final = [...userIds(await snapshotOf(t.context.polonius, GUEST_PARAMS))].sort();
+  }
+  t.true(
+    ids.every((id) => final.includes(id)),
+    'a fresh snapshot names them all',
+  );
+  return final;
+}
+
+/**
+ * Applies each client's realm_user adds and removes to its snapshot, strictly, until it has the final
+ * list: an add of someone it has, or a remove of someone it has not, was applied twice.
+ */
+async function expectEachOnce(t: T, clients: Array<{ queue: Queue; users: Set<number> }>, final: number[]) {
+  for (const [i, { queue, users }] of clients.entries()) {
+    const twice: string[] = [];
+    for (let round = 0; round < 50; round++) {
+      for (const e of await poll(queue, true)) {
+        if (e.type !== 'realm_user' || (e.op !== 'add' && e.op !== 'remove')) continue;
+        const who = (e.person as { user_id: number }).user_id;
+        if (e.op === 'add' && users.has(who)) twice.push(`add ${who} was already there`);
+        if (e.op === 'remove' && !users.has(who)) twice.push(`remove ${who} was not there`);
+        if (e.op === 'add') users.add(who);
+        else users.delete(who);
+      }
+      if (JSON.stringify([...users].sort()) === JSON.stringify(final)) break;
+      await pause(200);
+    }
+    t.deepEqual(twice, [], `client ${i} applied a change twice`);
+    t.deepEqual([...users].sort(), final, `client ${i} ends where a fresh snapshot is`);
+  }
+}
+
 test.serial(
   'a restricted guest’s snapshot plus its realm_user adds and removes is the final list, each applied once',
   async (t) => {
-    const { server, iago } = t.context;
-    const restrict = async (group: number) => {
-      const reply = await iago.patch('/realm', { can_access_all_users_group: JSON.stringify({ new: group }) });
-      if (reply.status !== 200) throw new Error(JSON.stringify(reply.body));
-    };
-    await restrict(SYSTEM_GROUPS['role:members']);
+    const { iago } = t.context;
+    await restrict(iago, SYSTEM_GROUPS['role:members']);
     try {
       // Newcomers share no channel with Polonius (a guest) but the race's, so each join and leave changes his access.
       const people = await Promise.all(['Ann Guestrace', 'Ben Guestrace'].map((n) => newPerson(t.context, n)));
@@ -217,39 +277,53 @@ test.serial(
         }
         await ok(p.client, 'POST', '/users/me/subscriptions', { subscriptions });
       });
-      const params = {
-        event_types: JSON.stringify(['realm_user']),
-        client_capabilities: JSON.stringify({ user_list_incomplete: true }),
-      };
-      const ids = (snapshot: Body) =>
-        new Set((snapshot.realm_users as Array<{ user_id: number }>).map((u) => u.user_id));
-      const clients = Array.from({ length: 8 }, async (_, i) => {
-        await new Promise((resolve) => setTimeout(resolve, i * 80));
-        const queue = await register(await server.login('polonius@zulip.com'), params);
-        return { queue, users: ids(queue.snapshot), twice: [] as string[] };
-      });
-      const registered = await Promise.all(clients);
+      const clients = await guestClients(t, 8, 80);
       await Promise.all(running);
-      const final = [...ids(await snapshotOf(t.context.polonius, params))].sort();
-      t.true(people.every((p) => final.includes(p.user_id)));
-      for (const [i, { queue, users, twice }] of registered.entries()) {
-        for (let round = 0; round < 50; round++) {
-          for (const e of await poll(queue, true)) {
-            if (e.type !== 'realm_user' || (e.op !== 'add' && e.op !== 'remove')) continue;
-            const who = (e.person as { user_id: number }).user_id;
-            if (e.op === 'add' && users.has(who)) twice.push(`add ${who} was already there`);
-            if (e.op === 'remove' && !users.has(who)) twice.push(`remove ${who} was not there`);
-            if (e.op === 'add') users.add(who);
-            else users.delete(who);
-          }
-          if (JSON.stringify([...users].sort()) === JSON.stringify(final)) break;
-          await new Promise((resolve) => setTimeout(resolve, 200));
-        }
-        t.deepEqual(twice, [], `client ${i} applied a change twice`);
-        t.deepEqual([...users].sort(), final, `client ${i} ends where a fresh snapshot is`);
-      }
+      await expectEachOnce(
+        t,
+        clients,
+        await finalUsers(
+          t,
+          people.map((p) => p.user_id),
+        ),
+      );
     } finally {
-      await restrict(SYSTEM_GROUPS['role:everyone']);
+      await restrict(iago, SYSTEM_GROUPS['role:everyone']);
+    }
+  },
+);
+
+test.serial(
+  'a restricted guest’s snapshot plus the adds of strangers’ first direct messages to him is the final list, each applied once',
+  async (t) => {
+    const { iago } = t.context;
+    await restrict(iago, SYSTEM_GROUPS['role:members']);
+    try {
+      // Newcomers share nothing with Polonius: each one's first direct message gives him access to its sender,
+      // and sends him the sender's add first (tellDirectAccess), while registrations race it.
+      const people = await Promise.all(
+        Array.from({ length: 8 }, (_, n) => newPerson(t.context, `Dm Racer ${'abcdefgh'[n]}`)),
+      );
+      const sending = people.map(async (p, n) => {
+        await pause(n * 50);
+        await ok(p.client, 'POST', '/messages', {
+          type: 'direct',
+          to: JSON.stringify([IDS.polonius]),
+          content: 'hello',
+        });
+      });
+      const clients = await guestClients(t, 16, 25);
+      await Promise.all(sending);
+      await expectEachOnce(
+        t,
+        clients,
+        await finalUsers(
+          t,
+          people.map((p) => p.user_id),
+        ),
+      );
+    } finally {
+      await restrict(iago, SYSTEM_GROUPS['role:everyone']);
     }
   },
 );

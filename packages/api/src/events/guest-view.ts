@@ -11,10 +11,14 @@ import { accessibleUserIds, asAccessible, mayAccess, unknownUser } from '../user
 
 type Body = Record<string, unknown>;
 
-/** Events that name a user a restricted guest may not access (`users/access.ts`). */
+/**
+ * Events that name a user a restricted guest may not access (`users/access.ts`). An add sent because
+ * his access changed (`access`) is not: it comes as sent, also when he has lost that access again by
+ * the poll (its remove follows it), as the original delivers both.
+ */
 const aboutSomeone = (e: NumberedEvent) =>
   isMessageEvent(e) ||
-  isRealmUserAdd(e) ||
+  (isRealmUserAdd(e) && e.access !== true) ||
   e.type === 'presence' ||
   e.type === 'user_status' ||
   (e.type === 'realm_user' && e.op === 'update');
@@ -26,7 +30,8 @@ const subjectOf = (e: NumberedEvent): number | undefined =>
  * A poll's events as a restricted guest sees them, as the original's: the
  * senders he may not access show as "Unknown user"; their presence, status
  * and account changes do not reach him; a new user he may not access is an
- * "Unknown user" (nothing with `user_list_incomplete`). Only guests are
+ * "Unknown user" (nothing with `user_list_incomplete`); the adds of his changes
+ * of access come as sent. Only guests are
  * asked about it; for everyone else `hidden` keeps every event and `people`
  * is the messages' own.
  */

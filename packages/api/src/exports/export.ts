@@ -78,7 +78,7 @@ async function consentedSources(
       if (privateIds.has(id) && !sources.has(address.key)) sources.set(address.key, { address, stream_id: id, viewer });
     }
     for (const conversation of state.conversations) {
-      if (sources.has(conversation.key)) continue;
+      if (sources.has(conversation.key) || conversation.max_message_id === 0) continue;
       sources.set(conversation.key, { address: conversationOfKey(conversation.key), stream_id: null, viewer });
     }
   }

@@ -167,7 +167,7 @@ export async function sendMessage(
   } = await prepareSend(caller, req, options, client, internal, markRead);
   const sender = command.sender;
   const local = command.local;
-  if (channelId === undefined) await tellDirectAccess(caller.actors, sender.realm, command.people);
+  if (channelId === undefined) await tellDirectAccess(caller.actors, sender.realm, address.key, command.people);
   const sent = await caller.actors.ask(
     address,
     command,

@@ -3,10 +3,12 @@ import { outgoingKey, type ActorClient } from '@chat/runtime';
 import {
   channelAddress,
   isGuest,
+  participantsOfKey,
   realmAddress,
   realmUserAdded,
   SYSTEM_GROUPS,
   userAddress,
+  type NewPerson,
   type QueueEvent,
   type UserProfile,
   type UserRef,
@@ -99,9 +101,7 @@ async function accessChanges(
       const human = (id: number) => users.get(id)?.is_bot === false;
       const viewer = { user_id: guest, role: users.get(guest)!.role };
       const events: QueueEvent[] = [
-        ...[...has]
-          .filter((id) => !had.has(id) && human(id))
-          .map((id) => realmUserAdded(person(users.get(id)!, viewer))),
+        ...[...has].filter((id) => !had.has(id) && human(id)).map((id) => accessAdded(person(users.get(id)!, viewer))),
         ...[...had]
           .filter((id) => !has.has(id) && human(id))
           .map((id) => ({
@@ -142,16 +142,29 @@ function person(user: UserProfile, viewer: { user_id: number; role: UserProfile[
   return renderUser(user, viewer, true);
 }
 
+/** An add for a change of access, not a new account: the poll passes it as sent (`events/guest-view.ts`). */
+const accessAdded = (p: NewPerson): QueueEvent => ({ ...realmUserAdded(p), access: true });
+
 /**
  * Before a direct message is sent: each restricted guest among its
  * participants who may not yet access another of them hears of that one
  * first (`realm_user` add), as the original's
- * `get_recipients_for_user_creation_events`; the conversation then gives
- * him access. Nothing is asked unless a guest takes part.
+ * `get_recipients_for_user_creation_events`. The conversation (actor key
+ * `key`) gives him access: it is recorded in his list first, its newest
+ * message 0 until the message comes (readers of messages skip it until
+ * then), and the add names that record as its origin, so a register whose
+ * snapshot read his list there or later already counts the sender and its
+ * queue drops the add (`queue.cover`). Nothing is asked unless a guest takes part.
  */
-export async function tellDirectAccess(actors: ActorClient, realm: string, people: UserRef[]): Promise<void> {
+export async function tellDirectAccess(
+  actors: ActorClient,
+  realm: string,
+  key: string,
+  people: UserRef[],
+): Promise<void> {
   const guests = people.filter((p) => isGuest(p) && p.is_active);
   if (guests.length === 0 || !(await restrictsGuests(actors, realm))) return;
+  const userIds = participantsOfKey(key) ?? people.map((p) => p.user_id);
   await Promise.all(
     guests.map(async (guest) => {
       const had = await accessApartFrom(actors, realm, guest.user_id, -1);
@@ -161,8 +174,14 @@ export async function tellDirectAccess(actors: ActorClient, realm: string, peopl
       const profiles = await Promise.all(
         gained.map((p) => actors.ask(realmAddress(realm), { type: 'realm.getUser', user_id: p.user_id })),
       );
-      const events: QueueEvent[] = profiles.map((u) => realmUserAdded(person(u, viewer)));
-      await actors.ask(userAddress(realm, guest.user_id), { type: 'user.deliver', events });
+      const events = profiles.map((u) => accessAdded(person(u, viewer)));
+      const user = userAddress(realm, guest.user_id);
+      let at = 0;
+      const conversation = { type: 'user.conversation', key, user_ids: userIds, message_id: 0 } as const;
+      await actors.ask(user, conversation, { onPosition: (p) => (at = p) });
+      // Its own key (another change may share the position): only the origin is the record's.
+      const idempotencyKey = `${outgoingKey(user, at, 0)}>access:${guest.user_id}:${randomUUID()}`;
+      await actors.ask(user, { type: 'user.deliver', events }, { idempotencyKey });
     }),
   );
 }

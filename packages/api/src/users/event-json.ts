@@ -8,9 +8,10 @@ type Body = Record<string, unknown>;
  * avatar to the client (null); queues registered without `client_gravatar`
  * get the URL, as `GET /users` gives them.
  */
-export function presentNewUser(event: RealmUserAddEvent & { id: number }, spec: QueueSpec): Body {
+export function presentNewUser(added: RealmUserAddEvent & { id: number }, spec: QueueSpec): Body {
+  const { access: _access, ...event } = added;
   const person = event.person;
-  if (spec.client_gravatar || person.avatar_url !== null) return { ...event };
+  if (spec.client_gravatar || person.avatar_url !== null) return event;
   const avatar_url = gravatarUrl(person.email, person.avatar_version);
   return { ...event, person: { ...person, avatar_url } };
 }

@@ -13,7 +13,11 @@ export type NewPerson = {
 /** What changed about one user: `user_id` and the changed fields only. */
 export type PersonUpdate = { user_id: number; [field: string]: unknown };
 
-export type RealmUserAddEvent = { type: 'realm_user'; op: 'add'; person: NewPerson };
+/**
+ * `access`: sent to a restricted guest because his access to the person changed, not for a new account
+ * (the edge passes it as sent at poll time, `events/guest-view.ts`); clients never see the field.
+ */
+export type RealmUserAddEvent = { type: 'realm_user'; op: 'add'; person: NewPerson; access?: true };
 export type RealmUserUpdateEvent = { type: 'realm_user'; op: 'update'; person: PersonUpdate };
 /** To a guest who lost access to a user (`can_access_all_users_group`): the name is the placeholder's. */
 export type RealmUserRemoveEvent = { type: 'realm_user'; op: 'remove'; person: { user_id: number; full_name: string } };

@@ -31,8 +31,9 @@ const BUILDS: Record<string, string[]> = {
   'user.personalSnapshot': ['drafts', 'saved_snippets', 'navigation_view', 'push_device'],
   'user.mutingSnapshot': ['muted_users', 'alert_words'],
   'user.scheduled': ['scheduled_messages', 'reminders'],
-  // The subscriptions and their settings, topic policies, and read flags.
-  'user.state': ['subscription', 'user_topic', 'update_message_flags'],
+  // The subscriptions and their settings, topic policies, and read flags; a restricted guest's access
+  // to users follows his direct-message conversations too (the add `tellDirectAccess` sends).
+  'user.state': ['subscription', 'user_topic', 'update_message_flags', 'realm_user'],
   // Name, settings and subscribers of a channel the user is or was in; a restricted guest's
   // access to users follows the subscribers (`realm_user` adds and removes, users/access-events.ts).
   'channel.info': ['subscription', 'stream', 'realm_user'],

@@ -236,7 +236,7 @@ export class Snapshot {
     for (const [section, type] of SECTION_EVENTS) if (section in this.body) this.types.add(type);
     if (this.wants('recent_private_conversations')) {
       for (const c of state.conversations)
-        this.recent.set(c.key, { user_ids: c.user_ids, max_message_id: c.max_message_id });
+        if (c.max_message_id > 0) this.recent.set(c.key, { user_ids: c.user_ids, max_message_id: c.max_message_id });
     }
     if (this.wants('message') && !this.wants('update_message_flags')) {
       // Without unread messages to read, each conversation is asked only for its newest id.
