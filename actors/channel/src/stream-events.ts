@@ -7,24 +7,34 @@ import {
   type QueueEvent,
 } from '@chat/protocol';
 
+const PRIVACY = ['invite_only', 'history_public_to_subscribers', 'is_web_public'];
+
 /**
  * One `stream` op `update` event per property that really changed, in the
  * reference's shape. `name` is the channel's name before the change (what
  * clients know it by). As in the original, `rendered_description` travels
- * with `description`, and `invite_only` carries the settled privacy fields.
+ * with `description`, and a change of any privacy field (made web-public,
+ * say) is one `invite_only` event carrying the settled three (its
+ * `do_change_stream_permission`).
  */
 export function streamUpdates(before: ChannelSettings, changes: ChannelChanges): QueueEvent[] {
   const { permissions, ...plain } = changes;
   const after = { ...before, ...plain };
   const events: QueueEvent[] = [];
+  let privacy = false;
   for (const [property, value] of Object.entries(plain)) {
     if (property === 'rendered_description' || before[property as keyof ChannelSettings] === value) continue;
-    const extra =
-      property === 'description'
-        ? { rendered_description: after.rendered_description }
-        : property === 'invite_only'
-          ? { history_public_to_subscribers: after.history_public_to_subscribers, is_web_public: after.is_web_public }
-          : {};
+    if (PRIVACY.includes(property)) {
+      if (privacy) continue;
+      privacy = true;
+      const settled = {
+        history_public_to_subscribers: after.history_public_to_subscribers,
+        is_web_public: after.is_web_public,
+      };
+      events.push(streamUpdated(before, 'invite_only', after.invite_only, settled));
+      continue;
+    }
+    const extra = property === 'description' ? { rendered_description: after.rendered_description } : {};
     events.push(streamUpdated(before, property, value, extra));
   }
   for (const [property, change] of Object.entries(permissions ?? {})) {

@@ -239,6 +239,9 @@ test('a channel made web-public reaches the guests not in it (stream create, reg
   const create = await take(guss!, created(id));
   t.like((create.streams as Body[])[0], { stream_id: id, is_web_public: true, invite_only: false });
   t.true((await neverSubscribed(gus!)).includes(id));
+  // Who knew it hears the change as the original tells it: property invite_only, carrying is_web_public.
+  const privacy = of('stream', 'update', (e) => e.stream_id === id && e.is_web_public === true);
+  t.like(await take(maxs!, privacy), { property: 'invite_only', value: false, history_public_to_subscribers: true });
 
   await ok(desdemona, 'PATCH', `/streams/${id}`, { is_web_public: false });
   await take(guss!, deleted(id));
