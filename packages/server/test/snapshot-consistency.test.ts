@@ -327,3 +327,36 @@ test.serial(
     }
   },
 );
+
+test.serial(
+  'a restricted guest’s snapshot plus the removes of deactivated users he knew through a channel is the final list, each applied once',
+  async (t) => {
+    const { iago } = t.context;
+    await restrict(iago, SYSTEM_GROUPS['role:members']);
+    try {
+      // Newcomers share only this channel with Polonius: each one's deactivation takes his access away and
+      // sends him a remove (tellDeactivation), while registrations race it.
+      const people = await Promise.all(
+        Array.from({ length: 8 }, (_, n) => newPerson(t.context, `Gone Racer ${'abcdefgh'[n]}`)),
+      );
+      await ok(iago, 'POST', '/users/me/subscriptions', {
+        subscriptions: JSON.stringify([{ name: 'guest race gone' }]),
+        principals: JSON.stringify([IDS.polonius, ...people.map((p) => p.user_id)]),
+      });
+      const leaving = people.map(async (p, n) => {
+        await pause(n * 50);
+        await ok(iago, 'DELETE', `/users/${p.user_id}`);
+      });
+      const clients = await guestClients(t, 16, 25);
+      await Promise.all(leaving);
+      const final = [...userIds(await snapshotOf(t.context.polonius, GUEST_PARAMS))].sort();
+      t.true(
+        people.every((p) => !final.includes(p.user_id)),
+        'a fresh snapshot names none of them',
+      );
+      await expectEachOnce(t, clients, final);
+    } finally {
+      await restrict(iago, SYSTEM_GROUPS['role:everyone']);
+    }
+  },
+);

@@ -192,9 +192,12 @@ export async function tellDirectAccess(
  * loses access and hears of it with a `realm_user` remove ("Unknown user"),
  * as the original's `send_events_for_user_deactivation`; the `is_active`
  * update then no longer reaches him (`events/guest-view.ts`). Nothing is
- * asked unless the realm restricts guests.
+ * asked unless the realm restricts guests. The remove names the realm's
+ * record of the deactivation (its journal position `at`) as its origin: a
+ * register whose snapshot read the realm's users there or later no longer
+ * counts him, and its queue drops the remove (`queue.cover`).
  */
-export async function tellDeactivation(actors: ActorClient, realm: string, userId: number): Promise<void> {
+export async function tellDeactivation(actors: ActorClient, realm: string, userId: number, at: number): Promise<void> {
   if (!(await restrictsGuests(actors, realm))) return;
   const users = await actors.ask(realmAddress(realm), { type: 'realm.listUsers' });
   const guests = users.filter((u) => u.is_active && isGuest(u) && u.user_id !== userId);
@@ -212,8 +215,14 @@ export async function tellDeactivation(actors: ActorClient, realm: string, userI
           actors.ask(channelAddress(realm, Number(id)), { type: 'channel.info' }),
         ),
       );
-      if (infos.some((info) => info.subscribers.includes(userId)))
-        await actors.ask(userAddress(realm, guest.user_id), { type: 'user.deliver', events: [remove] });
+      if (!infos.some((info) => info.subscribers.includes(userId))) return;
+      // Its own key (another change may share the position): only the origin is the realm's.
+      const idempotencyKey = `${outgoingKey(realmAddress(realm), at, 0)}>access:${guest.user_id}:${randomUUID()}`;
+      await actors.ask(
+        userAddress(realm, guest.user_id),
+        { type: 'user.deliver', events: [remove] },
+        { idempotencyKey },
+      );
     }),
   );
 }

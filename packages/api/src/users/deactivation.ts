@@ -71,13 +71,9 @@ export function deactivationRoutes(options: ApiOptions): Route[] {
 
 /** Deactivates an account (`own`: the caller's, with the original's last-owner rules) and tells guests who knew it. */
 async function deactivate(actors: ActorClient, actor: Principal, user_id: number, own: boolean) {
-  const done = await actors.ask(realmAddress(actor.realm), {
-    type: 'realm.setActive',
-    actor,
-    user_id,
-    active: false,
-    own,
-  });
-  await tellDeactivation(actors, actor.realm, user_id);
+  let at = 0;
+  const command = { type: 'realm.setActive', actor, user_id, active: false, own } as const;
+  const done = await actors.ask(realmAddress(actor.realm), command, { onPosition: (p) => (at = p) });
+  await tellDeactivation(actors, actor.realm, user_id, at);
   return done;
 }
