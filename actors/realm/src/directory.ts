@@ -116,7 +116,7 @@ export const directoryHandlers: RealmHandlers<Pick<RealmProtocol, DirectoryComma
     return { events: [{ type: 'channelRenamed', channelId: entry.channel_id, name: command.name }], reply: null };
   },
   'realm.channelGrants': ({ state }, command) => {
-    return { reply: channelGrants(state, command.user_id) };
+    return { reply: channelGrants(state, command.user_id, command.channels) };
   },
   'realm.channelChanged': ({ state }, command) => {
     const id = command.entry.channel_id;

@@ -228,3 +228,16 @@ test('a channel made web-public is known to guests, and no longer once it stops;
     { channel: id, gained: [], lost: [MODERATOR, MEMBER, GUEST, bot] },
   ]);
 });
+
+test('realm.channelGrants with channels answers the directory too, as it is at the same position', async (t) => {
+  const kit = await realm();
+  const open = await channel(kit, 'open', {}, false);
+  const asked = (channels?: boolean) =>
+    kit.run({ type: 'realm.channelGrants', user_id: GUEST, ...(channels ? { channels } : {}) });
+  const reply = (await asked(true)).reply as { channels: Array<{ channel_id: number; is_web_public: boolean }> };
+  t.like(
+    reply.channels.find((c) => c.channel_id === open),
+    { is_web_public: false },
+  );
+  t.is(((await asked()).reply as { channels?: unknown }).channels, undefined);
+});

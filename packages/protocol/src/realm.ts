@@ -183,6 +183,8 @@ export interface ChannelGrants {
   role: number;
   metadata: number[];
   content: number[];
+  /** Every channel's entry, when asked (`channels`): read at the same position as the rest. */
+  channels?: ChannelEntry[];
 }
 
 /** A user as other operations need to see them (mentions, recipients, principals). */
@@ -298,7 +300,15 @@ export type RealmCommand =
    * The private channels a user may know of, and those he may read, through his groups now (see
    * `knowsThroughGroups`), whether subscribed or not: one answer instead of asking each channel.
    */
-  | { type: 'realm.channelGrants'; user_id: number }
+  | {
+      type: 'realm.channelGrants';
+      user_id: number;
+      /**
+       * With the directory's entries too, so that what decides which public, web-public and private channels
+       * one knows is read at one position of the realm, the one the register covers `stream` events at.
+       */
+      channels?: boolean;
+    }
   /** Renames a channel in the directory; refused when the name is taken. */
   | { type: 'realm.renameChannel'; channel_id: number; name: string }
   /**

@@ -29,7 +29,7 @@ import { addPeopleSections, type PeopleRequest } from './people.js';
 import { realmSection } from './realm-section.js';
 import { emptySections, userDefaultsSection } from './empty-sections.js';
 import { ownAccountSection } from './own-account.js';
-import { channelGrantsOf, visibleChannels } from '../../channels/channels.js';
+import { visibleChannels } from '../../channels/channels.js';
 
 /** Sections built from one actor's reads, and the event type that changes each. */
 const SECTION_EVENTS: Array<[string, string]> = [
@@ -141,13 +141,13 @@ export class Snapshot {
       this.types.add('realm_user_settings_defaults');
     }
     if (this.wants('subscription')) {
-      // Which channels he may know of follows his role and groups as the realm has them now, asked
-      // before any channel is read: a change of either sends `stream` create and delete as a change of
-      // the realm (see reads.ts).
-      const [channels, grants] = await Promise.all([
-        caller.actors.ask(caller.realm, { type: 'realm.channels' }),
-        channelGrantsOf(caller),
-      ]);
+      // Which channels he may know of follows his role and groups, and the channels' privacy and web-public
+      // flags, as the realm has them now, in one answer asked before any channel is read: a change of any
+      // sends `stream` create and delete as a change of the realm, covered at that answer's position (see
+      // reads.ts; two asks could be answered on either side of such a change).
+      const user_id = caller.principal.user_id;
+      const grants = await caller.actors.ask(caller.realm, { type: 'realm.channelGrants', user_id, channels: true });
+      const channels = grants.channels ?? [];
       const subscribed = new Set(Object.keys(state.subscriptions).map(Number));
       const unsubscribed = new Set(state.unsubscribed);
       // Of his former channels, one keeps only those he may still know of, as in the original
