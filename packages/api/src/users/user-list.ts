@@ -21,8 +21,24 @@ export interface UserList {
  */
 const byRealm = new Map<string, UserList>();
 
-/** The realm's users (every one, deactivated too), from this edge's copy when the realm says it is current. */
-export async function userList(caller: CallerContext): Promise<UserList> {
+/** Each request's one read: a register's guest access and its user list must come from the same list. */
+const perRequest = new WeakMap<CallerContext, Promise<UserList>>();
+
+/**
+ * The realm's users (every one, deactivated too), from this edge's copy when the realm says it is current;
+ * read once per request (for a restricted guest's register, a deactivation between two reads would count
+ * him as accessible from the first and inactive from the second, and list him where no remove finds him).
+ */
+export function userList(caller: CallerContext): Promise<UserList> {
+  let list = perRequest.get(caller);
+  if (!list) {
+    list = readUserList(caller);
+    perRequest.set(caller, list);
+  }
+  return list;
+}
+
+async function readUserList(caller: CallerContext): Promise<UserList> {
   const key = formatAddress(caller.realm);
   const known = byRealm.get(key);
   const reply = await caller.actors.ask(caller.realm, {
