@@ -21,7 +21,7 @@ import { personalHandlers } from './personal/personal.js';
 import { settingsHandlers } from './settings.js';
 import { decideTopicActivity, policyOnSend, setPolicy } from './auto-topics.js';
 import { mutingHandlers, onArrival } from './muting.js';
-import { arm, hasScheduled, scheduledHandlers, sendDue, TIMER } from './personal/scheduled.js';
+import { arm, hasScheduled, scheduledHandlers, sendDue, TIMER, type BeforeDirectSend } from './personal/scheduled.js';
 import { applyEvent, initialState, type UserEvent, type UserHandlers, type UserState } from './state.js';
 
 type Ctx = ActorContext<UserState>;
@@ -208,3 +208,9 @@ export const userBehavior: ActorBehavior<UserState, UserEvent> = {
   onActivate: (ctx) => arm(ctx),
   canPassivate: (state) => !hasScheduled(state),
 };
+
+/** The UserActor whose due direct messages first do what a direct send does (`BeforeDirectSend`). */
+export const userBehaviorWith = (beforeDirect: BeforeDirectSend): ActorBehavior<UserState, UserEvent> => ({
+  ...userBehavior,
+  onTimer: (ctx, name) => (name === TIMER ? sendDue(ctx, beforeDirect) : {}),
+});

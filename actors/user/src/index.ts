@@ -1,2 +1,2 @@
-export { userBehavior } from './behavior.js';
+export { userBehavior, userBehaviorWith } from './behavior.js';
 export type { UserEvent, UserState } from './state.js';

@@ -1,7 +1,8 @@
 import { channelBehavior } from '@chat/channel-actor';
 import { queueBehavior } from '@chat/queue-actor';
 import { realmBehavior } from '@chat/realm-actor';
-import { userBehavior } from '@chat/user-actor';
+import { userBehaviorWith } from '@chat/user-actor';
+import { tellDirectAccess } from '@chat/api';
 import type { AnyBehavior, HostOptions } from '@chat/runtime';
 import type { Config } from './config.js';
 
@@ -10,7 +11,8 @@ export function chatBehaviors(config: Config): AnyBehavior[] {
   return [
     realmBehavior,
     channelBehavior,
-    userBehavior,
+    // A due scheduled direct message tells restricted guests of its sender first, as a direct send.
+    userBehaviorWith(tellDirectAccess),
     queueBehavior({ heartbeatMs: config.heartbeatMs, idleMs: config.queueIdleMs, maxEvents: config.queueMaxEvents }),
   ];
 }

@@ -423,6 +423,34 @@ test.serial('a guest may not start a direct message with a user he may not acces
   }
 });
 
+test.serial(
+  'a scheduled direct message from a user the guest may not access first tells him of its sender',
+  async (t) => {
+    const guest = await newGuest(t, 'Scheduled Guest');
+    const stranger = await newPerson(t.context, 'Scheduling Stranger');
+    await restrict(t, true);
+    try {
+      const queue = await register(guest.client, { event_types: ['realm_user', 'message'] });
+      await expectOk(
+        stranger.client.post('/scheduled_messages', {
+          type: 'direct',
+          to: JSON.stringify([guest.user_id]),
+          content: 'later hi',
+          scheduled_delivery_timestamp: Math.floor(Date.now() / 1000) + 2,
+        }),
+      );
+      // When due, as a direct send: the add of the stranger, then the message.
+      const seen = await eventsUntil(queue, (e) => e.type === 'message');
+      const added = seen.filter((e) => e.type === 'realm_user' && e.op === 'add');
+      t.is(added.length, 1);
+      t.like(added[0]?.person as User, { user_id: stranger.user_id, full_name: 'Scheduling Stranger' });
+      t.like(seen.at(-1)?.message as Body, { sender_full_name: 'Scheduling Stranger' });
+    } finally {
+      await restrict(t, false);
+    }
+  },
+);
+
 test.serial('a channel created with the guest among its subscribers gives him access to the others', async (t) => {
   const guest = await newGuest(t, 'Founding Guest');
   await restrict(t, true);

@@ -10,11 +10,13 @@ import {
   type ScheduledMessageJson,
   userOfKey,
   userTopicEvent,
+  realmOfKey,
   type QueueEvent,
+  type UserRef,
   type StoredScheduled,
   type ScheduledProtocol,
 } from '@chat/protocol';
-import type { ActorContext, Decision } from '@chat/runtime';
+import type { ActorClient, ActorContext, Decision } from '@chat/runtime';
 import { policyOnSend } from '../auto-topics.js';
 import { toOwnQueues } from '../queues.js';
 import type { UserEvent, UserHandlers, UserState } from '../state.js';
@@ -166,7 +168,21 @@ export const scheduledHandlers: UserHandlers<ScheduledProtocol> = {
  * not yet recorded it) is the same message. A refused send stays, marked
  * failed, for its author to edit or delete.
  */
-export async function sendDue(ctx: Ctx): Promise<Decision<UserEvent>> {
+/**
+ * What a direct send does before the message goes, given by the server (the
+ * edge's `tellDirectAccess`: a restricted guest among the people hears of a
+ * sender he may not access, once). The author's own access is never asked:
+ * this actor is busy sending.
+ */
+export type BeforeDirectSend = (
+  actors: ActorClient,
+  realm: string,
+  key: string,
+  people: UserRef[],
+  author: number,
+) => Promise<void>;
+
+export async function sendDue(ctx: Ctx, beforeDirect?: BeforeDirectSend): Promise<Decision<UserEvent>> {
   const state = ctx.state;
   const events: UserEvent[] = [];
   const queueEvents: QueueEvent[] = [];
@@ -175,6 +191,10 @@ export async function sendDue(ctx: Ctx): Promise<Decision<UserEvent>> {
   for (const item of waiting(state).filter((i) => i.scheduled_delivery_timestamp * 1000 <= ctx.now)) {
     const key = `scheduled:${ctx.address.key}:${item.id}:${item.scheduled_delivery_timestamp}`;
     try {
+      if (beforeDirect && item.kind === 'message' && item.request.type !== 'stream') {
+        const { people, sender } = item.send.command;
+        await beforeDirect(ctx.actors, realmOfKey(ctx.address.key), item.send.key, people, sender.user_id);
+      }
       const sent = await ctx.actors.ask({ type: 'channel', key: item.send.key }, item.send.command, {
         idempotencyKey: key,
       });

@@ -161,8 +161,10 @@ export async function tellDirectAccess(
   realm: string,
   key: string,
   people: UserRef[],
+  /** A guest not asked (a scheduled message's author, whose actor is the one sending). */
+  except?: number,
 ): Promise<void> {
-  const guests = people.filter((p) => isGuest(p) && p.is_active);
+  const guests = people.filter((p) => isGuest(p) && p.is_active && p.user_id !== except);
   if (guests.length === 0 || !(await restrictsGuests(actors, realm))) return;
   const userIds = participantsOfKey(key) ?? people.map((p) => p.user_id);
   await Promise.all(
