@@ -223,8 +223,22 @@ test('snapshot plus events is the final state, with writers racing the registrat
   // Only Prospero receives these messages, so no other test's traffic mixes in.
   const prospero = await server.login('prospero@zulip.com');
   const to = JSON.stringify(['prospero@zulip.com']);
+  // A send refused 503 (the server overloaded, or a shard changing hands on the cluster) is sent again after
+  // its Retry-After, as clients do; any other failure is the test's.
+  const sendSurely = async (writer: ChatClient, content: string) => {
+    for (let attempt = 0; ; attempt++) {
+      const reply = await send(writer, { type: 'direct', to, content });
+      if (reply.status === 200) return;
+      if (reply.status !== 503 || attempt === 10) {
+        t.fail(`${content}: ${reply.status} ${JSON.stringify(reply.body)}`);
+        return;
+      }
+      t.log(`${content}: 503 ${JSON.stringify(reply.body)}, sent again`);
+      await new Promise((resolve) => setTimeout(resolve, 500));
+    }
+  };
   const writers = [hamlet, iago].map(async (writer, w) => {
-    for (let i = 0; i < 25; i++) await send(writer, { type: 'direct', to, content: `race ${w}.${i}` });
+    for (let i = 0; i < 25; i++) await sendSurely(writer, `race ${w}.${i}`);
   });
   const unreadIn = (snapshot: Body) =>
     (snapshot.unread_msgs as { pms: Array<{ unread_message_ids: number[] }> }).pms.flatMap((p) => p.unread_message_ids);
