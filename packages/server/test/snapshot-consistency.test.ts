@@ -198,6 +198,18 @@ async function restrict(iago: ChatClient, group: number) {
   if (reply.status !== 200) throw new Error(JSON.stringify(reply.body));
 }
 
+/** A test run with guests restricted (`can_access_all_users_group` at members), the realm's setting put back after it. */
+function restrictedGuestTest(title: string, body: (t: T) => Promise<void>) {
+  test.serial(title, async (t) => {
+    await restrict(t.context.iago, SYSTEM_GROUPS['role:members']);
+    try {
+      await body(t);
+    } finally {
+      await restrict(t.context.iago, SYSTEM_GROUPS['role:everyone']);
+    }
+  });
+}
+
 const GUEST_PARAMS = {
   event_types: JSON.stringify(['realm_user']),
   client_capabilities: JSON.stringify({ user_list_incomplete: true }),
@@ -254,109 +266,93 @@ async function expectEachOnce(t: T, clients: Array<{ queue: Queue; users: Set<nu
   }
 }
 
-test.serial(
+restrictedGuestTest(
   'a restricted guest’s snapshot plus its realm_user adds and removes is the final list, each applied once',
   async (t) => {
     const { iago } = t.context;
-    await restrict(iago, SYSTEM_GROUPS['role:members']);
-    try {
-      // Newcomers share no channel with Polonius (a guest) but the race's, so each join and leave changes his access.
-      const people = await Promise.all(['Ann Guestrace', 'Ben Guestrace'].map((n) => newPerson(t.context, n)));
-      const names = ['guest race 0', 'guest race 1'];
-      for (const name of names) {
-        await ok(iago, 'POST', '/users/me/subscriptions', {
-          subscriptions: JSON.stringify([{ name }]),
-          principals: JSON.stringify([IDS.polonius]),
-        });
-      }
-      const running = people.map(async (p, n) => {
-        const subscriptions = JSON.stringify([{ name: names[n] }]);
-        for (let i = 0; i < 10; i++) {
-          await ok(p.client, 'POST', '/users/me/subscriptions', { subscriptions });
-          await ok(p.client, 'DELETE', '/users/me/subscriptions', { subscriptions: JSON.stringify([names[n]]) });
-        }
-        await ok(p.client, 'POST', '/users/me/subscriptions', { subscriptions });
+    // Newcomers share no channel with Polonius (a guest) but the race's, so each join and leave changes his access.
+    const people = await Promise.all(['Ann Guestrace', 'Ben Guestrace'].map((n) => newPerson(t.context, n)));
+    const names = ['guest race 0', 'guest race 1'];
+    for (const name of names) {
+      await ok(iago, 'POST', '/users/me/subscriptions', {
+        subscriptions: JSON.stringify([{ name }]),
+        principals: JSON.stringify([IDS.polonius]),
       });
-      const clients = await guestClients(t, 8, 80);
-      await Promise.all(running);
-      await expectEachOnce(
-        t,
-        clients,
-        await finalUsers(
-          t,
-          people.map((p) => p.user_id),
-        ),
-      );
-    } finally {
-      await restrict(iago, SYSTEM_GROUPS['role:everyone']);
     }
+    const running = people.map(async (p, n) => {
+      const subscriptions = JSON.stringify([{ name: names[n] }]);
+      for (let i = 0; i < 10; i++) {
+        await ok(p.client, 'POST', '/users/me/subscriptions', { subscriptions });
+        await ok(p.client, 'DELETE', '/users/me/subscriptions', { subscriptions: JSON.stringify([names[n]]) });
+      }
+      await ok(p.client, 'POST', '/users/me/subscriptions', { subscriptions });
+    });
+    const clients = await guestClients(t, 8, 80);
+    await Promise.all(running);
+    await expectEachOnce(
+      t,
+      clients,
+      await finalUsers(
+        t,
+        people.map((p) => p.user_id),
+      ),
+    );
   },
 );
 
-test.serial(
+restrictedGuestTest(
   'a restricted guest’s snapshot plus the adds of strangers’ first direct messages to him is the final list, each applied once',
   async (t) => {
-    const { iago } = t.context;
-    await restrict(iago, SYSTEM_GROUPS['role:members']);
-    try {
-      // Newcomers share nothing with Polonius: each one's first direct message gives him access to its sender,
-      // and sends him the sender's add first (tellDirectAccess), while registrations race it.
-      const people = await Promise.all(
-        Array.from({ length: 8 }, (_, n) => newPerson(t.context, `Dm Racer ${'abcdefgh'[n]}`)),
-      );
-      const sending = people.map(async (p, n) => {
-        await pause(n * 50);
-        await ok(p.client, 'POST', '/messages', {
-          type: 'direct',
-          to: JSON.stringify([IDS.polonius]),
-          content: 'hello',
-        });
+    // Newcomers share nothing with Polonius: each one's first direct message gives him access to its sender,
+    // and sends him the sender's add first (tellDirectAccess), while registrations race it.
+    const people = await Promise.all(
+      Array.from({ length: 8 }, (_, n) => newPerson(t.context, `Dm Racer ${'abcdefgh'[n]}`)),
+    );
+    const sending = people.map(async (p, n) => {
+      await pause(n * 50);
+      await ok(p.client, 'POST', '/messages', {
+        type: 'direct',
+        to: JSON.stringify([IDS.polonius]),
+        content: 'hello',
       });
-      const clients = await guestClients(t, 16, 25);
-      await Promise.all(sending);
-      await expectEachOnce(
+    });
+    const clients = await guestClients(t, 16, 25);
+    await Promise.all(sending);
+    await expectEachOnce(
+      t,
+      clients,
+      await finalUsers(
         t,
-        clients,
-        await finalUsers(
-          t,
-          people.map((p) => p.user_id),
-        ),
-      );
-    } finally {
-      await restrict(iago, SYSTEM_GROUPS['role:everyone']);
-    }
+        people.map((p) => p.user_id),
+      ),
+    );
   },
 );
 
-test.serial(
+restrictedGuestTest(
   'a restricted guest’s snapshot plus the removes of deactivated users he knew through a channel is the final list, each applied once',
   async (t) => {
     const { iago } = t.context;
-    await restrict(iago, SYSTEM_GROUPS['role:members']);
-    try {
-      // Newcomers share only this channel with Polonius: each one's deactivation takes his access away and
-      // sends him a remove (tellDeactivation), while registrations race it.
-      const people = await Promise.all(
-        Array.from({ length: 8 }, (_, n) => newPerson(t.context, `Gone Racer ${'abcdefgh'[n]}`)),
-      );
-      await ok(iago, 'POST', '/users/me/subscriptions', {
-        subscriptions: JSON.stringify([{ name: 'guest race gone' }]),
-        principals: JSON.stringify([IDS.polonius, ...people.map((p) => p.user_id)]),
-      });
-      const leaving = people.map(async (p, n) => {
-        await pause(n * 50);
-        await ok(iago, 'DELETE', `/users/${p.user_id}`);
-      });
-      const clients = await guestClients(t, 16, 25);
-      await Promise.all(leaving);
-      const final = [...userIds(await snapshotOf(t.context.polonius, GUEST_PARAMS))].sort();
-      t.true(
-        people.every((p) => !final.includes(p.user_id)),
-        'a fresh snapshot names none of them',
-      );
-      await expectEachOnce(t, clients, final);
-    } finally {
-      await restrict(iago, SYSTEM_GROUPS['role:everyone']);
-    }
+    // Newcomers share only this channel with Polonius: each one's deactivation takes his access away and
+    // sends him a remove (tellDeactivation), while registrations race it.
+    const people = await Promise.all(
+      Array.from({ length: 8 }, (_, n) => newPerson(t.context, `Gone Racer ${'abcdefgh'[n]}`)),
+    );
+    await ok(iago, 'POST', '/users/me/subscriptions', {
+      subscriptions: JSON.stringify([{ name: 'guest race gone' }]),
+      principals: JSON.stringify([IDS.polonius, ...people.map((p) => p.user_id)]),
+    });
+    const leaving = people.map(async (p, n) => {
+      await pause(n * 50);
+      await ok(iago, 'DELETE', `/users/${p.user_id}`);
+    });
+    const clients = await guestClients(t, 16, 25);
+    await Promise.all(leaving);
+    const final = [...userIds(await snapshotOf(t.context.polonius, GUEST_PARAMS))].sort();
+    t.true(
+      people.every((p) => !final.includes(p.user_id)),
+      'a fresh snapshot names none of them',
+    );
+    await expectEachOnce(t, clients, final);
   },
 );
