@@ -8,30 +8,10 @@ import {
   type QueueSpec,
   type UpdateMessageEvent,
 } from '@chat/protocol';
-import { BehaviorTestKit } from '@chat/runtime/testkit';
-import { queueBehavior, type QueueOptions } from '../src/index.js';
+import { OPTIONS, queue } from './support.js';
 
 const CHANNEL = 'channel/zulip:10';
 const REALM = 'realm/zulip';
-const OPTIONS: QueueOptions = { heartbeatMs: 60_000, idleMs: 600_000, maxEvents: 6 };
-
-const spec = (changes: Partial<QueueSpec> = {}): QueueSpec => ({
-  user_id: 2,
-  event_types: null,
-  narrow: [],
-  all_public_streams: false,
-  apply_markdown: true,
-  client_gravatar: false,
-  capabilities: {},
-  ...changes,
-});
-
-async function queue(changes: Partial<QueueSpec> = {}, options = OPTIONS) {
-  const kit = new BehaviorTestKit(queueBehavior(options), { key: 'zulip:q1' });
-  await kit.run({ type: 'queue.register', spec: spec(changes) });
-  return kit;
-}
-
 /** Pushes events owed by the change at `position` of `actor`, as a user's actor relays them. */
 const push = (kit: Awaited<ReturnType<typeof queue>>, events: QueueEvent[], actor?: string, position = 0) =>
   kit.run(

@@ -1,27 +1,13 @@
 import test from 'ava';
-import { peerEvent, type QueueSpec } from '@chat/protocol';
+import { peerEvent } from '@chat/protocol';
 import { BehaviorTestKit } from '@chat/runtime/testkit';
-import { queueBehavior, type QueueOptions } from '../src/index.js';
+import { OPTIONS, queue as registered } from './support.js';
 
 /** A queue lives in memory: only its registration is journaled; a crash loses it, a graceful stop keeps it. */
 
-const OPTIONS: QueueOptions = { heartbeatMs: 60_000, idleMs: 600_000, maxEvents: 100 };
-const SPEC: QueueSpec = {
-  user_id: 2,
-  event_types: null,
-  narrow: [],
-  all_public_streams: false,
-  apply_markdown: true,
-  client_gravatar: false,
-  capabilities: {},
-};
 const REMOVE = { to: { type: 'user', key: 'zulip:2' }, body: { type: 'user.removeQueue', queue_id: 'q1' } };
 
-async function queue() {
-  const kit = new BehaviorTestKit(queueBehavior(OPTIONS), { key: 'zulip:q1' });
-  await kit.run({ type: 'queue.register', spec: SPEC });
-  return kit;
-}
+const queue = () => registered({}, { ...OPTIONS, maxEvents: 100 });
 const push = (kit: BehaviorTestKit<any, any>, user: number, key?: string) =>
   kit.run({ type: 'queue.push', events: [peerEvent('peer_add', 10, [user])] }, key ? { idempotencyKey: key } : {});
 const get = (kit: BehaviorTestKit<any, any>, last: number) =>
