@@ -118,6 +118,7 @@ export const directoryHandlers: RealmHandlers<Pick<RealmProtocol, DirectoryComma
   'realm.renameChannel': ({ state }, command) => {
     const entry = state.channels[command.channel_id];
     if (!entry) throw new ChatError('BAD_REQUEST', 'Invalid channel ID');
+    if (entry.name === command.name) throw new ChatError('BAD_REQUEST', 'Channel already has that name.');
     const taken = state.channelsByName[command.name.toLowerCase()];
     if (taken !== undefined && taken !== command.channel_id) {
       throw new ChatError('BAD_REQUEST', `Channel name '${command.name}' is already taken.`);
