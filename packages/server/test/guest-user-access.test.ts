@@ -3,7 +3,7 @@ import { SYSTEM_GROUPS } from '@chat/protocol';
 import { checkEvent, checkResponse } from '@chat/testkit';
 import { expectOk } from './matrix-fixtures.js';
 import { IDS, withServer, type Logins } from './context.js';
-import { eventsUntil, next, register, snapshotOf, type Body, type Event } from './queues.js';
+import { eventsUntil, next, poll, register, snapshotOf, type Body, type Event, type Queue } from './queues.js';
 import { newPerson, type Person } from './people.js';
 import { linkIn, mailsTo, postForm } from './invite-support.js';
 
@@ -596,3 +596,47 @@ test.serial('an invited user who joins the guest’s channel on accepting reache
     await restrict(t, false);
   }
 });
+
+test.serial(
+  'two restricted guests’ scheduled direct messages to each other, due together, both arrive promptly',
+  async (t) => {
+    const [a, b] = await Promise.all([newGuest(t, 'Pair Guest A'), newGuest(t, 'Pair Guest B')]);
+    await expectOk(
+      t.context.iago.post('/users/me/subscriptions', {
+        subscriptions: JSON.stringify([{ name: 'guest pair room' }]),
+        principals: JSON.stringify([a.user_id, b.user_id]),
+      }),
+    );
+    await restrict(t, true);
+    try {
+      const queues = await Promise.all([a, b].map((g) => register(g.client, { event_types: ['message'] })));
+      const due = Math.floor(Date.now() / 1000) + 3;
+      await Promise.all(
+        [
+          [a, b],
+          [b, a],
+        ].map(([from, to]) =>
+          expectOk(
+            from!.client.post('/scheduled_messages', {
+              type: 'direct',
+              to: JSON.stringify([to!.user_id]),
+              content: 'due together',
+              scheduled_delivery_timestamp: due,
+            }),
+          ),
+        ),
+      );
+      // Each timer's send asks nothing of the other guest's actor, busy with its own: no wait for an ask's timeout (10 s).
+      const messages = (queue: Queue) => queue.seen.filter((e) => e.type === 'message').length;
+      const twoMessages = async (queue: Queue) => {
+        while (messages(queue) < 2 && Date.now() < due * 1000 + 25_000) await poll(queue);
+      };
+      await Promise.all(queues.map(twoMessages));
+      const late = Date.now() - due * 1000;
+      t.deepEqual(queues.map(messages), [2, 2]);
+      t.true(late < 8000, `the last message came ${late} ms after it was due`);
+    } finally {
+      await restrict(t, false);
+    }
+  },
+);
