@@ -585,13 +585,53 @@ test.serial('an invited user who joins the guest’s channel on accepting reache
       (e) => e.type === 'realm_user' && e.op === 'update' && (e.person as User).user_id === guest.user_id,
     );
     const joiner = seen.filter((e) => e.op === 'add' && (e.person as User).user_id !== guest.user_id);
-    // The creation's add (as "Unknown user" if polled before he joined), then the access add of the person.
-    t.is(joiner.length, 2);
+    // The creation's add, judged as at the creation ("Unknown user"), then the access add of the person.
+    t.deepEqual(
+      joiner.map((e) => (e.person as User).full_name),
+      ['Unknown user', 'Invited Joiner'],
+    );
     t.is((joiner[1]!.person as User).full_name, 'Invited Joiner');
     t.deepEqual(checkEvent(joiner[1]!).errors, []);
     // The person comes before the peer_add that names him.
     const peer = seen.findIndex((e) => e.op === 'peer_add');
     t.true(peer > seen.indexOf(joiner[1]!), seen.map((e) => `${e.type} ${e.op as string}`).join(', '));
+  } finally {
+    await restrict(t, false);
+  }
+});
+
+test.serial('a new user who joins the guest’s channel before he polls is added once, as a person', async (t) => {
+  const guest = await newGuest(t, 'Early Guest');
+  await expectOk(
+    t.context.iago.post('/users/me/subscriptions', {
+      subscriptions: JSON.stringify([{ name: 'guest early room' }]),
+      principals: JSON.stringify([guest.user_id]),
+    }),
+  );
+  await restrict(t, true);
+  try {
+    const plain = await register(guest.client, { event_types: ['realm_user'] });
+    const incomplete = await register(guest.client, {
+      event_types: ['realm_user'],
+      client_capabilities: JSON.stringify({ user_list_incomplete: true }),
+    });
+    const newcomer = await newPerson(t.context, 'Early Joiner');
+    await expectOk(
+      newcomer.client.post('/users/me/subscriptions', {
+        subscriptions: JSON.stringify([{ name: 'guest early room' }]),
+      }),
+    );
+    // His own rename marks the end of what the creation and the join could have caused.
+    await expectOk(guest.client.patch('/settings', { full_name: 'Early Guest Renamed' }));
+    const end = (e: Event) =>
+      e.type === 'realm_user' && e.op === 'update' && (e.person as User).user_id === guest.user_id;
+    const adds = async (queue: Queue) =>
+      (await eventsUntil(queue, end))
+        .filter((e) => e.op === 'add' && (e.person as User).user_id === newcomer.user_id)
+        .map((e) => (e.person as User).full_name);
+    // The creation's add is judged as at the creation, when he had no access (the original's notify_created_user).
+    t.deepEqual(await adds(incomplete), ['Early Joiner']);
+    t.deepEqual(await adds(plain), ['Unknown user', 'Early Joiner']);
   } finally {
     await restrict(t, false);
   }
