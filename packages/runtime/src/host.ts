@@ -290,14 +290,16 @@ export class ActorHost implements CellHost {
   private async sweepOnce(now: number): Promise<void> {
     for (const [id, cell] of this.cells) {
       const behavior = cell.behavior;
-      if (cell.activationFailed && cell.idle) {
+      if (cell.activationFailed) {
+        if (!cell.idle) continue;
         // No state to save or to ask canPassivate about; a later message tries activating again.
         cell.stop();
         this.cells.delete(id);
         this.stats.live--;
         continue;
       }
-      if (!cell.idle || now - cell.lastActive < this.options.passivateAfterMs) continue;
+      // The time first: it is a field, and most actors were active lately.
+      if (now - cell.lastActive < this.options.passivateAfterMs || !cell.idle) continue;
       if (behavior.canPassivate && !behavior.canPassivate(cell.state)) continue;
       await this.passivate(id, cell);
     }
