@@ -6,6 +6,7 @@
 import { SYSTEM_GROUPS, type GroupSetting, type Member } from './groups.js';
 import type { Principal, RealmSettings, UserRef } from './realm.js';
 import type { QueueEvent } from './queue.js';
+import type { RealmUserAddEvent } from './client-events/users.js';
 import type { MoveCommand, MoveReplies } from './move.js';
 import type { ProtocolOf } from './contract.js';
 
@@ -261,6 +262,8 @@ export type ChannelCommand =
       internal?: boolean;
       /** The request's `widget_content` (JSON text), checked by the ChannelActor. */
       widget_content?: string;
+      /** A direct message's: by restricted guest, the adds his `user.conversation` carries (`access`). */
+      access?: Array<{ user_id: number; events: RealmUserAddEvent[] }>;
     }
   | {
       type: 'message.fetch';

@@ -32,7 +32,7 @@ const BUILDS: Record<string, string[]> = {
   'user.mutingSnapshot': ['muted_users', 'alert_words'],
   'user.scheduled': ['scheduled_messages', 'reminders'],
   // The subscriptions and their settings, topic policies, and read flags; a restricted guest's access
-  // to users follows his direct-message conversations too (the add `tellDirectAccess` sends).
+  // to users follows his direct-message conversations too (the adds recording one sends, `directAccessAdds`).
   'user.state': ['subscription', 'user_topic', 'update_message_flags', 'realm_user'],
   // Name, settings and subscribers of a channel the user is or was in; a restricted guest's
   // access to users follows the subscribers (`realm_user` adds and removes, users/access-events.ts).
