@@ -219,24 +219,32 @@ export class ActorHost implements CellHost {
     if (!owned) return;
     // Fan-outs to this host still come: an actor made for one now would outlive the partition dropped below.
     owned.leaving = true;
-    for (const sub of owned.subscriptions) sub.unsubscribe();
-    const cells = [...this.cells].filter(([, cell]) => cell.shard === shard);
-    if (!lost) await Promise.all(cells.map(([, cell]) => cell.whenIdle()));
-    for (const [id, cell] of cells) {
+    for (const sub of owned.subscriptions.splice(0)) sub.unsubscribe();
+    const cellsOf = () => [...this.cells].filter(([, cell]) => cell.shard === shard);
+    if (!lost) await Promise.all(cellsOf().map(([, cell]) => cell.whenIdle()));
+    // Dropped meanwhile (its lease was lost): nothing is left to save. Only the cells here now are stopped:
+    // one passivated or recovered meanwhile is already gone, and counted.
+    if (this.owned.get(shard) !== owned) return;
+    for (const [id, cell] of cellsOf()) {
       // Stopped first (no timer fires after): what is at rest is the state the checkpoint below saves.
       cell.stop();
       if (!lost) this.partitionOf(cell.address).comeToRest(cell);
-      this.cells.delete(id);
-      this.stats.live--;
+      this.forget(id);
     }
     for (const behavior of this.behaviors.values()) {
       const id = `${behavior.type}.${shard}`;
       const partition = this.partitions.get(id);
       if (!lost) await partition?.checkpoint();
+      if (this.owned.get(shard) !== owned) return;
       partition?.close();
       this.partitions.delete(id);
     }
     this.owned.delete(shard);
+  }
+
+  /** Forgets a live cell. */
+  private forget(id: string): void {
+    if (this.cells.delete(id)) this.stats.live--;
   }
 
   /** Messages this host's actors owe others and the receivers have not confirmed yet. */
@@ -289,8 +297,7 @@ export class ActorHost implements CellHost {
       if (cell.activationFailed && cell.idle) {
         // No state to save or to ask canPassivate about; a later message tries activating again.
         cell.stop();
-        this.cells.delete(id);
-        this.stats.live--;
+        this.forget(id);
         continue;
       }
       if (!cell.idle || now - cell.lastActive < this.options.passivateAfterMs) continue;
@@ -316,8 +323,7 @@ export class ActorHost implements CellHost {
       for (const [id, cell] of this.cells) {
         if (this.partitionOf(cell.address) !== partition) continue;
         cell.stop();
-        this.cells.delete(id);
-        this.stats.live--;
+        this.forget(id);
       }
       for (let attempt = 1; ; attempt++) {
         try {
@@ -341,8 +347,7 @@ export class ActorHost implements CellHost {
    */
   private async passivate(id: string, cell: ActorCell): Promise<void> {
     cell.stop();
-    this.cells.delete(id);
-    this.stats.live--;
+    this.forget(id);
     this.stats.passivations++;
     const saving = this.partitionOf(cell.address).saveAndForget(cell);
     this.saving.set(id, saving);
