@@ -2,7 +2,7 @@ import { ChatError, ENVELOPE_VERSION, formatAddress } from '@chat/protocol';
 import type { ActorAddress, AskEnvelope, ReplyEnvelope } from '@chat/protocol';
 import type { AnyBehavior } from './behavior.js';
 import { ActorCell, type CellHost } from './cell.js';
-import { NOT_OWNER, type ActorClient } from './client.js';
+import { notOwnerError, type ActorClient } from './client.js';
 import { silentLogger, type Logger } from './logger.js';
 import {
   FencedError,
@@ -379,12 +379,7 @@ export class ActorHost implements CellHost {
     const cell = this.serves(envelope.to) ? this.cellFor(envelope.to) : undefined;
     if (!cell) {
       if (!reply) return;
-      const notOwner = () =>
-        reply(
-          errorReply(
-            new ChatError('OVERLOADED', 'This host does not own that actor; try again', { [NOT_OWNER]: true }),
-          ),
-        );
+      const notOwner = () => reply(errorReply(notOwnerError()));
       // A host whose lease ran out still hears the shard's subject until it drops the shard, and the next owner
       // may hear it already: an ask reaches both. Answering "not owner" at once would win the race and make the
       // asker send again what the next owner applies, so it is answered late, after the next owner's answer.
