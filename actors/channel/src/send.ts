@@ -136,17 +136,7 @@ export async function decideSend(ctx: ActorContext<ChannelState>, cmd: Send): Pr
   const members = state.kind === 'none' ? participantsOfKey(ctx.address.key)! : state.members;
   const newTopic =
     state.kind === 'channel' && !state.messages.some((m) => m.topic.toLowerCase() === topic.toLowerCase());
-  const conversation =
-    state.kind === 'channel'
-      ? []
-      : [
-          toUsers(ctx.address.key, members, {
-            type: 'user.conversation',
-            key: ctx.address.key,
-            user_ids: members,
-            message_id: message.id,
-          }),
-        ];
+  const conversation = state.kind === 'channel' ? [] : conversationRecords(ctx.address.key, members, message.id, cmd);
   const event: MessageQueueEvent = {
     type: 'message',
     message: messageForEvent(state, ctx.address.key, message),
@@ -171,4 +161,18 @@ export async function decideSend(ctx: ActorContext<ChannelState>, cmd: Send): Pr
     tells: toPublicListeners(state, ctx.address.key, [event], recipients),
     reply: { id: message.id, new_topic: newTopic },
   };
+}
+
+/**
+ * Each participant's record of the conversation (`user.conversation`); a restricted guest's carries the
+ * adds the send owes him (`access`), which his UserActor passes on before the message that follows.
+ */
+function conversationRecords(key: string, members: number[], messageId: number, cmd: Send) {
+  const record = { type: 'user.conversation', key, user_ids: members, message_id: messageId } as const;
+  const owed = (cmd.access ?? []).filter((a) => members.includes(a.user_id) && a.events.length > 0);
+  const rest = members.filter((id) => !owed.some((a) => a.user_id === id));
+  return [
+    ...(rest.length > 0 ? [toUsers(key, rest, record)] : []),
+    ...owed.map((a) => toUsers(key, [a.user_id], { ...record, access: a.events })),
+  ];
 }

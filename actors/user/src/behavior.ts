@@ -21,7 +21,8 @@ import { personalHandlers } from './personal/personal.js';
 import { settingsHandlers } from './settings.js';
 import { decideTopicActivity, policyOnSend, setPolicy } from './auto-topics.js';
 import { mutingHandlers, onArrival } from './muting.js';
-import { arm, hasScheduled, scheduledHandlers, sendDue, TIMER, type BeforeDirectSend } from './personal/scheduled.js';
+import { arm, hasScheduled, scheduledHandlers, sendDue, TIMER, type DirectAccess } from './personal/scheduled.js';
+import { decideConversation } from './direct-access.js';
 import { applyEvent, initialState, type UserEvent, type UserHandlers, type UserState } from './state.js';
 
 type Ctx = ActorContext<UserState>;
@@ -80,12 +81,8 @@ const handlers: UserHandlers<UserProtocol> = {
       tells: toOwnQueues(ctx.address.key, state, [gone]),
     };
   },
-  'user.conversation': (_ctx, command) => {
-    return {
-      events: [
-        { type: 'conversationSeen', key: command.key, userIds: command.user_ids, messageId: command.message_id },
-      ],
-    };
+  'user.conversation': (ctx, command) => {
+    return decideConversation(ctx, command);
   },
   'user.state': ({ state }) => {
     return { reply: snapshot(state) };
@@ -209,8 +206,8 @@ export const userBehavior: ActorBehavior<UserState, UserEvent> = {
   canPassivate: (state) => !hasScheduled(state),
 };
 
-/** The UserActor whose due direct messages first do what a direct send does (`BeforeDirectSend`). */
-export const userBehaviorWith = (beforeDirect: BeforeDirectSend): ActorBehavior<UserState, UserEvent> => ({
+/** The UserActor whose due direct messages carry what a direct send carries for restricted guests (`DirectAccess`). */
+export const userBehaviorWith = (directAccess: DirectAccess): ActorBehavior<UserState, UserEvent> => ({
   ...userBehavior,
-  onTimer: (ctx, name) => (name === TIMER ? sendDue(ctx, beforeDirect) : {}),
+  onTimer: (ctx, name) => (name === TIMER ? sendDue(ctx, directAccess) : {}),
 });

@@ -107,7 +107,7 @@ export { emojiData } from './events/register/emoji-data.js';
 export { emojiImages } from './realm/emoji.js';
 export { avatarImages } from './uploads/avatars.js';
 export { unknownUserAvatar } from './users/unknown-avatar.js';
-export { tellDirectAccess } from './users/access-events.js';
+export { directAccessAdds } from './users/access-events.js';
 export { uploadDownloads, type RawContext, type RawDeps, type RawMiddleware } from './uploads/downloads.js';
 export { tusUploads, TUS_PATH, type TusUploads } from './uploads/tus.js';
 export type { Mail, Mailer } from './ports/mailer.js';

@@ -6,6 +6,7 @@
 import { SYSTEM_GROUPS, type GroupSetting, type Member } from './groups.js';
 import type { Principal, RealmSettings, UserRef } from './realm.js';
 import type { QueueEvent } from './queue.js';
+import type { RealmUserAddEvent } from './client-events/users.js';
 import type { MoveCommand, MoveReplies } from './move.js';
 import type { ProtocolOf } from './contract.js';
 
@@ -261,6 +262,8 @@ export type ChannelCommand =
       internal?: boolean;
       /** The request's `widget_content` (JSON text), checked by the ChannelActor. */
       widget_content?: string;
+      /** A direct message's: by restricted guest, the adds his `user.conversation` carries (`access`). */
+      access?: Array<{ user_id: number; events: RealmUserAddEvent[] }>;
     }
   | {
       type: 'message.fetch';
@@ -311,6 +314,8 @@ export type ChannelCommand =
    * (`stream` create and `peer_add`, or `stream` delete), changing nothing of its own.
    */
   | { type: 'channel.knowledge'; gained: number[]; lost: number[] }
+  /** From the RealmActor: tell it the channel's flags and settings, for a directory entry kept without them. */
+  | { type: 'channel.report' }
   | MoveCommand;
 
 export type ReactionChange = { actor: Principal; message_id: number; reaction: Reaction };
@@ -358,6 +363,7 @@ export type ChannelReplies = MoveReplies & {
   'message.historical': number[];
   'channel.guestRole': null;
   'channel.knowledge': null;
+  'channel.report': null;
   /** Newest first. */
   'topic.list': TopicSummary[];
 };

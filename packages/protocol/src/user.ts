@@ -1,6 +1,7 @@
 /** The UserActor's contract: one person's private state. */
 import type { ChannelInfo, IdRanges } from './channel.js';
 import type { QueueEvent } from './queue.js';
+import type { RealmUserAddEvent } from './client-events/users.js';
 import type { PersonalCommand, PersonalReplies } from './personal.js';
 import type { MutingCommand, MutingReplies } from './muting.js';
 import type { ScheduledCommand, ScheduledReplies } from './scheduled.js';
@@ -96,7 +97,12 @@ export type UserCommand =
   | { type: 'user.subscribed'; channel_id: number; last_message_id: number; channel?: ChannelInfo; color?: string }
   /** Raises the `subscription remove` event here, where the snapshot reads subscriptions from. */
   | { type: 'user.unsubscribed'; channel_id: number; name: string }
-  | { type: 'user.conversation'; key: string; user_ids: number[]; message_id: number }
+  /**
+   * A direct-message conversation the user takes part in, newest message `message_id`. `access`: a
+   * restricted guest's `realm_user` adds of its other people; he hears of those he may not yet access when
+   * the conversation is new to him (`actors/user/src/direct-access.ts`).
+   */
+  | { type: 'user.conversation'; key: string; user_ids: number[]; message_id: number; access?: RealmUserAddEvent[] }
   | { type: 'user.state' }
   /** Finds the conversations of messages by id: conversation key or null, by id. */
   | { type: 'user.locate'; ids: number[] }

@@ -2,7 +2,7 @@ import { channelBehavior } from '@chat/channel-actor';
 import { queueBehavior } from '@chat/queue-actor';
 import { realmBehavior } from '@chat/realm-actor';
 import { userBehaviorWith } from '@chat/user-actor';
-import { tellDirectAccess } from '@chat/api';
+import { directAccessAdds } from '@chat/api';
 import type { AnyBehavior, HostOptions } from '@chat/runtime';
 import type { Config } from './config.js';
 
@@ -12,7 +12,7 @@ export function chatBehaviors(config: Config): AnyBehavior[] {
     realmBehavior,
     channelBehavior,
     // A due scheduled direct message tells restricted guests of its sender first, as a direct send.
-    userBehaviorWith(tellDirectAccess),
+    userBehaviorWith(directAccessAdds),
     queueBehavior({ heartbeatMs: config.heartbeatMs, idleMs: config.queueIdleMs, maxEvents: config.queueMaxEvents }),
   ];
 }

@@ -356,3 +356,30 @@ restrictedGuestTest(
     await expectEachOnce(t, clients, final);
   },
 );
+
+restrictedGuestTest(
+  'a restricted guest gets one add for two first direct messages a stranger sends him at the same moment',
+  async (t) => {
+    // Each stranger sends two first messages together: both sends find Polonius without access to him.
+    const people = await Promise.all(
+      Array.from({ length: 8 }, (_, n) => newPerson(t.context, `Twin Sender ${'abcdefgh'[n]}`)),
+    );
+    const clients = await guestClients(t, 1, 0);
+    const sending = people.map(async (p, n) => {
+      await pause(n * 50);
+      const send = () =>
+        ok(p.client, 'POST', '/messages', { type: 'direct', to: JSON.stringify([IDS.polonius]), content: 'twice' });
+      await Promise.all([send(), send()]);
+    });
+    clients.push(...(await guestClients(t, 8, 40)));
+    await Promise.all(sending);
+    await expectEachOnce(
+      t,
+      clients,
+      await finalUsers(
+        t,
+        people.map((p) => p.user_id),
+      ),
+    );
+  },
+);

@@ -163,26 +163,28 @@ export const scheduledHandlers: UserHandlers<ScheduledProtocol> = {
 };
 
 /**
+ * What a direct send carries for the restricted guests among its people
+ * (their adds, `access` of `message.send`), given by the server (the edge's
+ * `directAccessAdds`). It asks only the realm: no UserActor is asked from
+ * this actor's timer, since one may be waiting on this actor from its own
+ * (two guests' messages to each other, due together).
+ */
+export type DirectAccess = (
+  actors: ActorClient,
+  realm: string,
+  people: UserRef[],
+  sender: number,
+) => Promise<Send['access']>;
+
+type Send = StoredScheduled['send']['command'];
+
+/**
  * Sends what is due, each under an idempotency key of its own, so that a
  * send repeated after a crash (the conversation answered, this actor had
  * not yet recorded it) is the same message. A refused send stays, marked
  * failed, for its author to edit or delete.
  */
-/**
- * What a direct send does before the message goes, given by the server (the
- * edge's `tellDirectAccess`: a restricted guest among the people hears of a
- * sender he may not access, once). The author's own access is never asked:
- * this actor is busy sending.
- */
-export type BeforeDirectSend = (
-  actors: ActorClient,
-  realm: string,
-  key: string,
-  people: UserRef[],
-  author: number,
-) => Promise<void>;
-
-export async function sendDue(ctx: Ctx, beforeDirect?: BeforeDirectSend): Promise<Decision<UserEvent>> {
+export async function sendDue(ctx: Ctx, directAccess?: DirectAccess): Promise<Decision<UserEvent>> {
   const state = ctx.state;
   const events: UserEvent[] = [];
   const queueEvents: QueueEvent[] = [];
@@ -191,13 +193,18 @@ export async function sendDue(ctx: Ctx, beforeDirect?: BeforeDirectSend): Promis
   for (const item of waiting(state).filter((i) => i.scheduled_delivery_timestamp * 1000 <= ctx.now)) {
     const key = `scheduled:${ctx.address.key}:${item.id}:${item.scheduled_delivery_timestamp}`;
     try {
-      if (beforeDirect && item.kind === 'message' && item.request.type !== 'stream') {
-        const { people, sender } = item.send.command;
-        await beforeDirect(ctx.actors, realmOfKey(ctx.address.key), item.send.key, people, sender.user_id);
+      let command = item.send.command;
+      if (directAccess && item.kind === 'message' && item.request.type !== 'stream') {
+        // Asked again on every try: the conversation keeps only the try it decided (the key).
+        const access = await directAccess(
+          ctx.actors,
+          realmOfKey(ctx.address.key),
+          command.people,
+          command.sender.user_id,
+        );
+        if (access) command = { ...command, access };
       }
-      const sent = await ctx.actors.ask({ type: 'channel', key: item.send.key }, item.send.command, {
-        idempotencyKey: key,
-      });
+      const sent = await ctx.actors.ask({ type: 'channel', key: item.send.key }, command, { idempotencyKey: key });
       done.add(item.id);
       events.push({ type: 'scheduledRemoved', id: item.id });
       queueEvents.push(removed(item));

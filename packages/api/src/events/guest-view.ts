@@ -7,7 +7,7 @@ import {
   type UserRef,
 } from '@chat/protocol';
 import type { CallerContext } from '../context.js';
-import { accessibleUserIds, asAccessible, mayAccess, unknownUser } from '../users/access.js';
+import { accessibleUserIds, asAccessible, unknownUser } from '../users/access.js';
 
 type Body = Record<string, unknown>;
 
@@ -29,9 +29,9 @@ const subjectOf = (e: NumberedEvent): number | undefined =>
 /**
  * A poll's events as a restricted guest sees them, as the original's: the
  * senders he may not access show as "Unknown user"; their presence, status
- * and account changes do not reach him; a new user he may not access is an
- * "Unknown user" (nothing with `user_list_incomplete`); the adds of his changes
- * of access come as sent. Only guests are
+ * and account changes do not reach him; a new user (not a bot) is an
+ * "Unknown user" (nothing with `user_list_incomplete`), whatever his access by
+ * the poll; the adds of his changes of access come as sent. Only guests are
  * asked about it; for everyone else `hidden` keeps every event and `people`
  * is the messages' own.
  */
@@ -52,11 +52,16 @@ export async function guestView(caller: CallerContext, events: NumberedEvent[], 
   const instead = (event: NumberedEvent): Body[] | undefined => {
     if (!access || isMessageEvent(event) || !aboutSomeone(event)) return undefined;
     const id = subjectOf(event);
-    if (id === undefined || access.has(id) || bots.has(id)) return undefined;
-    if (isRealmUserAdd(event) && mayAccess(access, { user_id: id, is_bot: event.person.is_bot === true }))
-      return undefined;
-    if (!isRealmUserAdd(event) || spec.capabilities.user_list_incomplete) return [];
-    return [{ id: event.id, type: 'realm_user', op: 'add', person: unknownUser(id, fakeDomain) }];
+    if (id === undefined) return undefined;
+    if (isRealmUserAdd(event)) {
+      // A new account, judged as at its creation (the original's `notify_created_user`): no restricted guest
+      // could access a new human then. He hears of the person when he gains access (an add with `access`),
+      // also when that came before this poll.
+      if (event.person.is_bot === true) return undefined;
+      if (spec.capabilities.user_list_incomplete) return [];
+      return [{ id: event.id, type: 'realm_user', op: 'add', person: unknownUser(id, fakeDomain) }];
+    }
+    return access.has(id) || bots.has(id) ? undefined : [];
   };
   return { people: shown, instead };
 }

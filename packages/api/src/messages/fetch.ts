@@ -88,7 +88,7 @@ export async function conversationsOf(caller: CallerContext, terms: ResolvedTerm
     const channels = await caller.actors.ask(caller.realm, { type: 'realm.channels' });
     for (const c of channels) if (!c.invite_only) keys.add(channelAddress(realm, c.channel_id).key);
   }
-  // One recorded before its first message (a restricted guest's, `tellDirectAccess`) has none yet.
+  // One recorded before its first message (a restricted guest's, by an earlier version) has none yet.
   for (const c of state.conversations) if (c.max_message_id > 0) keys.add(c.key);
   return [...keys];
 }

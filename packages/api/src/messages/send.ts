@@ -15,7 +15,7 @@ import { CallerContext } from '../context.js';
 import { checkContent, normalizeTopic } from '../limits.js';
 import { claimUploads } from '../uploads/uploads.js';
 import { checkMayAccessAll } from '../users/access.js';
-import { tellDirectAccess } from '../users/access-events.js';
+import { directAccessAdds } from '../users/access-events.js';
 import type { ApiOptions } from '../options.js';
 import { triggerOutgoingWebhooks } from '../bots/outgoing.js';
 
@@ -167,10 +167,14 @@ export async function sendMessage(
   } = await prepareSend(caller, req, options, client, internal, markRead);
   const sender = command.sender;
   const local = command.local;
-  if (channelId === undefined) await tellDirectAccess(caller.actors, sender.realm, address.key, command.people);
+  // A restricted guest among a direct message's people hears first of those he may not access (their adds).
+  const access =
+    channelId === undefined
+      ? await directAccessAdds(caller.actors, sender.realm, command.people, sender.user_id)
+      : undefined;
   const sent = await caller.actors.ask(
     address,
-    command,
+    access ? { ...command, access } : command,
     local ? { idempotencyKey: `send:${sender.user_id}:${local.queue_id}:${local.local_id}` } : {},
   );
   const after = await caller.actors.ask(caller.me, {

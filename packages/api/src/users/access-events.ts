@@ -3,13 +3,13 @@ import { outgoingKey, type ActorClient } from '@chat/runtime';
 import {
   channelAddress,
   isGuest,
-  participantsOfKey,
   realmAddress,
   realmUserAdded,
   SYSTEM_GROUPS,
   userAddress,
   type NewPerson,
   type QueueEvent,
+  type RealmUserAddEvent,
   type UserProfile,
   type UserRef,
 } from '@chat/protocol';
@@ -143,49 +143,39 @@ function person(user: UserProfile, viewer: { user_id: number; role: UserProfile[
 }
 
 /** An add for a change of access, not a new account: the poll passes it as sent (`events/guest-view.ts`). */
-const accessAdded = (p: NewPerson): QueueEvent => ({ ...realmUserAdded(p), access: true });
+const accessAdded = (p: NewPerson): RealmUserAddEvent => ({ ...realmUserAdded(p), access: true });
 
 /**
- * Before a direct message is sent: each restricted guest among its
- * participants who may not yet access another of them hears of that one
- * first (`realm_user` add), as the original's
- * `get_recipients_for_user_creation_events`. The conversation (actor key
- * `key`) gives him access: it is recorded in his list first, its newest
- * message 0 until the message comes (readers of messages skip it until
- * then), and the add names that record as its origin, so a register whose
- * snapshot read his list there or later already counts the sender and its
- * queue drops the add (`queue.cover`). Nothing is asked unless a guest takes part.
+ * Before a direct message is sent: for each restricted guest among its
+ * people but its sender (who may access them all, or could not send), the
+ * `realm_user` adds of the others, as the original's
+ * `get_recipients_for_user_creation_events`. The conversation hands them to
+ * his UserActor with its record of the conversation (`user.conversation`),
+ * which tells his queues those he may not yet access when the conversation
+ * is new to him, in the same change (`actors/user/src/direct-access.ts`): so
+ * they come once, before the message, and a register whose snapshot read his
+ * list there or later drops them (`queue.cover`). Asks only the realm (a
+ * UserActor's timer calls it for a due scheduled message); undefined unless a
+ * guest takes part and the realm restricts guests.
  */
-export async function tellDirectAccess(
+export async function directAccessAdds(
   actors: ActorClient,
   realm: string,
-  key: string,
   people: UserRef[],
-  /** A guest not asked (a scheduled message's author, whose actor is the one sending). */
-  except?: number,
-): Promise<void> {
-  const guests = people.filter((p) => isGuest(p) && p.is_active && p.user_id !== except);
-  if (guests.length === 0 || !(await restrictsGuests(actors, realm))) return;
-  const userIds = participantsOfKey(key) ?? people.map((p) => p.user_id);
-  await Promise.all(
-    guests.map(async (guest) => {
-      const had = await accessApartFrom(actors, realm, guest.user_id, -1);
-      const gained = people.filter((p) => !p.is_bot && !had.has(p.user_id));
-      if (gained.length === 0) return;
-      const viewer = { user_id: guest.user_id, role: guest.role };
-      const profiles = await Promise.all(
-        gained.map((p) => actors.ask(realmAddress(realm), { type: 'realm.getUser', user_id: p.user_id })),
-      );
-      const events = profiles.map((u) => accessAdded(person(u, viewer)));
-      const user = userAddress(realm, guest.user_id);
-      let at = 0;
-      const conversation = { type: 'user.conversation', key, user_ids: userIds, message_id: 0 } as const;
-      await actors.ask(user, conversation, { onPosition: (p) => (at = p) });
-      // Its own key (another change may share the position): only the origin is the record's.
-      const idempotencyKey = `${outgoingKey(user, at, 0)}>access:${guest.user_id}:${randomUUID()}`;
-      await actors.ask(user, { type: 'user.deliver', events }, { idempotencyKey });
-    }),
+  sender: number,
+): Promise<Array<{ user_id: number; events: RealmUserAddEvent[] }> | undefined> {
+  const guests = people.filter((p) => isGuest(p) && p.is_active && p.user_id !== sender);
+  if (guests.length === 0 || !(await restrictsGuests(actors, realm))) return undefined;
+  const profiles = await Promise.all(
+    people
+      .filter((p) => !p.is_bot)
+      .map((p) => actors.ask(realmAddress(realm), { type: 'realm.getUser', user_id: p.user_id })),
   );
+  return guests.map((guest) => {
+    const viewer = { user_id: guest.user_id, role: guest.role };
+    const others = profiles.filter((u) => u.user_id !== guest.user_id);
+    return { user_id: guest.user_id, events: others.map((u) => accessAdded(person(u, viewer))) };
+  });
 }
 
 /**

@@ -32,7 +32,7 @@ const BUILDS: Record<string, string[]> = {
   'user.mutingSnapshot': ['muted_users', 'alert_words'],
   'user.scheduled': ['scheduled_messages', 'reminders'],
   // The subscriptions and their settings, topic policies, and read flags; a restricted guest's access
-  // to users follows his direct-message conversations too (the add `tellDirectAccess` sends).
+  // to users follows his direct-message conversations too (the adds recording one sends, `directAccessAdds`).
   'user.state': ['subscription', 'user_topic', 'update_message_flags', 'realm_user'],
   // Name, settings and subscribers of a channel the user is or was in; a restricted guest's
   // access to users follows the subscribers (`realm_user` adds and removes, users/access-events.ts).
@@ -53,15 +53,19 @@ export class ReadPositions {
   readonly client: ActorClient;
 
   constructor(inner: ActorClient) {
-    const note = (to: ActorAddress, command: string) => (position: number) => {
-      const actor = formatAddress(to);
-      for (const section of BUILDS[command] ?? []) {
-        const through = this.bySection.get(section) ?? {};
-        through[actor] = Math.min(through[actor] ?? Infinity, position);
-        this.bySection.set(section, through);
-      }
-    };
-    this.client = withOptions(inner, (to, body) => ({ onPosition: note(to, body.type) }));
+    this.client = withOptions(inner, (to, body) => ({
+      onPosition: (position: number) => {
+        for (const section of BUILDS[body.type] ?? []) this.note(section, to, position);
+      },
+    }));
+  }
+
+  /** That a section holds the changes of `actor` up to `position` (of two notes, the lower counts). */
+  note(section: string, to: ActorAddress, position: number): void {
+    const actor = formatAddress(to);
+    const through = this.bySection.get(section) ?? {};
+    through[actor] = Math.min(through[actor] ?? Infinity, position);
+    this.bySection.set(section, through);
   }
 
   /** What the snapshot holds of these sections (the ones it built), by event type, then actor. */
