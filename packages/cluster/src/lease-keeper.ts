@@ -23,6 +23,7 @@ export interface KeeperData {
 }
 export type KeeperMessage = { hold: number; epoch: number } | { forget: number; ack: number };
 export type KeeperReport =
+  | { ready: boolean; error?: string }
   | { lost: number; epoch: number }
   | { forgotten: number; ack: number }
   | { failed: number; error: string }
@@ -40,6 +41,8 @@ export class LeaseKeeper {
   private readonly acks = new Map<number, () => void>();
   private nextAck = 0;
   private stopping = false;
+  /** Resolves once the keeper's session is connected (or could not be: renewals then connect it). */
+  ready!: Promise<void>;
 
   constructor(private readonly options: LeaseKeeperOptions) {
     this.until = new BigInt64Array(new SharedArrayBuffer(8 * options.shardCount));
@@ -57,8 +60,13 @@ export class LeaseKeeper {
     };
     const worker = new Worker(new URL('./lease-worker.js', import.meta.url), { workerData: data });
     worker.unref();
+    let ready!: () => void;
+    this.ready = new Promise((resolve) => (ready = resolve));
     worker.on('message', (report: KeeperReport) => {
-      if ('lost' in report) this.options.onLost(report.lost);
+      if ('ready' in report) {
+        if (!report.ready) log.warn({ err: report.error }, 'lease keeper could not connect; its renewals will try');
+        ready();
+      } else if ('lost' in report) this.options.onLost(report.lost);
       else if ('forgotten' in report) this.acks.get(report.ack)?.();
       else if ('failed' in report) log.warn({ shard: report.failed, err: report.error }, 'lease renewal failed');
       else log.warn({ shard: report.slow, tookMs: report.tookMs, lapsedMs: report.lapsedMs }, 'lease renewal slow');

@@ -12,9 +12,12 @@ import type { KeeperData, KeeperMessage, KeeperReport } from './lease-keeper.js'
 const data = workerData as KeeperData;
 const port = parentPort!;
 const until = new BigInt64Array(data.until);
-const table = new LeaseTable(
-  new cassandra.Client({ ...data.cassandra, encoding: { useBigIntAsLong: true }, queryOptions: { prepare: true } }),
-);
+const client = new cassandra.Client({
+  ...data.cassandra,
+  encoding: { useBigIntAsLong: true },
+  queryOptions: { prepare: true },
+});
+const table = new LeaseTable(client);
 const interval = Math.max(100, Math.floor(data.leaseMs / 5));
 /** A renewal lets the host act for the lease from the renewal's start, minus a fifth (the other hosts' clocks). */
 const validNs = BigInt(data.leaseMs - Math.floor(data.leaseMs / 5)) * 1_000_000n;
@@ -55,6 +58,12 @@ function lose(shard: number, lease: Held): void {
   Atomics.store(until, shard, 0n);
   report({ lost: shard, epoch: lease.epoch });
 }
+
+// Connected before the first lease is held, so that no renewal waits for the session (seconds under load).
+client.connect().then(
+  () => report({ ready: true }),
+  (err: unknown) => report({ ready: false, error: String(err) }),
+);
 
 port.on('message', (message: KeeperMessage) => {
   if ('hold' in message) held.set(message.hold, { epoch: message.epoch });

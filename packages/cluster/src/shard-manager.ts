@@ -71,6 +71,7 @@ export class ShardManager {
       log: this.log,
       onLost: (shard) => void this.drop(shard),
     });
+    await this.keeper.ready;
     await this.runRound();
     this.timer = setInterval(() => {
       this.options.onRound?.(this.heldShards());
