@@ -2,6 +2,7 @@ import {
   ChatError,
   encode,
   messageLocationKey,
+  realmAddress,
   realmOfKey,
   type ChannelProtocol,
   type ChannelSettings,
@@ -27,7 +28,7 @@ import { decideSend } from './send.js';
 import { applyEvent, initialState, upcast, type ChannelEvent, type ChannelState } from './state.js';
 import { decideSubmessage } from './submessage.js';
 import { decideSubscribe, decideUnsubscribe } from './subscribe.js';
-import { decideUpdate } from './update.js';
+import { decideUpdate, directoryEntry } from './update.js';
 
 const handlers: Handlers<ChannelState, ChannelEvent, ChannelProtocol> = {
   'channel.create': (ctx, command) => {
@@ -64,6 +65,14 @@ const handlers: Handlers<ChannelState, ChannelEvent, ChannelProtocol> = {
   'channel.guestRole': decideGuestRole,
   'channel.knowledge': (ctx, command) => {
     return { fanouts: tellKnowledge(ctx.state, ctx.address.key, command.gained, command.lost), reply: null };
+  },
+  'channel.report': ({ state, address }) => {
+    if (state.kind !== 'channel') return { reply: null };
+    const entry = directoryEntry(state.channel!);
+    return {
+      tells: [{ to: realmAddress(realmOfKey(address.key)), body: { type: 'realm.channelChanged', entry, fill: true } }],
+      reply: null,
+    };
   },
   'topic.list': decideTopics,
   'message.moveOut': decideMoveOut,

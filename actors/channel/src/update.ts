@@ -7,6 +7,7 @@ import {
   sameGroupSetting,
   type ChannelCommand,
   type ChannelSettings,
+  type ChannelEntry,
   realmAddress,
 } from '@chat/protocol';
 import type { ActorContext } from '@chat/runtime';
@@ -93,17 +94,8 @@ export function decideUpdate(ctx: ActorContext<ChannelState>, cmd: Update): Chan
     },
   };
   if (cmd.dry_run) return { reply: null };
-  const entry = {
-    channel_id: channel.stream_id,
-    name: next.name,
-    invite_only: next.invite_only,
-    is_web_public: next.is_web_public,
-    is_archived: next.is_archived,
-    folder_id: next.folder_id,
-    permissions: Object.fromEntries(
-      CHANNEL_PERMISSIONS.map((name) => [name, permissions[name]?.new ?? channel[name]]),
-    ) as ChannelPermissions,
-  };
+  const news = Object.fromEntries(Object.entries(permissions).map(([name, change]) => [name, change.new]));
+  const entry = directoryEntry({ ...next, ...news });
   const realm = realmAddress(realmOfKey(ctx.address.key));
   const updates = streamUpdates(channel, settled.changes);
   // Subscribers and the acting administrator directly, everyone else who sees the channel through the realm.
@@ -115,5 +107,18 @@ export function decideUpdate(ctx: ActorContext<ChannelState>, cmd: Update): Chan
     tells: [...onlookers, { to: realm, body: { type: 'realm.channelChanged', entry } }],
     fanouts: updates.length > 0 ? [fanout(ctx.address.key, to, updates)] : [],
     reply: null,
+  };
+}
+
+/** The channel as the realm's directory keeps it (`realm.channelChanged`). */
+export function directoryEntry(channel: ChannelSettings): Omit<ChannelEntry, 'is_default'> {
+  return {
+    channel_id: channel.stream_id,
+    name: channel.name,
+    invite_only: channel.invite_only,
+    is_web_public: channel.is_web_public,
+    is_archived: channel.is_archived,
+    folder_id: channel.folder_id,
+    permissions: Object.fromEntries(CHANNEL_PERMISSIONS.map((name) => [name, channel[name]])) as ChannelPermissions,
   };
 }

@@ -54,3 +54,16 @@ test('a change of a private channel names the channel in its broadcast and tells
   const entry = bodies[1]!.entry as { permissions: Record<string, unknown> };
   t.is(entry.permissions.can_subscribe_group, SYSTEM_GROUPS['role:moderators']);
 });
+
+test('channel.report: the channel tells the realm its flags and settings to fill its directory entry, changing nothing', async (t) => {
+  const kit = channel(10, created(10, [2], { invite_only: true }));
+  const reported = await kit.run({ type: 'channel.report' });
+  t.deepEqual(reported.events, []);
+  t.deepEqual(
+    reported.tells.map((tell) => tell.to),
+    [{ type: 'realm', key: 'zulip' }],
+  );
+  const body = reported.tells[0]!.body as { type: string; fill: boolean; entry: Record<string, unknown> };
+  t.like(body, { type: 'realm.channelChanged', fill: true, entry: { channel_id: 10, invite_only: true } });
+  t.truthy((body.entry.permissions as Record<string, unknown>).can_subscribe_group);
+});

@@ -12,7 +12,7 @@ import {
 } from '@chat/protocol';
 import { handlerTable, type ActorBehavior } from '@chat/runtime';
 import { toPrincipal, toProfile } from './profile.js';
-import { directoryHandlers } from './directory.js';
+import { askLegacyEntries, DIRECTORY_TIMER, directoryHandlers } from './directory.js';
 import { inviteHandlers, spentInvites } from './invites/invites.js';
 import { exportHandlers } from './exports.js';
 import { emailChangeHandlers } from './accounts/email-change.js';
@@ -282,6 +282,8 @@ export const realmBehavior: ActorBehavior<RealmState, RealmEvent> = {
   onActivate: (ctx) => {
     migrate(ctx.state as RealmState);
     resumeMessageIds(ctx.state as RealmState);
+    if (askLegacyEntries(ctx.state).length > 0) ctx.timers.set(DIRECTORY_TIMER, 0);
   },
+  onTimer: (ctx, name) => (name === DIRECTORY_TIMER ? { tells: askLegacyEntries(ctx.state) } : {}),
   atRest: restMessageIds,
 };

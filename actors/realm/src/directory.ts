@@ -1,5 +1,8 @@
+import { originOf, type Tell } from '@chat/runtime';
 import {
   ChatError,
+  channelAddress,
+  formatAddress,
   placeholderUserId,
   type ChannelEntry,
   type RealmCommand,
@@ -28,6 +31,12 @@ type DirectoryCommand = Extract<
       | 'realm.notificationBot';
   }
 >;
+
+/** The channel's journal position a report comes from, when its key names that channel's change. */
+function reportedAt(key: string | undefined, realm: string, channelId: number): number | undefined {
+  const origin = originOf(key);
+  return origin?.actor === formatAddress(channelAddress(realm, channelId)) ? origin.position : undefined;
+}
 
 const noChannel = (name: string) =>
   new ChatError('STREAM_DOES_NOT_EXIST', `Channel '${name}' does not exist`, { stream: name });
@@ -109,6 +118,7 @@ export const directoryHandlers: RealmHandlers<Pick<RealmProtocol, DirectoryComma
   'realm.renameChannel': ({ state }, command) => {
     const entry = state.channels[command.channel_id];
     if (!entry) throw new ChatError('BAD_REQUEST', 'Invalid channel ID');
+    if (entry.name === command.name) throw new ChatError('BAD_REQUEST', 'Channel already has that name.');
     const taken = state.channelsByName[command.name.toLowerCase()];
     if (taken !== undefined && taken !== command.channel_id) {
       throw new ChatError('BAD_REQUEST', `Channel name '${command.name}' is already taken.`);
@@ -118,18 +128,46 @@ export const directoryHandlers: RealmHandlers<Pick<RealmProtocol, DirectoryComma
   'realm.channelGrants': ({ state }, command) => {
     return { reply: channelGrants(state, command.user_id, command.channels) };
   },
-  'realm.channelChanged': ({ state }, command) => {
+  'realm.channelChanged': ({ state, idempotencyKey }, command) => {
     const id = command.entry.channel_id;
     const before = state.channels[id];
     if (!before) return {};
+    // The channel's answer to `channel.report` fills an entry kept without settings, once, and tells nobody:
+    // for such entries the channels themselves decided who knew them.
+    if (command.fill) {
+      if (before.permissions !== undefined) return {};
+      return { events: [{ type: 'channelChanged', entry: { ...command.entry, name: before.name } }] };
+    }
+    // Each report is an owed message, sent (and sent again) on its own, so two from one channel may arrive in
+    // either order: the channel's journal position, which the report's key names, decides.
+    const position = reportedAt(idempotencyKey, state.stringId, id);
+    if (position !== undefined && before.position !== undefined && position <= before.position) return {};
+    const entry = position === undefined ? command.entry : { ...command.entry, position };
     // Its privacy or group settings may let others know of it, or no longer; made web-public or no longer,
     // the guests not subscribed too (who see the web-public channels).
-    const now = { ...before, ...command.entry };
+    const now = { ...before, ...entry };
     const after: RealmState = { ...state, channels: { ...state.channels, [id]: now } };
     const guests = before.is_web_public !== now.is_web_public;
     const tells = sameKnowers(before, now)
       ? []
       : knowledgeTells(state, after, concerned(state, undefined, guests), [id]);
-    return { events: [{ type: 'channelChanged', entry: command.entry }], tells };
+    return { events: [{ type: 'channelChanged', entry }], tells };
   },
 };
+
+/**
+ * Entries kept before the directory had channels' settings are asked of their channels once the realm
+ * comes to life (`onActivate` arms the `directory` timer): each channel answers with its flags and
+ * settings (`channel.report`, then `realm.channelChanged` with `fill`). At most once per activation; an
+ * entry filled is never asked again, one whose answer was lost is asked at the next activation.
+ */
+export const DIRECTORY_TIMER = 'directory';
+
+export function askLegacyEntries(state: RealmState): Tell[] {
+  return Object.values(state.channels ?? {})
+    .filter((entry) => entry.permissions === undefined)
+    .map((entry) => ({
+      to: channelAddress(state.stringId, entry.channel_id),
+      body: { type: 'channel.report' as const },
+    }));
+}

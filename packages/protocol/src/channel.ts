@@ -314,6 +314,8 @@ export type ChannelCommand =
    * (`stream` create and `peer_add`, or `stream` delete), changing nothing of its own.
    */
   | { type: 'channel.knowledge'; gained: number[]; lost: number[] }
+  /** From the RealmActor: tell it the channel's flags and settings, for a directory entry kept without them. */
+  | { type: 'channel.report' }
   | MoveCommand;
 
 export type ReactionChange = { actor: Principal; message_id: number; reaction: Reaction };
@@ -361,6 +363,7 @@ export type ChannelReplies = MoveReplies & {
   'message.historical': number[];
   'channel.guestRole': null;
   'channel.knowledge': null;
+  'channel.report': null;
   /** Newest first. */
   'topic.list': TopicSummary[];
 };

@@ -173,6 +173,12 @@ export interface ChannelEntry {
    * entries written before they were kept.
    */
   permissions?: ChannelPermissions;
+  /**
+   * The journal position of the channel's change this entry last took in (its report's origin): reports
+   * apply in the channel's order, and a reader of the directory holds the channel's changes up to it.
+   * Absent until the channel first reports a change.
+   */
+  position?: number;
 }
 
 /**
@@ -324,8 +330,11 @@ export type RealmCommand =
       /** The private channel the events are of: who knows of it through groups hears them too. */
       channel_id?: number;
     }
-  /** Keeps the directory's copy of a channel's flags current (sent by the ChannelActor). */
-  | { type: 'realm.channelChanged'; entry: Omit<ChannelEntry, 'is_default'> }
+  /**
+   * Keeps the directory's copy of a channel's flags current (sent by the ChannelActor). `fill`: the channel's
+   * answer to `channel.report`, which fills an entry kept before the directory had channels' settings.
+   */
+  | { type: 'realm.channelChanged'; entry: Omit<ChannelEntry, 'is_default'>; fill?: true }
   /** From a UserActor: whether the user has an `all_public_streams` queue; `seq` orders the user's changes. */
   | { type: 'realm.publicListener'; user_id: number; listening: boolean; seq: number }
   /** From a public channel: its message events, for listeners not among those who heard them (`except`). */

@@ -2,7 +2,7 @@ import { SYSTEM_GROUPS } from '@chat/protocol';
 import { IDS, withServer } from './context.js';
 import { newPerson, type Person } from './people.js';
 import { eventsUntil, register, snapshotOf, take, type Body } from './queues.js';
-import { bodyOf, refused, succeeds } from './replies.js';
+import { bodyOf, fails, refused, succeeds } from './replies.js';
 
 /**
  * Channel rules as the original has them (`zerver/views/streams.py`,
@@ -220,4 +220,49 @@ test('PATCH /streams/{id} on a private channel: who administers it without conte
   // Alice, subscribed, may.
   await bodyOf(alice!.client.patch(`/streams/${id}`, { can_subscribe_group: group([bob!.user_id]) }));
   await bodyOf(alice!.client.patch(`/streams/${id}`, { is_private: false }));
+});
+
+test('PATCH /streams/{id} changes one setting after another, as the original: a refusal keeps those before it', async (t) => {
+  const { iago } = t.context;
+  const params = { name: unique('one by one'), subscribers: [IDS.iago] };
+  const made = await succeeds<{ id: number }>('POST', '/channels/create', iago.post('/channels/create', params));
+  const id = made.id;
+  const queue = await register(iago, { event_types: ['stream'] });
+  const stream = async () => (await bodyOf<{ stream: Body }>(iago.get(`/streams/${id}`))).stream;
+  const patch = (changes: Body) => iago.patch(`/streams/${id}`, changes);
+  // The privacy first, then the retention, which only owners change (Iago administers the realm, not owns it).
+  await fails(
+    t,
+    patch({ is_private: true, message_retention_days: 30 }),
+    'UNAUTHORIZED_PRINCIPAL',
+    'Must be an organization owner',
+  );
+  t.like(await stream(), { invite_only: true, message_retention_days: null });
+  // The description before the group settings, whose 'old' value is checked at its turn.
+  const sending = JSON.stringify({ new: moderators, old: administrators });
+  await refused(
+    t,
+    patch({ description: 'kept', can_send_message_group: sending }),
+    "'old' value does not match the expected value.",
+  );
+  t.like(await stream(), { description: 'kept', can_send_message_group: everyone });
+  // The description before the name, which must be new.
+  await refused(t, patch({ description: 'named', new_name: params.name }), 'Channel already has that name.');
+  t.like(await stream(), { description: 'named' });
+  // Refused before any change: a privacy that does not hold together.
+  await refused(
+    t,
+    patch({ description: 'not kept', is_private: false, history_public_to_subscribers: false }),
+    'Invalid parameters: public channels must have public history.',
+  );
+  t.like(await stream(), { description: 'named', invite_only: true });
+  // The changes made are told, in the original's order.
+  const told = await eventsUntil(
+    queue,
+    (e) => e.type === 'stream' && e.stream_id === id && e.property === 'description',
+  );
+  t.deepEqual(
+    told.filter((e) => e.type === 'stream' && e.stream_id === id).map((e) => e.property),
+    ['invite_only', 'description'],
+  );
 });

@@ -252,3 +252,66 @@ test('a channel made web-public reaches the guests not in it (stream create, reg
   await marker(admin, id, maxs!);
   for (const queue of [sues!, maxs!]) t.false(queue.seen.some((e) => created(id)(e) || deleted(id)(e)));
 });
+
+test.serial(
+  'registers of the streams section alone racing channels made, archived and made private: each event applies once',
+  async (t) => {
+    const [alice, bob] = await Promise.all(['Alice SR', 'Bob SR'].map((n) => newPerson(t.context, n)));
+    const made: number[] = [];
+    const changing = (async () => {
+      for (let i = 0; i < 8; i++) {
+        const params = { name: unique('stream race'), subscribers: [alice!.user_id] };
+        const id = (await ok(alice!.client, 'POST', '/channels/create', params)).id as number;
+        made.push(id);
+        if (i % 3 === 1) await ok(alice!.client, 'DELETE', `/streams/${id}`);
+        if (i % 3 === 2) await ok(alice!.client, 'PATCH', `/streams/${id}`, { is_private: true });
+      }
+    })();
+    // Bob (a member, subscribed to none of them) lists public channels: creates, archives (a delete without the
+    // archived_channels capability) and a privacy change (a delete the realm sends) race his registrations.
+    const views: Array<{ queue: Queue; streams: Set<number>; twice: string[] }> = [];
+    let done = false;
+    const registering = Array.from({ length: 3 }, async () => {
+      while (!done && views.length < 45) {
+        const queue = await register(bob!.client, { event_types: ['stream'] });
+        const streams = new Set((queue.snapshot.streams as Body[]).map((s) => s.stream_id as number));
+        views.push({ queue, streams, twice: [] });
+      }
+    });
+    await changing;
+    done = true;
+    await Promise.all(registering);
+    const listed = async () => {
+      const streams = (await snapshotOf(bob!.client, { event_types: ['stream'] })).streams as Body[];
+      return streams.map((s) => s.stream_id as number).filter((id) => made.includes(id));
+    };
+    const final = (await listed()).sort((a, b) => a - b);
+    t.deepEqual(
+      final,
+      made.filter((_, i) => i % 3 === 0),
+    );
+    for (const [i, view] of views.entries()) {
+      const ours = () => [...view.streams].filter((id) => made.includes(id)).sort((a, b) => a - b);
+      for (let round = 0; round < 50 && JSON.stringify(ours()) !== JSON.stringify(final); round++) {
+        for (const e of await poll(view.queue, true)) {
+          if (e.type !== 'stream') continue;
+          if (e.op === 'create') {
+            for (const s of e.streams as Body[]) {
+              const id = s.stream_id as number;
+              if (view.streams.has(id)) view.twice.push(`create ${id} of a channel it listed`);
+              view.streams.add(id);
+            }
+          } else if (e.op === 'delete') {
+            for (const id of e.stream_ids as number[]) {
+              if (!view.streams.has(id)) view.twice.push(`delete ${id} of a channel it did not list`);
+              view.streams.delete(id);
+            }
+          }
+        }
+        await new Promise((wait) => setTimeout(wait, 200));
+      }
+      t.deepEqual(view.twice, [], `client ${i} applied a change twice`);
+      t.deepEqual(ours(), final, `client ${i} ends where a fresh snapshot is`);
+    }
+  },
+);

@@ -41,6 +41,9 @@ const UpdateParams = Type.Object({
   ...permissionParams,
 });
 
+/** The privacy fields, settled together as one change (the original's do_change_stream_permission). */
+const PRIVACY = ['invite_only', 'is_web_public', 'history_public_to_subscribers'] as const;
+
 function changesOf(params: Static<typeof UpdateParams>): ChannelChanges {
   const changes: ChannelChanges = {};
   if (params.new_name !== undefined) changes.name = params.new_name.trim();
@@ -76,56 +79,70 @@ export function channelAdminRoutes(options: ApiOptions): Route[] {
         const caller = new CallerContext(actors, principal);
         const settings = await caller.settings();
         const changes = changesOf(params);
-        if (params.message_retention_days !== undefined) {
-          changes.message_retention_days = channelRetention(principal, params.message_retention_days);
-        }
         for (const change of Object.values(changes.permissions ?? {})) {
           change.new = canonicalGroupSetting(change.new);
           if (change.old !== undefined) change.old = canonicalGroupSetting(change.old);
+        }
+        const address = channelAddress(principal.realm, params.stream_id);
+        const { settings: options } = await actors.ask(caller.realm, { type: 'realm.organization' });
+        const moderation = options.moderation_request_channel_id === params.stream_id;
+        const update = (step: ChannelChanges, dry_run: boolean) =>
+          actors.ask(address, {
+            type: 'channel.update',
+            actor: principal,
+            changes: step,
+            settings,
+            ...(moderation ? { moderation_request_channel: true } : {}),
+            dry_run,
+          });
+        // Refused before any change, as in the original's update_stream_backend: who may not administer the
+        // channel, an archived channel, and a privacy that does not hold together. The topics policy and the
+        // group settings are checked at their turn.
+        const { topics_policy: _policy, permissions: _permissions, ...first } = changes;
+        await update(first, true);
+        // Then one setting after another in the original's order, each applied before the next is checked:
+        // a refusal keeps the settings before it.
+        const privacy = PRIVACY.filter((name) => changes[name] !== undefined);
+        if (privacy.length > 0) await update(Object.fromEntries(privacy.map((name) => [name, changes[name]])), false);
+        if (params.message_retention_days !== undefined) {
+          const days = channelRetention(principal, params.message_retention_days);
+          await update({ message_retention_days: days }, false);
+        }
+        if (changes.is_archived === false) await update({ is_archived: false }, false);
+        if (changes.topics_policy !== undefined) {
+          await checkTopicsPolicy(caller);
+          await update({ topics_policy: changes.topics_policy }, false);
+        }
+        if (changes.description !== undefined) {
+          const { description, rendered_description } = changes;
+          await update({ description, rendered_description }, false);
         }
         if (changes.name !== undefined) {
           if (changes.name === '' || [...changes.name].length > LIMITS.max_stream_name_length) {
             throw new ChatError('BAD_REQUEST', `Invalid channel name '${changes.name}'`);
           }
-        }
-        const address = channelAddress(principal.realm, params.stream_id);
-        const { settings: options } = await actors.ask(caller.realm, { type: 'realm.organization' });
-        const moderation = options.moderation_request_channel_id === params.stream_id;
-        const update = {
-          type: 'channel.update',
-          actor: principal,
-          changes,
-          settings,
-          ...(moderation ? { moderation_request_channel: true } : {}),
-        } as const;
-        await actors.ask(address, { ...update, dry_run: true });
-        // Once the caller may administer the channel, the realm's rules (as the original, in that order).
-        if (changes.topics_policy !== undefined) await checkTopicsPolicy(caller);
-        // The realm refuses an unknown folder, once the caller may administer the channel.
-        if (typeof changes.folder_id === 'number') {
-          await actors.ask(caller.realm, { type: 'realm.findChannelFolder', folder_id: changes.folder_id });
-        }
-        // The checked (canonical) values go in a new command: the dry run's was handed over and is not ours to change.
-        let checkedChanges = changes;
-        if (changes.permissions) {
-          const given = Object.entries(changes.permissions).map(([name, change]) => [name, change.new]);
-          const checked = await checkChannelPermissions(caller, Object.fromEntries(given));
-          const permissions = Object.fromEntries(
-            Object.entries(changes.permissions).map(([name, change]) => [
-              name,
-              { ...change, new: checked[name as ChannelPermission] ?? change.new },
-            ]),
-          );
-          checkedChanges = { ...changes, permissions };
-        }
-        if (changes.name !== undefined) {
           await actors.ask(caller.realm, {
             type: 'realm.renameChannel',
             channel_id: params.stream_id,
             name: changes.name,
           });
+          await update({ name: changes.name }, false);
         }
-        await actors.ask(address, { ...update, changes: checkedChanges, dry_run: false });
+        if (changes.folder_id !== undefined) {
+          // The realm refuses an unknown folder.
+          if (changes.folder_id !== null)
+            await actors.ask(caller.realm, { type: 'realm.findChannelFolder', folder_id: changes.folder_id });
+          await update({ folder_id: changes.folder_id }, false);
+        }
+        // Each group setting: its 'old' value and content access (the channel), then the group (the realm).
+        for (const [name, change] of Object.entries(changes.permissions ?? {}).sort(([a], [b]) => a.localeCompare(b))) {
+          await update({ permissions: { [name]: change } }, true);
+          const checked = await checkChannelPermissions(caller, { [name]: change.new });
+          await update(
+            { permissions: { [name]: { ...change, new: checked[name as ChannelPermission] ?? change.new } } },
+            false,
+          );
+        }
         return {};
       },
     }),

@@ -53,15 +53,19 @@ export class ReadPositions {
   readonly client: ActorClient;
 
   constructor(inner: ActorClient) {
-    const note = (to: ActorAddress, command: string) => (position: number) => {
-      const actor = formatAddress(to);
-      for (const section of BUILDS[command] ?? []) {
-        const through = this.bySection.get(section) ?? {};
-        through[actor] = Math.min(through[actor] ?? Infinity, position);
-        this.bySection.set(section, through);
-      }
-    };
-    this.client = withOptions(inner, (to, body) => ({ onPosition: note(to, body.type) }));
+    this.client = withOptions(inner, (to, body) => ({
+      onPosition: (position: number) => {
+        for (const section of BUILDS[body.type] ?? []) this.note(section, to, position);
+      },
+    }));
+  }
+
+  /** That a section holds the changes of `actor` up to `position` (of two notes, the lower counts). */
+  note(section: string, to: ActorAddress, position: number): void {
+    const actor = formatAddress(to);
+    const through = this.bySection.get(section) ?? {};
+    through[actor] = Math.min(through[actor] ?? Infinity, position);
+    this.bySection.set(section, through);
   }
 
   /** What the snapshot holds of these sections (the ones it built), by event type, then actor. */

@@ -98,6 +98,7 @@ export function registerRoutes(options: ApiOptions): Route[] {
         const reads = new ReadPositions(actors);
         // Its sections read many of the same channels: each is asked once.
         await snapshot.build(new CallerContext(reads.client, principal).rememberChannels(), options);
+        for (const { section, actor, position } of snapshot.held) reads.note(section, actor, position);
         const dropped = await actors.ask(queue, {
           type: 'queue.cover',
           user_id: principal.user_id,

@@ -9,10 +9,12 @@ import {
   participantsOfKey,
   type ChannelEntry,
   type ChannelGrants,
+  type ActorAddress,
   type ChannelInfo,
+  type UserSnapshot,
 } from '@chat/protocol';
 import type { CallerContext } from '../../context.js';
-import { neverSubscribedJson, subscriberLists, subscriptionJson } from '../../channels/json.js';
+import { channelJson, neverSubscribedJson, subscriberLists, subscriptionJson } from '../../channels/json.js';
 import { withGlobalDefaults } from '../../channels/notification-defaults.js';
 import { unreadMessages } from '../../messages/fetch.js';
 import type { ApiOptions } from '../../options.js';
@@ -29,7 +31,6 @@ import { addPeopleSections, type PeopleRequest } from './people.js';
 import { realmSection } from './realm-section.js';
 import { emptySections, userDefaultsSection } from './empty-sections.js';
 import { ownAccountSection } from './own-account.js';
-import { visibleChannels } from '../../channels/channels.js';
 
 /** Sections built from one actor's reads, and the event type that changes each. */
 const SECTION_EVENTS: Array<[string, string]> = [
@@ -48,6 +49,12 @@ const SECTION_EVENTS: Array<[string, string]> = [
   ['scheduled_messages', 'scheduled_messages'],
   ['reminders', 'reminders'],
 ];
+
+/** A channel that refused (or does not exist) is left out. */
+const refused = (err: unknown): undefined => {
+  if (err instanceof ChatError) return undefined;
+  throw err;
+};
 
 /** The original covers the conversations of this many of the newest unread messages. */
 const MAX_UNREAD = 50_000;
@@ -91,7 +98,15 @@ export class Snapshot {
    */
   readonly types = new Set<string>();
 
+  /**
+   * Positions the snapshot holds that no read noted: the channels the directory has as archived, up to
+   * the change it last took in from each (`ChannelEntry.position`).
+   */
+  readonly held: Array<{ section: string; actor: ActorAddress; position: number }> = [];
+
   private readonly me: number;
+  private grants?: Promise<ChannelGrants>;
+  private readonly infos = new Map<number, Promise<ChannelInfo | undefined>>();
 
   constructor(private readonly req: SnapshotRequest) {
     this.me = req.user_id;
@@ -145,8 +160,7 @@ export class Snapshot {
       // flags, as the realm has them now, in one answer asked before any channel is read: a change of any
       // sends `stream` create and delete as a change of the realm, covered at that answer's position (see
       // reads.ts; two asks could be answered on either side of such a change).
-      const user_id = caller.principal.user_id;
-      const grants = await caller.actors.ask(caller.realm, { type: 'realm.channelGrants', user_id, channels: true });
+      const grants = await this.directory(caller);
       const channels = grants.channels ?? [];
       const subscribed = new Set(Object.keys(state.subscriptions).map(Number));
       const unsubscribed = new Set(state.unsubscribed);
@@ -202,15 +216,8 @@ export class Snapshot {
     if (this.wants('muted_topics')) this.body.muted_topics = await mutedTopics(caller, state.user_topics);
     if (this.wants('starred_messages')) this.body.starred_messages = [...state.starred].sort((a, b) => a - b);
     if (this.wants('stream')) {
-      const visible = {
-        include_public: true,
-        include_web_public: true,
-        include_subscribed: true,
-        exclude_archived: true,
-        include_all: isAdministrator(caller.principal),
-      };
-      const strip = <T extends { is_default?: boolean }>({ is_default: _default, ...stream }: T) => stream;
-      this.body.streams = (await visibleChannels(caller, visible)).map(strip);
+      this.body.streams = await this.streams(caller, state, await this.directory(caller));
+      this.types.add('stream');
     }
     if (this.wants('default_streams')) {
       // The original pretends to guests that there are no default channels.
@@ -256,6 +263,62 @@ export class Snapshot {
   }
 
   /**
+   * His role and grants, and the directory's entries, in one answer of the realm, asked once: the sections
+   * that read it hold the realm's changes of privacy, roles and groups up to its position (reads.ts).
+   */
+  private directory(caller: CallerContext): Promise<ChannelGrants> {
+    const user_id = caller.principal.user_id;
+    return (this.grants ??= caller.actors.ask(caller.realm, { type: 'realm.channelGrants', user_id, channels: true }));
+  }
+
+  /**
+   * A channel as it is now, whoever asks (the caller decided he may see it): undefined if it does not exist
+   * (yet). Each is asked once.
+   */
+  private channel(caller: CallerContext, id: number): Promise<ChannelInfo | undefined> {
+    let asked = this.infos.get(id);
+    if (!asked) {
+      const address = channelAddress(caller.principal.realm, id);
+      asked = caller.actors.ask(address, { type: 'channel.info' }).catch(refused);
+      this.infos.set(id, asked);
+    }
+    return asked;
+  }
+
+  /**
+   * The `streams` section, as `GET /streams` lists them (administrators every channel): which channels, by
+   * the directory and his role as the realm answered (`directory`: the `stream` create and delete that a
+   * change of privacy, role or groups sends come from the realm, covered at that answer), each as its
+   * channel answers (whose own changes, creating or archiving it, are covered at that answer). A private
+   * one he is not in is listed only if the channel lists him, since subscribing and leaving tell him from
+   * the channel. Archived ones are left out; one the directory has as archived is not asked, and is held
+   * up to the channel's change the directory last took in (`held`), so its `stream` delete is dropped too.
+   */
+  private async streams(caller: CallerContext, state: UserSnapshot, grants: ChannelGrants) {
+    const { realm, user_id } = caller.principal;
+    const all = isAdministrator(grants);
+    const seesPublic = maySeePublicChannels(grants);
+    const sees = (e: ChannelEntry) => all || e.is_web_public || (seesPublic && !e.invite_only);
+    const subscribed = (id: number) => state.subscriptions[id] !== undefined;
+    const entries = (grants.channels ?? []).filter((e) => {
+      if (!e.is_archived) return sees(e) || subscribed(e.channel_id);
+      if (e.position !== undefined)
+        this.held.push({ section: 'stream', actor: channelAddress(realm, e.channel_id), position: e.position });
+      return false;
+    });
+    // His own channels through the answers the subscription section shares (if he has left one since, the
+    // channel answers anyone, and does not list him).
+    const read = (id: number) =>
+      subscribed(id) ? caller.channelInfo(id).catch(() => this.channel(caller, id)) : this.channel(caller, id);
+    const infos = await Promise.all(entries.map((e) => read(e.channel_id)));
+    return entries.flatMap((e, i) => {
+      const info = infos[i];
+      if (!info || info.is_archived || !(sees(e) || info.subscribers.includes(user_id))) return [];
+      return [channelJson(info)];
+    });
+  }
+
+  /**
    * The channels he was never in that he may know of, by his role and groups
    * as the realm answered (`grants`, which may be newer than his
    * authentication): who cannot see public channels (guests) learns only the
@@ -284,17 +347,11 @@ export class Snapshot {
           ? seesPrivate || granted.has(c.channel_id) || (seesPublic && legacy(c))
           : seesPublic || c.is_web_public,
       );
-    const refused = (err: unknown) => {
-      if (err instanceof ChatError) return undefined;
-      throw err;
-    };
     // Asked without his role and groups as authentication saw them, which may be older than the realm's
     // answer; only legacy entries are left to the channel to decide.
     const ask = (c: ChannelEntry) =>
-      legacy(c)
-        ? caller.channelInfo(c.channel_id)
-        : caller.actors.ask(channelAddress(caller.principal.realm, c.channel_id), { type: 'channel.info' });
-    const infos = await Promise.all(wanted.map((c) => ask(c).catch(refused)));
+      legacy(c) ? caller.channelInfo(c.channel_id).catch(refused) : this.channel(caller, c.channel_id);
+    const infos = await Promise.all(wanted.map(ask));
     return infos.filter((info) => info !== undefined).sort((a, b) => a.name.localeCompare(b.name));
   }
 
