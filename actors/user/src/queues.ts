@@ -33,9 +33,18 @@ function mentionFlags(userId: number, m: MentionFacts): string[] {
 /** A message event's flags for one recipient, as the original gives them at send time. */
 function flagsOf(userId: number, event: Extract<QueueEvent, { type: 'message' }>): string[] {
   const m = event.message;
-  const read = m.sender_id === userId && event.read_by_sender !== false ? ['read'] : [];
-  const facts = { ...m, is_channel: m.channel_id !== null, topic_participants: event.topic_participants ?? [] };
-  return [...read, ...mentionFlags(userId, facts)];
+  // The facts alone, not a copy of the whole message per recipient.
+  const flags = mentionFlags(userId, {
+    sender_id: m.sender_id,
+    mentioned_user_ids: m.mentioned_user_ids,
+    group_member_ids: m.group_member_ids,
+    channel_wildcard: m.channel_wildcard,
+    topic_wildcard: m.topic_wildcard,
+    is_channel: m.channel_id !== null,
+    topic_participants: event.topic_participants ?? [],
+  });
+  if (m.sender_id === userId && event.read_by_sender !== false) flags.unshift('read');
+  return flags;
 }
 
 /** An edited message's flags for one recipient: their read and starred state, and what the content says. */
@@ -50,7 +59,9 @@ function editFlags(userId: number, state: UserState, messageId: number, facts: E
 
 function personalize(userId: number, state: UserState, event: QueueEvent, extra: Map<number, string[]>): QueueEvent {
   if (isMessageEvent(event)) {
-    const flags = [...new Set([...flagsOf(userId, event), ...(extra.get(event.message.id) ?? [])])];
+    const own = flagsOf(userId, event);
+    const more = extra.get(event.message.id);
+    const flags = more ? [...new Set([...own, ...more])] : own;
     return { ...event, message: { ...event.message, flags } };
   }
   if (event.type !== 'update_message' || !event.personal) return event;

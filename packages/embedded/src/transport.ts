@@ -28,6 +28,9 @@ const isWildcard = (tokens: string[]) => tokens.some((t) => t === '*' || t === '
 /** How many deliveries one turn of the event loop runs before I/O gets its turn (see `InProcessTransport`). */
 export const TURN_DELIVERIES = 256;
 
+/** Subjects whose subscriptions are remembered (`routes`); past it the memory starts again. */
+const MAX_ROUTES = 10_000;
+
 /**
  * A copy that is a plain Uint8Array. `Buffer#slice` returns a view (not a
  * copy), so a Buffer passed in would otherwise still be shared. A `Carried`
@@ -102,6 +105,8 @@ export class InProcessTransport implements Transport {
   private readonly pending = new Set<PendingRequest>();
   /** Round-robin cursor per queue group, so load spreads evenly. */
   private readonly cursors = new Map<string, number>();
+  /** Each subject's matching subscriptions, as `candidates` found them; forgotten at every (un)subscription. */
+  private readonly routes = new Map<string, Sub[]>();
   private readonly onHandlerError: (err: unknown, subject: string) => void;
   private closed = false;
   /** Deliveries past this turn's budget, per subject in the order they were made. */
@@ -118,6 +123,7 @@ export class InProcessTransport implements Transport {
     if (this.closed) throw new Error('transport is closed');
     const tokens = subject.split('.');
     const sub: Sub = { pattern: subject, tokens, handler, queue: opts.queue, active: true };
+    this.routes.clear();
     if (isWildcard(tokens)) {
       this.wildcards.add(sub);
     } else {
@@ -129,6 +135,7 @@ export class InProcessTransport implements Transport {
       unsubscribe: () => {
         // Messages already queued for this subscriber are dropped at delivery.
         sub.active = false;
+        this.routes.clear();
         this.wildcards.delete(sub);
         const set = this.exact.get(subject);
         set?.delete(sub);
@@ -182,6 +189,7 @@ export class InProcessTransport implements Transport {
     for (const set of this.exact.values()) for (const sub of set) sub.active = false;
     this.wildcards.clear();
     this.exact.clear();
+    this.routes.clear();
     for (const entry of [...this.pending]) entry.reject(new Error('transport closed'));
   }
 
@@ -190,9 +198,13 @@ export class InProcessTransport implements Transport {
    * are keyed by subject pattern and queue name, as in NATS.
    */
   private recipients(subject: string): Sub[] {
-    const tokens = subject.split('.');
-    const candidates = [...(this.exact.get(subject) ?? [])];
-    for (const sub of this.wildcards) if (matches(sub.tokens, tokens)) candidates.push(sub);
+    let candidates = this.routes.get(subject);
+    if (!candidates) {
+      candidates = this.candidates(subject);
+      if (this.routes.size >= MAX_ROUTES) this.routes.clear();
+      this.routes.set(subject, candidates);
+    }
+    if (!candidates.some((sub) => sub.queue !== undefined)) return candidates;
 
     const out: Sub[] = [];
     const groups = new Map<string, Sub[]>();
@@ -212,6 +224,14 @@ export class InProcessTransport implements Transport {
       this.cursors.set(key, (cursor + 1) % members.length);
     }
     return out;
+  }
+
+  /** The subscriptions whose pattern matches `subject`. */
+  private candidates(subject: string): Sub[] {
+    const tokens = subject.split('.');
+    const candidates = [...(this.exact.get(subject) ?? [])];
+    for (const sub of this.wildcards) if (matches(sub.tokens, tokens)) candidates.push(sub);
+    return candidates;
   }
 
   private deliver(sub: Sub, msg: TransportMessage): void {

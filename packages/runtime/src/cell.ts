@@ -54,6 +54,8 @@ export class ActorCell {
   lastActive = Date.now();
   /** Activation failed (e.g. the store refused the key): `state` was never set, so the host drops the cell. */
   activationFailed = false;
+  /** Activation is done (`ready` has resolved). */
+  private activated = false;
   private idem: IdempotencyCache;
   readonly timers: ActorTimers;
   private readonly mailbox: Mailbox<Delivery>;
@@ -128,6 +130,7 @@ export class ActorCell {
       this.state = this.behavior.initial(this.address.key);
     }
     this.behavior.onActivate?.(this.context());
+    this.activated = true;
   }
 
   private context(idempotencyKey?: string): ActorContext<object> {
@@ -145,12 +148,15 @@ export class ActorCell {
   }
 
   private async process(delivery: Delivery): Promise<void> {
-    try {
-      await this.ready;
-    } catch (err) {
-      this.log.error({ err }, 'actor failed to activate');
-      if (delivery.kind === 'message') delivery.respond?.(replyError(internal()));
-      return;
+    // Once activated, no wait for it: a turn of the microtask queue fewer per message.
+    if (!this.activated) {
+      try {
+        await this.ready;
+      } catch (err) {
+        this.log.error({ err }, 'actor failed to activate');
+        if (delivery.kind === 'message') delivery.respond?.(replyError(internal()));
+        return;
+      }
     }
     if (this.stopped) {
       // Dropped with its partition: the asker may retry on the rebuilt actor.
@@ -178,7 +184,9 @@ export class ActorCell {
   ): Promise<void> {
     let decision: Decision<TypedEvent>;
     try {
-      decision = await decide();
+      // Most behaviors decide at once: awaited only when it is a promise.
+      const decided = decide();
+      decision = decided instanceof Promise ? await decided : decided;
       if (this.host.carriesValues && !decision.uncopied) decision = copied(decision);
     } catch (err) {
       if (!isChatError(err)) this.log.error({ err, requestId }, 'actor failed to handle a message');

@@ -16,6 +16,7 @@ import {
   type Transport,
 } from './ports/index.js';
 import { Partition } from './partition.js';
+import { Turns } from './turns.js';
 import { snapshotKey, decodeSnapshot, type JournalEntry, type Snapshot } from './records.js';
 import { hostSubject, shardOf, shardSubject } from './shards.js';
 
@@ -98,6 +99,8 @@ export class ActorHost implements CellHost {
   /** Snapshots of passivated actors still being written, by address. */
   private readonly saving = new Map<string, Promise<void>>();
   private sweeping = false;
+  /** Fan-outs, and what came behind one on its subject, waiting for their turn. */
+  private readonly turns = new Turns();
   /**
    * Per owned shard: its transport subscriptions, whether this host may still act for it, and whether it is
    * being handed off (`removeShard`), when it takes no more messages.
@@ -275,8 +278,9 @@ export class ActorHost implements CellHost {
     this.stats.live = 0;
   }
 
-  /** Resolves once every live actor has an empty mailbox and is not working. */
+  /** Resolves once nothing waits in the line and every live actor has an empty mailbox and is not working. */
   async whenIdle(): Promise<void> {
+    await this.turns.whenEmpty();
     await Promise.all([...this.cells.values()].map((cell) => cell.whenIdle()));
   }
 
@@ -294,13 +298,15 @@ export class ActorHost implements CellHost {
   private async sweepOnce(now: number): Promise<void> {
     for (const [id, cell] of this.cells) {
       const behavior = cell.behavior;
-      if (cell.activationFailed && cell.idle) {
+      if (cell.activationFailed) {
+        if (!cell.idle) continue;
         // No state to save or to ask canPassivate about; a later message tries activating again.
         cell.stop();
         this.forget(id);
         continue;
       }
-      if (!cell.idle || now - cell.lastActive < this.options.passivateAfterMs) continue;
+      // The time first: it is a field, and most actors were active lately.
+      if (now - cell.lastActive < this.options.passivateAfterMs || !cell.idle) continue;
       if (behavior.canPassivate && !behavior.canPassivate(cell.state)) continue;
       await this.passivate(id, cell);
     }
@@ -372,10 +378,13 @@ export class ActorHost implements CellHost {
       reply?.(errorReply(new ChatError('BAD_REQUEST', 'Undecodable message')));
       return;
     }
-    if (envelope.kind === 'fanout') {
-      this.deliverFanout(envelope, reply, viaHost);
-      return;
-    }
+    if (envelope.kind === 'fanout') this.deliverFanout(subject, envelope, reply, viaHost);
+    // Behind what waits in the line from its subject: order per subject is kept (`Turns`).
+    else if (this.turns.waits(subject)) this.turns.add(subject, 1, () => this.deliverOne(envelope, reply, viaHost));
+    else this.deliverOne(envelope, reply, viaHost);
+  }
+
+  private deliverOne(envelope: AskEnvelope, reply: ((r: ReplyEnvelope) => void) | undefined, viaHost: boolean): void {
     const cell = this.serves(envelope.to) ? this.cellFor(envelope.to) : undefined;
     if (!cell) {
       if (!reply) return;
@@ -395,42 +404,63 @@ export class ActorHost implements CellHost {
   }
 
   /**
-   * Hands a fan-out to each local actor it names. A fan-out that wants an
-   * answer (`fanoutAsk`) gets, once every actor has answered, the keys that
-   * must be sent again: not served here, refused, or answered "try again".
-   * A plain one from a sender whose shard map was stale (a shard moved) is
-   * passed on to the owners of the keys it names.
+   * Hands a fan-out to each local actor it names, a slice a turn (`Turns`).
+   * A fan-out that wants an answer (`fanoutAsk`) gets, once every actor has
+   * answered, the keys that must be sent again: not served here, refused, or
+   * answered "try again". A plain one from a sender whose shard map was stale
+   * (a shard moved) is passed on to the owners of the keys it names. Every
+   * actor gets the envelope as it came (its `to` names no actor): a cell
+   * reads its deadline, key and body only.
    */
-  private deliverFanout(envelope: AskEnvelope, reply: ((r: ReplyEnvelope) => void) | undefined, viaHost: boolean) {
+  private deliverFanout(
+    subject: string,
+    envelope: AskEnvelope,
+    reply: ((r: ReplyEnvelope) => void) | undefined,
+    viaHost: boolean,
+  ): void {
+    const keys = envelope.keys ?? [];
+    const type = envelope.to.type;
     const failed: string[] = [];
-    const answers: Array<Promise<void>> = [];
     const elsewhere = new Map<number, string[]>();
-    for (const key of envelope.keys ?? []) {
-      const to = { type: envelope.to.type, key };
-      if (!this.serves(to)) {
-        const shard = shardOf(to, this.options.shardCount);
-        if (reply) failed.push(key);
-        else if (viaHost) elsewhere.set(shard, [...(elsewhere.get(shard) ?? []), key]);
-        else this.log.warn({ actor: formatAddress(to) }, 'fan-out for a shard this host does not serve dropped');
-        continue;
+    let waiting = 0;
+    let handed = false;
+    const answered = () => {
+      if (handed && waiting === 0) reply!({ v: ENVELOPE_VERSION, ok: true, body: { failed } });
+    };
+    const answerOf = (key: string) => (r: ReplyEnvelope) => {
+      if (!r.ok && ChatError.fromWire(r.error).retriable) failed.push(key);
+      waiting--;
+      answered();
+    };
+    const handOver = (from: number, to: number) => {
+      for (let i = from; i < to; i++) {
+        const key = keys[i]!;
+        const address = { type, key };
+        if (!this.serves(address)) {
+          const shard = shardOf(address, this.options.shardCount);
+          if (reply) failed.push(key);
+          else if (viaHost) elsewhere.set(shard, [...(elsewhere.get(shard) ?? []), key]);
+          else this.log.warn({ actor: formatAddress(address) }, 'fan-out for a shard this host does not serve dropped');
+          continue;
+        }
+        const cell = this.cellFor(address);
+        const respond = reply ? answerOf(key) : undefined;
+        if (respond) waiting++;
+        if (cell?.offer(respond ? { kind: 'message', envelope, respond } : { kind: 'message', envelope })) continue;
+        if (cell) this.stats.refusedFull++;
+        this.log.warn({ actor: formatAddress(address) }, 'fan-out delivery dropped');
+        respond?.(errorReply(mailboxFull(address)));
       }
-      const cell = this.cellFor(to);
-      let respond: ((r: ReplyEnvelope) => void) | undefined;
-      if (reply) {
-        const answer = new Promise<ReplyEnvelope>((resolve) => (respond = resolve));
-        answers.push(answer.then((r) => void (!r.ok && ChatError.fromWire(r.error).retriable && failed.push(key))));
+    };
+    const done = () => {
+      for (const [shard, keys] of elsewhere) {
+        const subject = shardSubject(type, shard);
+        this.options.transport.publish(subject, toWire(this.options.transport, { ...envelope, keys }, subject));
       }
-      const delivery = { kind: 'message' as const, envelope: { ...envelope, kind: 'tell' as const, to }, respond };
-      if (cell?.offer(delivery)) continue;
-      if (cell) this.stats.refusedFull++;
-      this.log.warn({ actor: formatAddress(to) }, 'fan-out delivery dropped');
-      respond?.(errorReply(mailboxFull(to)));
-    }
-    for (const [shard, keys] of elsewhere) {
-      const subject = shardSubject(envelope.to.type, shard);
-      this.options.transport.publish(subject, toWire(this.options.transport, { ...envelope, keys }, subject));
-    }
-    if (reply) void Promise.all(answers).then(() => reply({ v: ENVELOPE_VERSION, ok: true, body: { failed } }));
+      handed = true;
+      if (reply) answered();
+    };
+    this.turns.add(subject, keys.length, handOver, done);
   }
 
   /** Whether this host owns the actor's shard, may still act for it, and is not handing it off. */

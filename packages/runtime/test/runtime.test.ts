@@ -1,7 +1,7 @@
 import { rm } from 'node:fs/promises';
 import { join } from 'node:path';
 import { ChatError, type ActorAddress } from '@chat/protocol';
-import { shardOf, TransportActorClient, type AnyBehavior } from '../src/index.js';
+import { shardOf, TransportActorClient, TURN_HANDOVERS, type AnyBehavior } from '../src/index.js';
 import { untyped } from './untyped.js';
 import { counterBehavior, Probe, type CounterState } from './counter.js';
 import { nodeTest, TestNode, waitFor } from './node.js';
@@ -380,4 +380,22 @@ test('a fan-out reaches every key with one message per shard', async (t) => {
     return states.every((state) => state.values.length === 1);
   });
   t.true(published <= 4, `${published} messages for 40 actors on 4 shards`);
+});
+
+test('a fan-out is handed to its local actors a slice a turn, and each actor gets what came on one subject in order', async (t) => {
+  const probe = new Probe();
+  const node = await start(t, probe);
+  const keys = Array.from({ length: 3 * TURN_HANDOVERS }, (_, i) => `slice-${i}`);
+  // Awake first: a new actor's first message waits for its snapshot to be read, which spreads the work by itself.
+  await Promise.all(keys.map((key) => node.client.ask(actor(key), { type: 'get' })));
+  const before = probe.handled;
+  node.client.fanout('user', keys, { type: 'addSoftly', value: 1 });
+  node.client.fanout('user', keys, { type: 'addSoftly', value: 2 });
+  // On the keys' shard subjects, as the fan-outs (this client knows no hosts): behind them.
+  for (const key of keys) node.client.tell(actor(key), { type: 'addSoftly', value: 3 });
+  const firstTurn = await new Promise<number>((resolve) => setImmediate(() => resolve(probe.handled - before)));
+  t.true(firstTurn <= TURN_HANDOVERS, `${firstTurn} actors decided in the first turn`);
+  await waitFor(() => probe.handled - before === 3 * keys.length, 60_000);
+  const states = await Promise.all(keys.map((key) => node.client.ask<CounterState>(actor(key), { type: 'get' })));
+  t.deepEqual(states.filter((state) => state.values.join() !== '1,2,3').length, 0);
 });
