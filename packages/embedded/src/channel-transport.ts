@@ -9,6 +9,7 @@ import {
   type Transport,
   type TransportHandler,
 } from '@chat/runtime';
+import { isPoll, KEPT_PARTS, PartsHeld, PartsSent, type PartMessage } from './poll-parts.js';
 
 /**
  * What a message between two processes (or threads) goes over: a child
@@ -35,8 +36,13 @@ export type Upward =
   | ({ t: 'pub'; s: string } & Payload)
   | { t: 'call'; id: number; op: string; a: unknown };
 
-/** The answers: a reply, or a failure by the name of its error class. */
-export type Downward = ({ t: 'rep'; id: number } & Payload) | { t: 'err'; id: number; n: string; m: string };
+/**
+ * The answers: a reply (`p`: a poll's, naming parts the worker holds), or a
+ * failure by the name of its error class; and the parts of polls' answers
+ * the worker is to hold or drop (`poll-parts.ts`).
+ */
+export type Downward =
+  ({ t: 'rep'; id: number; p?: 1 } & Payload) | { t: 'err'; id: number; n: string; m: string } | PartMessage;
 
 /**
  * Sends in batches: the messages of one turn of the event loop go as one
@@ -99,6 +105,7 @@ export class ChannelTransport implements Transport {
   private next = 1;
   private closed = false;
   private readonly send: (message: Upward) => void;
+  private readonly parts = new PartsHeld();
 
   constructor(channel: Channel, log: Logger = silentLogger) {
     this.send = batched(channel, log);
@@ -145,12 +152,23 @@ export class ChannelTransport implements Transport {
   }
 
   private receive(message: Downward): void {
+    // Parts come even for a poll that timed out here: the other side counts them held.
+    if (message.t === 'part' || message.t === 'drop') return void this.parts.take(message);
     const entry = this.pending.get(message.id);
     if (!entry) return; // not a reply (the worker's own messages), or one that came too late
     this.pending.delete(message.id);
     clearTimeout(entry.timer);
     if (message.t === 'err') entry.reject(rebuild(message.n, message.m));
+    else if (message.p && 'x' in message) this.resolveWhole(entry, message.x);
     else entry.resolve('x' in message || 'b' in message ? unpack(message) : undefined);
+  }
+
+  private resolveWhole(entry: Pending, text: string): void {
+    try {
+      entry.resolve(this.parts.whole(text));
+    } catch (err) {
+      entry.reject(err as Error);
+    }
   }
 }
 
@@ -165,15 +183,18 @@ export type ChannelCalls = Record<string, (args: never) => Promise<unknown> | un
 
 /**
  * Serves a `ChannelTransport` from the side that holds the actors: each ask
- * and tell goes on over `transport` (the in-process one), each reply back.
+ * and tell goes on over `transport` (the in-process one), each reply back,
+ * a long poll's naming the message parts the worker holds (`keptParts` at most).
  */
 export function serveChannel(
   channel: Channel,
   transport: Transport,
   calls: ChannelCalls = {},
   log: Logger = silentLogger,
+  keptParts = KEPT_PARTS,
 ): void {
   const send: (message: Downward) => void = batched(channel, log);
+  const parts = new PartsSent(send, keptParts);
   const fail = (id: number, err: unknown) => {
     const { name, message } = err instanceof Error ? err : new Error(String(err));
     send({ t: 'err', id, n: name, m: message });
@@ -183,8 +204,10 @@ export function serveChannel(
     if (message.t === 'pub') {
       transport.publish(message.s, unpack(message));
     } else if (message.t === 'req') {
-      transport.request(message.s, unpack(message), message.ms).then(
-        (reply) => send({ t: 'rep', id: message.id, ...payload(reply) }),
+      const asked = unpack(message);
+      const poll = isPoll(asked);
+      transport.request(message.s, asked, message.ms).then(
+        (reply) => send({ t: 'rep', id: message.id, ...((poll && parts.answer(reply)) || payload(reply)) }),
         (err: unknown) => fail(message.id, err),
       );
     } else if (message.t === 'call') {

@@ -65,3 +65,88 @@ test('an edge worker serves no subjects', (t) => {
   t.throws(() => worker.subscribe('actor.realm.0', () => {}));
   port2.close();
 });
+
+/** A served pair whose first side's messages to the worker are counted by kind (`t`). */
+function countedPair(keptParts?: number) {
+  const { port1, port2 } = new MessageChannel();
+  const inside = new InProcessTransport();
+  const sent = new Map<string, number>();
+  const counted: Channel = {
+    send: (message, callback) => {
+      for (const m of Array.isArray(message) ? message : [message]) {
+        const kind = (m as { t: string }).t;
+        sent.set(kind, (sent.get(kind) ?? 0) + 1);
+      }
+      return channelOf(port1).send(message, callback);
+    },
+    on: (event, listener) => channelOf(port1).on(event, listener),
+  };
+  serveChannel(counted, inside, {}, undefined, keptParts);
+  const worker = new ChannelTransport(channelOf(port2));
+  const close = async () => {
+    await worker.close();
+    await inside.close();
+    port1.close();
+  };
+  return { inside, worker, sent, close };
+}
+
+/** A message event as a recipient's queue answers it: the fan-out's event, the recipient's flags, the queue's id. */
+function recipientsEvent(
+  shared: { type: 'message'; message: object; people: object[] },
+  id: number,
+  flags: string[],
+  local?: object,
+) {
+  return { ...shared, message: { ...shared.message, flags }, id, ...(local && { local }) };
+}
+
+const fannedOut = (n: number) => ({
+  type: 'message' as const,
+  message: { id: n, sender_id: 10, content: `message ${n}`, rendered: `<p>message ${n}</p>`, reactions: [] },
+  people: [{ user_id: 10, full_name: 'King Hamlet' }],
+  channel_is_public: true,
+  channel_is_web_public: false,
+});
+
+const poll = { v: 1, kind: 'ask', to: { type: 'queue', key: 'zulip/q' }, body: { type: 'queue.get' }, deadline: 0 };
+
+test("a poll's message events cross the channel once, and each answer comes back as it was sent", async (t) => {
+  const { inside, worker, sent, close } = countedPair();
+  const event = fannedOut(1);
+  const typing = { type: 'typing', op: 'start', id: 3 };
+  const answers = [
+    [recipientsEvent(event, 1, ['read'])],
+    [recipientsEvent(event, 2, [], { queue_id: 'q', local_id: '7' }), typing],
+    [recipientsEvent(event, 5, ['mentioned', 'read'])],
+  ];
+  let n = 0;
+  inside.subscribe('actor.queue.0', (msg) =>
+    msg.respond?.(toWire(inside, { v: 1, ok: true, body: { events: answers[n++] }, at: 4 })),
+  );
+  for (const answer of answers) {
+    const reply = fromWire(await worker.request('actor.queue.0', toWire(worker, poll), 1000));
+    t.deepEqual(reply, { v: 1, ok: true, body: { events: answer }, at: 4 });
+  }
+  t.is(sent.get('part'), 1, 'the message crossed once');
+  await close();
+});
+
+test('a worker holds a bounded number of parts, and an answer naming a dropped one sends it again', async (t) => {
+  const { inside, worker, sent, close } = countedPair(2);
+  const events = [1, 2, 3].map(fannedOut);
+  // Each recipient's poll of messages 1, 2, 3, then 1 again (dropped by then), then 3 (still held).
+  const answers = [[0], [1], [2], [0], [2], [1, 2]].map((which, i) =>
+    which.map((w) => recipientsEvent(events[w]!, i, [])),
+  );
+  let n = 0;
+  inside.subscribe('actor.queue.0', (msg) =>
+    msg.respond?.(toWire(inside, { v: 1, ok: true, body: { events: answers[n++] } })),
+  );
+  for (const answer of answers) {
+    const reply = fromWire<{ body: unknown }>(await worker.request('actor.queue.0', toWire(worker, poll), 1000));
+    t.deepEqual(reply.body, { events: answer });
+  }
+  t.is(sent.get('part'), 5, '1, 2, 3, 1 again, 2 again');
+  await close();
+});

@@ -161,6 +161,43 @@ test('an idle queue is collected: BAD_EVENT_QUEUE_ID with the queue id', async (
   }
 });
 
+test('two servers in one process never show each other their messages (the edge keeps its renderings)', async (t) => {
+  // Two fresh servers number their messages alike in a realm of the same name: a rendering kept for the
+  // whole process, by realm, message id and timestamp, gave the second server's poll the first's text.
+  const servers = [await TestServer.start(), await TestServer.start()];
+  try {
+    const [a, b] = await Promise.all(
+      servers.map(async (server) => {
+        const [hamlet, othello] = [await server.login('hamlet@zulip.com'), await server.login('othello@zulip.com')];
+        return { hamlet, queue: await register(othello, { event_types: ['message'] }) };
+      }),
+    );
+    for (let attempt = 0; attempt < 10; attempt++) {
+      const shown = [];
+      for (const [name, side] of [
+        ['a', a!],
+        ['b', b!],
+      ] as const) {
+        const content = `${name} ${attempt}`;
+        const sent = await send(side.hamlet, { type: 'stream', to: 'Denmark', topic: 'two servers', content });
+        const event = await next(
+          side.queue,
+          messageWithId(() => sent.body.id),
+        );
+        shown.push({ content, message: event.message as Body });
+      }
+      const [first, second] = shown as [{ content: string; message: Body }, { content: string; message: Body }];
+      t.is(first.message.content, first.content);
+      t.is(second.message.content, second.content);
+      // The same id and second: the case a process-wide rendering confused.
+      if (first.message.id === second.message.id && first.message.timestamp === second.message.timestamp) return;
+    }
+    t.fail('the two servers never sent a message of the same id in the same second');
+  } finally {
+    await Promise.all(servers.map((server) => server.stop()));
+  }
+});
+
 test('DELETE /events frees the queue; an unknown or foreign queue is BAD_EVENT_QUEUE_ID', async (t) => {
   const { othello, hamlet } = t.context;
   const queue = await register(othello);

@@ -32,7 +32,7 @@ import { checkedQueueId } from './queue-id.js';
 import { guestView } from './guest-view.js';
 import { fakeEmailDomain } from '../email-domain.js';
 import { pollQueue, QueueSpecs } from './poll.js';
-import { messageText } from './message-text.js';
+import { MessageTexts } from './message-text.js';
 
 type Body = Record<string, unknown>;
 
@@ -93,7 +93,13 @@ function namesEmptyTopic(event: NumberedEvent): boolean {
 }
 
 /** Events as one client asked to see them: messages rendered with the queue's format. */
-export async function present(caller: CallerContext, events: NumberedEvent[], spec: QueueSpec, fakeDomain: string) {
+export async function present(
+  caller: CallerContext,
+  events: NumberedEvent[],
+  spec: QueueSpec,
+  fakeDomain: string,
+  texts: MessageTexts,
+) {
   // Only an event naming the empty topic needs the realm's display name: asking the realm on every
   // poll would pile thousands of asks onto its one mailbox when a message reaches everyone.
   const needsTopicName = !spec.capabilities.empty_topic_name && events.some(namesEmptyTopic);
@@ -110,7 +116,6 @@ export async function present(caller: CallerContext, events: NumberedEvent[], sp
     // The message without its flags is the same for every recipient with this format (a guest's may not be).
     const key = !isGuest(caller.principal)
       ? [
-          caller.principal.realm,
           event.message.id,
           event.message.timestamp,
           spec.apply_markdown,
@@ -119,7 +124,7 @@ export async function present(caller: CallerContext, events: NumberedEvent[], sp
           caller.principal.linkifiers_version,
         ].join('|')
       : undefined;
-    const message = messageText(key, () => {
+    const message = texts.text(caller.principal.realm, key, () => {
       const users = new Map<number, UserRef>(event.people.map((u) => [u.user_id, guest.people.get(u.user_id) ?? u]));
       const format = {
         apply_markdown: spec.apply_markdown,
@@ -145,6 +150,7 @@ const eventsJson = (events: Array<Body | RawJson>): unknown[] =>
 
 export function eventRoutes(options: ApiOptions): Route[] {
   const specs = new QueueSpecs();
+  const texts = new MessageTexts();
   return [
     defineRoute({
       method: 'GET',
@@ -181,7 +187,13 @@ export function eventRoutes(options: ApiOptions): Route[] {
         const spec = got.spec ?? known!; // a queue leaves its spec out only when the poll said it has it
         return {
           events: eventsJson(
-            await present(caller, got.events, spec, fakeEmailDomain(options.externalUrl, options.fakeEmailDomain)),
+            await present(
+              caller,
+              got.events,
+              spec,
+              fakeEmailDomain(options.externalUrl, options.fakeEmailDomain),
+              texts,
+            ),
           ),
           queue_id: params.queue_id,
         };
