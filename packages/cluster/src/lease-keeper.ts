@@ -76,6 +76,7 @@ export class LeaseKeeper {
       if (this.stopping) return;
       // No one renews the leases now: they are lost. A new thread keeps those taken from now on.
       log.error({}, 'lease keeper stopped; its leases are dropped');
+      ready();
       for (const ack of this.acks.values()) ack();
       for (let shard = 0; shard < this.until.length; shard++) {
         if (Atomics.load(this.until, shard) === 0n) continue;
