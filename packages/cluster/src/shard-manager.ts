@@ -1,5 +1,5 @@
-import { performance } from 'node:perf_hooks';
 import { fnv1a, silentLogger, type ActorHost, type Logger } from '@chat/runtime';
+import { LeaseKeeper, monotonicNs } from './lease-keeper.js';
 import type { Lease, LeaseTable } from './leases.js';
 
 export interface ShardManagerOptions {
@@ -8,9 +8,11 @@ export interface ShardManagerOptions {
   hostId: string;
   shardCount: number;
   leaseMs: number;
+  /** Where the lease table is: the leases are renewed over a session of their own. */
+  cassandra: { contactPoints: string[]; localDataCenter: string; keyspace: string };
   /** At most this many shards are taken or given up per round, so a join or leave moves load gradually. */
   movesPerRound?: number;
-  /** Called after each round and renewal with the shards this host holds (for the shard map). */
+  /** Called every round (a fifth of the lease) with the shards this host holds (for the shard map). */
   onRound?: (held: HeldShard[]) => void;
   log?: Logger;
 }
@@ -19,8 +21,6 @@ interface Held {
   epoch: number;
   /** Wall-clock time this host took the shard. */
   since: number;
-  /** Monotonic time until which this host may act for the shard. */
-  validUntil: number;
 }
 
 /** A shard as its holder sees it: held as `epoch` since `since`, valid until `until` (wall-clock ms). */
@@ -33,43 +33,48 @@ export interface HeldShard {
 
 /**
  * Keeps this host's share of the shards. Every round (a fifth of the lease)
- * it renews its leases, reads who is alive, and computes each shard's
- * rightful owner by rendezvous hashing over the live hosts: it hands off the
- * shards that belong elsewhere and takes the free ones that belong to it, a
- * few per round. A host acts for a shard only until its lease, as measured
- * on its own monotonic clock from the start of the last successful renewal,
- * minus a margin: so after a pause (SIGSTOP, a long GC) it stops before
- * another host may take over.
+ * it reads who is alive, and computes each shard's rightful owner by
+ * rendezvous hashing over the live hosts: it hands off the shards that
+ * belong elsewhere and takes the free ones that belong to it, a few per
+ * round. A `LeaseKeeper` renews the leases on a thread of its own. A host
+ * acts for a shard only until its lease, as measured on its own monotonic
+ * clock from the start of the last successful renewal, minus a margin: so
+ * after a pause (SIGSTOP) it stops before another host may take over.
  */
 export class ShardManager {
   private readonly held = new Map<number, Held>();
   private timer: NodeJS.Timeout | undefined;
   private round: Promise<void> | undefined;
-  private renewing: Promise<void> | undefined;
+  private keeper: LeaseKeeper | undefined;
   private stopped = false;
   private readonly log: Logger;
-  private readonly margin: number;
+  /** How long a lease lets this host act, from the start of its taking or renewal (the lease minus a fifth). */
+  private readonly validNs: bigint;
 
   constructor(private readonly options: ShardManagerOptions) {
     this.log = options.log ?? silentLogger;
-    this.margin = options.leaseMs / 5;
+    this.validNs = BigInt(options.leaseMs - Math.floor(options.leaseMs / 5)) * 1_000_000n;
   }
 
   get interval(): number {
     return Math.max(100, Math.floor(this.options.leaseMs / 5));
   }
 
-  /**
-   * Runs the first round, then every interval renews the leases and starts a
-   * round unless one is running. Renewals do not wait for rounds: taking a
-   * shard can take a while (recovery), and must not let the others lapse.
-   */
+  /** Runs the first round, then every interval announces the shards held and starts a round unless one is running. */
   async start(): Promise<void> {
+    const { cassandra, hostId, leaseMs, shardCount } = this.options;
+    this.keeper = new LeaseKeeper({
+      cassandra,
+      hostId,
+      leaseMs,
+      shardCount,
+      log: this.log,
+      onLost: (shard) => void this.drop(shard),
+    });
+    await this.keeper.ready;
     await this.runRound();
     this.timer = setInterval(() => {
-      this.renewing ??= this.renewAll()
-        .then(() => this.options.onRound?.(this.heldShards()))
-        .finally(() => (this.renewing = undefined));
+      this.options.onRound?.(this.heldShards());
       void this.runRound();
     }, this.interval);
   }
@@ -79,17 +84,16 @@ export class ShardManager {
     this.stopped = true;
     clearInterval(this.timer);
     await this.round;
-    await this.renewing;
     if (handOff) {
       for (const shard of [...this.held.keys()]) await this.giveUp(shard);
       await this.options.table.leave(this.options.hostId).catch(() => undefined);
     }
+    await this.keeper?.stop();
   }
 
   /** Whether this host may act for the shard now. */
   valid(shard: number): boolean {
-    const held = this.held.get(shard);
-    return held !== undefined && performance.now() < held.validUntil;
+    return this.held.has(shard) && monotonicNs() < (this.keeper?.validUntil(shard) ?? 0n);
   }
 
   get shards(): number[] {
@@ -98,12 +102,14 @@ export class ShardManager {
 
   /** The shards this host may act for now, with their validity on the wall clock (for checkers and the shard map). */
   heldShards(): HeldShard[] {
-    const offset = Date.now() - performance.now();
+    const now = Date.now();
+    const nowNs = monotonicNs();
     return this.shards
       .filter((shard) => this.valid(shard))
       .map((shard) => {
-        const { epoch, since, validUntil } = this.held.get(shard)!;
-        return { shard, epoch, since, until: Math.floor(validUntil + offset) };
+        const { epoch, since } = this.held.get(shard)!;
+        const until = now + Math.floor(Number(this.keeper!.validUntil(shard) - nowNs) / 1e6);
+        return { shard, epoch, since, until };
       });
   }
 
@@ -136,31 +142,12 @@ export class ShardManager {
     this.options.onRound?.(this.heldShards());
   }
 
-  private async renewAll(): Promise<void> {
-    const { table, hostId, leaseMs } = this.options;
-    await Promise.all(
-      [...this.held].map(async ([shard, held]) => {
-        const started = performance.now();
-        let ours: boolean;
-        try {
-          ours = await table.renew(shard, hostId, held.epoch, leaseMs);
-        } catch (err) {
-          // Unknown outcome: keep acting only until the lease we know of runs out.
-          this.log.warn({ err, shard }, 'lease renewal failed');
-          if (!this.valid(shard)) await this.drop(shard);
-          return;
-        }
-        if (ours) held.validUntil = started + leaseMs - this.margin;
-        else await this.drop(shard);
-      }),
-    );
-  }
-
   private async take(shard: number, seen: Lease | undefined): Promise<boolean> {
-    const started = performance.now();
+    const started = monotonicNs();
     const epoch = await this.options.table.acquire(shard, this.options.hostId, seen, this.options.leaseMs);
     if (epoch === undefined) return false;
-    this.held.set(shard, { epoch, since: Date.now(), validUntil: started + this.options.leaseMs - this.margin });
+    this.held.set(shard, { epoch, since: Date.now() });
+    this.keeper!.hold(shard, epoch, started + this.validNs);
     try {
       await this.options.host.addShard(shard, epoch, () => this.valid(shard));
       this.log.info({ shard, epoch }, 'shard taken');
@@ -168,6 +155,7 @@ export class ShardManager {
     } catch (err) {
       this.log.error({ err, shard, epoch }, 'could not take shard; releasing it');
       this.held.delete(shard);
+      await this.keeper!.forget(shard);
       await this.options.table.release(shard, this.options.hostId, epoch).catch(() => undefined);
       return false;
     }
@@ -181,6 +169,8 @@ export class ShardManager {
     this.held.delete(shard);
     // Say so before the lease is free, so that no one sees two owners at once.
     this.options.onRound?.(this.heldShards());
+    // No renewal may come after the release, or it would keep the lease from its next owner.
+    await this.keeper!.forget(shard);
     await this.options.table.release(shard, this.options.hostId, held.epoch).catch((err: unknown) => {
       this.log.warn({ err, shard }, 'lease release failed; it will expire');
     });
@@ -189,7 +179,7 @@ export class ShardManager {
 
   /** The lease is gone (another host took it, or it ran out): drop the shard without saving anything. */
   private async drop(shard: number): Promise<void> {
-    this.held.delete(shard);
+    if (!this.held.delete(shard)) return;
     await this.options.host.removeShard(shard, true);
     this.log.warn({ shard }, 'shard lease lost; shard dropped');
   }

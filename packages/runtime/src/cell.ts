@@ -1,7 +1,7 @@
 import { formatAddress, isChatError } from '@chat/protocol';
 import type { ActorAddress, AskEnvelope, ReplyEnvelope } from '@chat/protocol';
 import type { ActorContext, AnyBehavior, Decision, StoreReader, TypedEvent } from './behavior.js';
-import type { ActorClient } from './client.js';
+import { notOwnerError, type ActorClient } from './client.js';
 import type { Logger } from './logger.js';
 import { Mailbox } from './mailbox.js';
 import { relayKeys, sendOwed, type Outgoing } from './outbox.js';
@@ -17,7 +17,7 @@ import {
   type Answer,
   type Change,
 } from './plan.js';
-import { copyJson, JsonText, type StoreWrite } from './ports/index.js';
+import { copyJson, FencedError, JsonText, type StoreWrite } from './ports/index.js';
 import { IdempotencyCache, type JournalEntry, type Snapshot } from './records.js';
 import { ActorTimers } from './timers.js';
 
@@ -226,7 +226,10 @@ export class ActorCell {
       } catch (err) {
         // Not issued, so not applied: the caller may retry with the same key.
         this.log.error({ err, requestId }, 'journal append refused');
-        this.afterPrevious(asker, async () => replyError(unavailable()));
+        // The lease ran out (or the journal was taken over) after this host took the message, so no next owner
+        // heard it: the asker is told at once, not behind earlier replies, to ask the shard's owner again.
+        if (err instanceof FencedError) asker?.(replyError(notOwnerError().toWire()));
+        else this.afterPrevious(asker, async () => replyError(unavailable()));
         return;
       }
     }

@@ -140,6 +140,10 @@ export interface TransportClientOptions {
 /** The reply of a host asked for a shard it does not serve (any more): the ask may go again. */
 export const NOT_OWNER = 'not_owner';
 
+/** What a host answers for an actor it does not serve (any more): the asker asks again (`TransportActorClient`). */
+export const notOwnerError = () =>
+  new ChatError('OVERLOADED', 'This host does not own that actor; try again', { [NOT_OWNER]: true });
+
 /** An untyped client (a wrapper, a fake) seen as the typed `ActorClient` it stands for. */
 export const typedClient = (client: UntypedActorClient): ActorClient => client as ActorClient;
 

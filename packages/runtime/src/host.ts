@@ -2,7 +2,7 @@ import { ChatError, ENVELOPE_VERSION, formatAddress } from '@chat/protocol';
 import type { ActorAddress, AskEnvelope, ReplyEnvelope } from '@chat/protocol';
 import type { AnyBehavior } from './behavior.js';
 import { ActorCell, type CellHost } from './cell.js';
-import { NOT_OWNER, type ActorClient } from './client.js';
+import { notOwnerError, type ActorClient } from './client.js';
 import { silentLogger, type Logger } from './logger.js';
 import {
   FencedError,
@@ -222,24 +222,32 @@ export class ActorHost implements CellHost {
     if (!owned) return;
     // Fan-outs to this host still come: an actor made for one now would outlive the partition dropped below.
     owned.leaving = true;
-    for (const sub of owned.subscriptions) sub.unsubscribe();
-    const cells = [...this.cells].filter(([, cell]) => cell.shard === shard);
-    if (!lost) await Promise.all(cells.map(([, cell]) => cell.whenIdle()));
-    for (const [id, cell] of cells) {
+    for (const sub of owned.subscriptions.splice(0)) sub.unsubscribe();
+    const cellsOf = () => [...this.cells].filter(([, cell]) => cell.shard === shard);
+    if (!lost) await Promise.all(cellsOf().map(([, cell]) => cell.whenIdle()));
+    // Dropped meanwhile (its lease was lost): nothing is left to save. Only the cells here now are stopped:
+    // one passivated or recovered meanwhile is already gone, and counted.
+    if (this.owned.get(shard) !== owned) return;
+    for (const [id, cell] of cellsOf()) {
       // Stopped first (no timer fires after): what is at rest is the state the checkpoint below saves.
       cell.stop();
       if (!lost) this.partitionOf(cell.address).comeToRest(cell);
-      this.cells.delete(id);
-      this.stats.live--;
+      this.forget(id);
     }
     for (const behavior of this.behaviors.values()) {
       const id = `${behavior.type}.${shard}`;
       const partition = this.partitions.get(id);
       if (!lost) await partition?.checkpoint();
+      if (this.owned.get(shard) !== owned) return;
       partition?.close();
       this.partitions.delete(id);
     }
     this.owned.delete(shard);
+  }
+
+  /** Forgets a live cell. */
+  private forget(id: string): void {
+    if (this.cells.delete(id)) this.stats.live--;
   }
 
   /** Messages this host's actors owe others and the receivers have not confirmed yet. */
@@ -294,8 +302,7 @@ export class ActorHost implements CellHost {
         if (!cell.idle) continue;
         // No state to save or to ask canPassivate about; a later message tries activating again.
         cell.stop();
-        this.cells.delete(id);
-        this.stats.live--;
+        this.forget(id);
         continue;
       }
       // The time first: it is a field, and most actors were active lately.
@@ -322,8 +329,7 @@ export class ActorHost implements CellHost {
       for (const [id, cell] of this.cells) {
         if (this.partitionOf(cell.address) !== partition) continue;
         cell.stop();
-        this.cells.delete(id);
-        this.stats.live--;
+        this.forget(id);
       }
       for (let attempt = 1; ; attempt++) {
         try {
@@ -347,8 +353,7 @@ export class ActorHost implements CellHost {
    */
   private async passivate(id: string, cell: ActorCell): Promise<void> {
     cell.stop();
-    this.cells.delete(id);
-    this.stats.live--;
+    this.forget(id);
     this.stats.passivations++;
     const saving = this.partitionOf(cell.address).saveAndForget(cell);
     this.saving.set(id, saving);
@@ -383,12 +388,7 @@ export class ActorHost implements CellHost {
     const cell = this.serves(envelope.to) ? this.cellFor(envelope.to) : undefined;
     if (!cell) {
       if (!reply) return;
-      const notOwner = () =>
-        reply(
-          errorReply(
-            new ChatError('OVERLOADED', 'This host does not own that actor; try again', { [NOT_OWNER]: true }),
-          ),
-        );
+      const notOwner = () => reply(errorReply(notOwnerError()));
       // A host whose lease ran out still hears the shard's subject until it drops the shard, and the next owner
       // may hear it already: an ask reaches both. Answering "not owner" at once would win the race and make the
       // asker send again what the next owner applies, so it is answered late, after the next owner's answer.

@@ -126,3 +126,80 @@ test('a fan-out that comes while a shard is handed off makes no actor; the host 
   // An actor left behind has no partition: stopping threw "Cannot read properties of undefined (reading 'comeToRest')".
   await t.notThrowsAsync(a.stop());
 });
+
+/** Another actor of alice's shard. */
+const bob: ActorAddress = {
+  type: 'user',
+  key: ['bob', 'carol', 'dave', 'erin', 'frank'].find((key) => shardOf({ type: 'user', key }, SHARDS) === shard)!,
+};
+
+test('a lease lost while the shard is handed off drops it once: the hand-off stops there', async (t) => {
+  const probe = new Probe();
+  const { a, client } = await pair(t, probe);
+  await a.addShard(shard, 1);
+  await client.ask(alice, { type: 'add', value: 1 });
+  const sleeping = client.ask(alice, { type: 'sleep', ms: 300 }).catch(() => 'refused');
+  while (probe.active === 0) await new Promise((resolve) => setTimeout(resolve, 5));
+  // The hand-off waits for alice; meanwhile the lease is found lost, and the shard dropped.
+  const handingOff = a.removeShard(shard);
+  await a.removeShard(shard, true);
+  await sleeping;
+  // It went on with cells and partitions already gone: "Cannot read properties of undefined (reading 'comeToRest')".
+  await t.notThrowsAsync(handingOff);
+  t.deepEqual([a.shards, a.stats.live], [[], 0]);
+});
+
+test('an actor passivated while its shard is handed off is counted once', async (t) => {
+  const probe = new Probe();
+  const { a, client } = await pair(t, probe);
+  await a.addShard(shard, 1);
+  await client.ask(bob, { type: 'add', value: 1 });
+  await client.ask(alice, { type: 'add', value: 1 });
+  t.is(a.stats.live, 2);
+  const sleeping = client.ask(alice, { type: 'sleep', ms: 300 });
+  while (probe.active === 0) await new Promise((resolve) => setTimeout(resolve, 5));
+  const handingOff = a.removeShard(shard);
+  // Bob is idle: a sweep passivates him while the hand-off waits for alice.
+  await a.sweep(Date.now() + 3_600_000);
+  await sleeping;
+  await handingOff;
+  t.is(a.stats.passivations, 1);
+  t.is(a.stats.live, 0, 'bob was counted out by his passivation, and not again by the hand-off');
+});
+
+test('writes refused because the lease ran out after their messages were taken are asked again: none is lost', async (t) => {
+  const probe = new Probe();
+  const { a, client } = await pair(t, probe);
+  let leased = true;
+  await a.addShard(shard, 1, () => leased);
+  await client.ask(alice, { type: 'add', value: 1 });
+  probe.hold();
+  const adding = [2, 3, 4].map((value) => client.ask(alice, { type: 'add', value }, { timeoutMs: 10_000 }));
+  while (probe.active === 0) await new Promise((resolve) => setTimeout(resolve, 5));
+  // a took the messages while its lease held; they come to be written while it has run out (a late renewal)...
+  leased = false;
+  probe.release();
+  await new Promise((resolve) => setTimeout(resolve, 200));
+  // ...which then comes back: the asks went again and are applied, none refused 'could not be recorded'.
+  leased = true;
+  const counts = await Promise.all(adding);
+  t.deepEqual(counts.map((c) => (c as { count: number }).count).sort(), [2, 3, 4]);
+  t.deepEqual([...(await client.ask<CounterState>(alice, { type: 'get' })).values].sort(), [1, 2, 3, 4]);
+});
+
+test('a write refused because the lease ran out after its message was taken is asked again of the next owner', async (t) => {
+  const probe = new Probe();
+  const { a, b, client } = await pair(t, probe);
+  let leased = true;
+  await a.addShard(shard, 1, () => leased);
+  await client.ask(alice, { type: 'add', value: 1 });
+  probe.hold();
+  const adding = client.ask(alice, { type: 'add', value: 2 }, { timeoutMs: 10_000 });
+  while (probe.active === 0) await new Promise((resolve) => setTimeout(resolve, 5));
+  // a took the message while its lease held; by the time it writes, the lease has run out and b owns the shard.
+  leased = false;
+  await b.addShard(shard, 2);
+  probe.release();
+  t.deepEqual(await adding, { count: 2 });
+  t.deepEqual((await client.ask<CounterState>(alice, { type: 'get' })).values, [1, 2]);
+});

@@ -99,6 +99,7 @@ export async function startClusterHost(config: Config, cluster: ClusterConfig, l
   await host.start();
   const manager = new ShardManager({
     table: new LeaseTable(store.client),
+    cassandra: cassandraOptions(cluster, log),
     host,
     hostId: cluster.hostId,
     shardCount: config.shardCount,

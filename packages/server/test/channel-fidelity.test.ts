@@ -266,3 +266,22 @@ test('PATCH /streams/{id} changes one setting after another, as the original: a 
     ['invite_only', 'description'],
   );
 });
+
+test('PATCH /streams/{id} with is_default_stream makes the channel a default one or no longer; a default channel cannot be private', async (t) => {
+  const { iago } = t.context;
+  const params = { name: unique('made default'), subscribers: [IDS.iago] };
+  const { id } = await succeeds<{ id: number }>('POST', '/channels/create', iago.post('/channels/create', params));
+  const defaults = async () =>
+    (await snapshotOf(iago, { fetch_event_types: ['default_streams'] })).realm_default_streams as number[];
+  await bodyOf(iago.patch(`/streams/${id}`, { is_default_stream: true }));
+  t.true((await defaults()).includes(id));
+  // Refused before any change: the description stays.
+  await refused(
+    t,
+    iago.patch(`/streams/${id}`, { description: 'not kept', is_private: true }),
+    'A default channel cannot be private.',
+  );
+  t.not((await bodyOf<{ stream: Body }>(iago.get(`/streams/${id}`))).stream.description, 'not kept');
+  await bodyOf(iago.patch(`/streams/${id}`, { is_default_stream: false, is_private: true }));
+  t.false((await defaults()).includes(id));
+});

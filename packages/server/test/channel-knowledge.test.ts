@@ -315,3 +315,55 @@ test.serial(
     }
   },
 );
+
+test.serial(
+  'registers racing a member added to and removed from a private channel all answer, each change applied once',
+  async (t) => {
+    const [alice, bob] = await Promise.all(['Alice PR', 'Bob PR'].map((n) => newPerson(t.context, n)));
+    const name = unique('private race');
+    await ok(alice!.client, 'POST', '/channels/create', { name, subscribers: [alice!.user_id], invite_only: true });
+    const id = (await ok(alice!.client, 'GET', '/get_stream_id', { stream: name })).stream_id as number;
+    const principals = JSON.stringify([bob!.user_id]);
+    let done = false;
+    const toggling = (async () => {
+      for (let i = 0; i < 16; i++) {
+        await ok(alice!.client, 'POST', '/users/me/subscriptions', {
+          subscriptions: JSON.stringify([{ name }]),
+          principals,
+          send_new_subscription_messages: false,
+        });
+        await ok(alice!.client, 'DELETE', '/users/me/subscriptions', {
+          subscriptions: JSON.stringify([name]),
+          principals,
+        });
+      }
+      done = true;
+    })();
+    const has = (snapshot: Body) => (snapshot.subscriptions as Body[]).some((s) => s.stream_id === id);
+    const views: Array<{ queue: Queue; subscribed: boolean; twice: string[] }> = [];
+    const registering = Array.from({ length: 3 }, async () => {
+      while (!done && views.length < 45) {
+        const queue = await register(bob!.client, { event_types: ['subscription'] });
+        views.push({ queue, subscribed: has(queue.snapshot), twice: [] });
+      }
+    });
+    await toggling;
+    await Promise.all(registering);
+    t.false(has(await snapshotOf(bob!.client, { event_types: ['subscription'] })));
+    for (const [i, view] of views.entries()) {
+      // Every change was acknowledged: two rounds bring what is left, more while it still looks subscribed.
+      for (let round = 0; round < 50 && (round < 2 || view.subscribed); round++) {
+        for (const e of await poll(view.queue, true)) {
+          if (e.type !== 'subscription' || (e.op !== 'add' && e.op !== 'remove')) continue;
+          if (!(e.subscriptions as Body[]).some((s) => s.stream_id === id)) continue;
+          if (e.op === 'add' && view.subscribed) view.twice.push(`add ${e.id} of a subscription it had`);
+          if (e.op === 'remove' && !view.subscribed) view.twice.push(`remove ${e.id} of a subscription it had not`);
+          view.subscribed = e.op === 'add';
+        }
+        await new Promise((wait) => setTimeout(wait, 200));
+      }
+      t.deepEqual(view.twice, [], `client ${i} applied a change twice`);
+      t.false(view.subscribed, `client ${i} ends unsubscribed`);
+    }
+  },
+);

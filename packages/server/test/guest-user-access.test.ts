@@ -650,30 +650,35 @@ test.serial(
     await restrict(t, true);
     try {
       const queues = await Promise.all([a, b].map((g) => register(g.client, { event_types: ['message'] })));
-      const due = Math.floor(Date.now() / 1000) + 3;
+      const room = await expectOk(a.client.get<{ stream_id: number }>('/get_stream_id', { stream: 'guest pair room' }));
+      const due = Math.floor(Date.now() / 1000) + 4;
+      const schedule = (from: Person, params: Body) =>
+        expectOk(
+          from.client.post('/scheduled_messages', {
+            ...params,
+            content: 'due together',
+            scheduled_delivery_timestamp: due,
+          }),
+        );
+      // Three channel messages first keep each timer busy, so each one's direct message finds the other's timer
+      // running: with a UserActor asked from a timer, each waits on the other until the ask's timeout (10 s).
       await Promise.all(
         [
           [a, b],
           [b, a],
-        ].map(([from, to]) =>
-          expectOk(
-            from!.client.post('/scheduled_messages', {
-              type: 'direct',
-              to: JSON.stringify([to!.user_id]),
-              content: 'due together',
-              scheduled_delivery_timestamp: due,
-            }),
-          ),
-        ),
+        ].map(async ([from, to]) => {
+          for (let i = 0; i < 3; i++) await schedule(from!, { type: 'stream', to: room.stream_id, topic: 'pair' });
+          await schedule(from!, { type: 'direct', to: JSON.stringify([to!.user_id]) });
+        }),
       );
-      // Each timer's send asks nothing of the other guest's actor, busy with its own: no wait for an ask's timeout (10 s).
-      const messages = (queue: Queue) => queue.seen.filter((e) => e.type === 'message').length;
-      const twoMessages = async (queue: Queue) => {
-        while (messages(queue) < 2 && Date.now() < due * 1000 + 25_000) await poll(queue);
+      const direct = (queue: Queue) =>
+        queue.seen.filter((e) => e.type === 'message' && (e.message as Body).type === 'private').length;
+      const bothDirect = async (queue: Queue) => {
+        while (direct(queue) < 2 && Date.now() < due * 1000 + 25_000) await poll(queue);
       };
-      await Promise.all(queues.map(twoMessages));
+      await Promise.all(queues.map(bothDirect));
       const late = Date.now() - due * 1000;
-      t.deepEqual(queues.map(messages), [2, 2]);
+      t.deepEqual(queues.map(direct), [2, 2]);
       t.true(late < 8000, `the last message came ${late} ms after it was due`);
     } finally {
       await restrict(t, false);

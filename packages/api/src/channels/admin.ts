@@ -100,10 +100,26 @@ export function channelAdminRoutes(options: ApiOptions): Route[] {
         // group settings are checked at their turn.
         const { topics_policy: _policy, permissions: _permissions, ...first } = changes;
         await update(first, true);
-        // Then one setting after another in the original's order, each applied before the next is checked:
+        if (params.is_default_stream !== undefined || changes.invite_only === true) {
+          const defaults = await actors.ask(caller.realm, { type: 'realm.defaultChannels' });
+          const isDefault = params.is_default_stream ?? defaults.includes(params.stream_id);
+          const isPrivate = changes.invite_only ?? (await caller.channelInfo(params.stream_id)).invite_only;
+          if (isDefault && isPrivate) throw new ChatError('BAD_REQUEST', 'A default channel cannot be private.');
+        }
+        // Then one setting after another in the original's order (the default channels are the realm's), each applied before the next is checked:
         // a refusal keeps the settings before it.
         const privacy = PRIVACY.filter((name) => changes[name] !== undefined);
         if (privacy.length > 0) await update(Object.fromEntries(privacy.map((name) => [name, changes[name]])), false);
+        if (params.is_default_stream !== undefined) {
+          const is_default = params.is_default_stream;
+          const channel_id = params.stream_id;
+          await actors.ask(caller.realm, {
+            type: 'realm.setDefaultChannel',
+            actor_id: principal.user_id,
+            channel_id,
+            is_default,
+          });
+        }
         if (params.message_retention_days !== undefined) {
           const days = channelRetention(principal, params.message_retention_days);
           await update({ message_retention_days: days }, false);

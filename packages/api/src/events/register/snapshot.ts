@@ -171,8 +171,13 @@ export class Snapshot {
         const channel = known.get(id);
         return channel !== undefined && mayKnowFormerChannel(caller.principal, channel);
       });
-      const all = await Promise.all([...subscribed, ...former].map((id) => caller.channelInfo(id)));
-      const infos = all.filter((info) => this.req.archived_channels || !info.is_archived);
+      // A private channel that has just removed him refuses him although his list still names it: asked again
+      // as anyone, it is listed, and his list's `subscription` remove follows (the register used to fail).
+      const own = (id: number) => caller.channelInfo(id).catch(() => this.channel(caller, id));
+      const all = await Promise.all([...subscribed, ...former].map(own));
+      const infos = all.filter(
+        (info): info is ChannelInfo => info !== undefined && (this.req.archived_channels || !info.is_archived),
+      );
       const global = this.req.notification_settings_null
         ? null
         : await caller.actors.ask(caller.me, { type: 'user.settings' });
