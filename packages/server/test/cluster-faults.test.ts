@@ -236,8 +236,26 @@ test.serial('failover: a host killed with SIGKILL loses no acknowledged send; it
   await send.stop();
   const probed = (await Promise.all(probes)).filter((p): p is Sent => p !== undefined);
   send.acked.push(...probed);
-  // Let the poller see what was sent last.
-  const lastId = send.acked.filter((s) => hamletSees.has(s.channel)).at(-1)!.id;
+  // The poller registers again once its queue is found gone; a message sent after that must come
+  // as an event on the new queue (one sent before may be in the new snapshot instead).
+  for (let i = 0; i < 50 && poll.queueId === queueId; i++) await sleep(200);
+  const finalChannel = send.acked.filter((s) => hamletSees.has(s.channel)).at(-1)!.channel;
+  const finalStarted = Date.now();
+  const final = await iago.post<{ id: number }>('/messages', {
+    type: 'stream',
+    to: finalChannel,
+    topic: 'faults',
+    content: 'failover-final',
+  });
+  t.is(final.status, 200, JSON.stringify(final.body));
+  send.acked.push({
+    id: final.body.id,
+    content: 'failover-final',
+    channel: finalChannel,
+    started: finalStarted,
+    at: Date.now(),
+  });
+  const lastId = final.body.id;
   for (let i = 0; i < 50 && !poll.ids.has(lastId); i++) await sleep(200);
   await poll.stop();
 
