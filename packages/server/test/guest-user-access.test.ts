@@ -59,6 +59,16 @@ async function realmUsers(person: Person, capabilities: Body = {}): Promise<User
 
 const byId = (users: User[], id: number) => users.find((u) => u.user_id === id);
 
+/** Two queues of `realm_user` events: a plain client's, and one with `user_list_incomplete`. */
+async function userQueues(client: Person['client']): Promise<{ plain: Queue; incomplete: Queue }> {
+  const plain = await register(client, { event_types: ['realm_user'] });
+  const incomplete = await register(client, {
+    event_types: ['realm_user'],
+    client_capabilities: JSON.stringify({ user_list_incomplete: true }),
+  });
+  return { plain, incomplete };
+}
+
 test.serial('with the setting at members, a guest sees only the users he shares a channel with', async (t) => {
   const guest = await newGuest(t, 'Restricted Guest');
   await restrict(t, true);
@@ -313,11 +323,7 @@ test.serial(
     const guest = await newGuest(t, 'Watching Guest');
     await restrict(t, true);
     try {
-      const plain = await register(guest.client, { event_types: ['realm_user'] });
-      const incomplete = await register(guest.client, {
-        event_types: ['realm_user'],
-        client_capabilities: JSON.stringify({ user_list_incomplete: true }),
-      });
+      const { plain, incomplete } = await userQueues(guest.client);
       const newcomer = await newPerson(t.context, 'Newcomer Unseen');
       const added = (e: Event) => e.type === 'realm_user' && e.op === 'add';
       const event = await next(plain, added);
@@ -610,11 +616,7 @@ test.serial('a new user who joins the guest’s channel before he polls is added
   );
   await restrict(t, true);
   try {
-    const plain = await register(guest.client, { event_types: ['realm_user'] });
-    const incomplete = await register(guest.client, {
-      event_types: ['realm_user'],
-      client_capabilities: JSON.stringify({ user_list_incomplete: true }),
-    });
+    const { plain, incomplete } = await userQueues(guest.client);
     const newcomer = await newPerson(t.context, 'Early Joiner');
     await expectOk(
       newcomer.client.post('/users/me/subscriptions', {
