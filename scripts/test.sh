@@ -16,9 +16,15 @@ for engine in nats kafka cassandra; do
 done
 stop_started() { if [ ${#started[@]} -gt 0 ]; then bash infra/down.sh "${started[@]}" || true; fi; }
 trap stop_started EXIT
+# An assignment, so that engines that did not come up stop the run here (an `eval "$(…)"` would
+# go on with no addresses, and every engine-using test would fail for that instead).
+engine_env="$(bash infra/up.sh)"
 set -a
-eval "$(bash infra/up.sh)"
+eval "$engine_env"
 set +a
+# Engines this run started are its own: drop the keyspaces earlier runs left behind (a killed run
+# never drops its own; thousands of them made Cassandra's start take over three minutes).
+if [[ " ${started[*]} " == *" cassandra "* ]]; then node scripts/prune-test-keyspaces.mjs; fi
 
 # Servers the tests start as processes take their settings from here: the machine's load (these
 # files in parallel) must not make them refuse work for lag or slowness, nor end a request after
