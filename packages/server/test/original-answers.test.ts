@@ -1,15 +1,16 @@
 import { assertResponse } from '@chat/testkit';
 import { withServer } from './context.js';
 import { newPerson } from './people.js';
-import { bodyOf, fails, refusal, refused } from './replies.js';
+import { bodyOf, fails, refusal, refused, type Body } from './replies.js';
 
 /**
- * Refusals whose text, code or status the reference documents and the
+ * Answers whose text, code or status the reference documents and the
  * original's source says (issue 19): a channel name in use, when renaming
  * (`check_stream_name_available`) and when creating (`StreamExistsError`,
  * 409), and a message sent or scheduled to a channel id the realm never had
  * (`StreamWithIDDoesNotExistError`, checked by `check_message` at once, also
- * for a scheduled message).
+ * for a scheduled message); and GET /messages/{id}, which takes no
+ * `client_gravatar` (`json_fetch_raw_message` answers as if it were true).
  */
 const test = withServer(['iago']);
 
@@ -62,4 +63,15 @@ test('a message sent or scheduled to a channel id the realm never had names the 
     (await bodyOf<{ scheduled_messages: unknown[] }>(bob.client.get('/scheduled_messages'))).scheduled_messages,
     [],
   );
+});
+
+test('GET /messages/{id} ignores client_gravatar, as the original, and says so', async (t) => {
+  const bob = await newPerson(t.context, 'Bob G');
+  const me = { type: 'direct', to: [bob.user_id], content: 'a note' };
+  const { id } = await bodyOf<{ id: number }>(bob.client.post('/messages', me));
+  const plain = await bodyOf<{ message: { avatar_url: string | null } }>(bob.client.get(`/messages/${id}`));
+  t.is(plain.message.avatar_url, null);
+  const asked = await bodyOf<Body>(bob.client.get(`/messages/${id}`, { client_gravatar: false }));
+  t.deepEqual(asked.ignored_parameters_unsupported, ['client_gravatar']);
+  t.deepEqual(asked.message, plain.message);
 });
