@@ -11,6 +11,9 @@ export const ERROR_CODES = {
   /** POST /channels/create with a name in use (the original's StreamExistsError, 409). */
   CHANNEL_ALREADY_EXISTS: { status: 409, retriable: false },
   STREAM_WILDCARD_MENTION_NOT_ALLOWED: { status: 400, retriable: false },
+  /** The original's ReactionExistsError and ReactionDoesNotExistError (their own codes since feature level 193). */
+  REACTION_ALREADY_EXISTS: { status: 400, retriable: false },
+  REACTION_DOES_NOT_EXIST: { status: 400, retriable: false },
   TOPIC_WILDCARD_MENTION_NOT_ALLOWED: { status: 400, retriable: false },
   MOVE_MESSAGES_TIME_LIMIT_EXCEEDED: { status: 400, retriable: false },
   INVITATION_FAILED: { status: 400, retriable: false },
