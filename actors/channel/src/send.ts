@@ -1,6 +1,8 @@
 import {
   ChatError,
+  channelOfKey,
   inGroupSetting,
+  noChannelWithId,
   readsThroughGroups,
   realmAddress,
   realmOfKey,
@@ -106,7 +108,7 @@ export async function decideSend(ctx: ActorContext<ChannelState>, cmd: Send): Pr
   const events: ChannelEvent[] = [];
   if (state.kind === 'none') {
     const userIds = participantsOfKey(ctx.address.key);
-    if (!userIds) throw new ChatError('BAD_REQUEST', 'Invalid channel ID');
+    if (!userIds) throw noChannelWithId(channelOfKey(ctx.address.key));
     events.push({ type: 'dmOpened', userIds });
   } else if (state.kind === 'channel') {
     checkChannelSend(state, cmd);
