@@ -75,3 +75,14 @@ test('GET /messages/{id} ignores client_gravatar, as the original, and says so',
   t.deepEqual(asked.ignored_parameters_unsupported, ['client_gravatar']);
   t.deepEqual(asked.message, plain.message);
 });
+
+test('subscribing others to a private channel one cannot read is "Unable to access channel (…)."', async (t) => {
+  const [bob, carol] = [await newPerson(t.context, 'Bob P'), await newPerson(t.context, 'Carol P')];
+  const name = unique('Private room');
+  const me = (await bodyOf<{ user_id: number }>(t.context.iago.get('/users/me'))).user_id;
+  await bodyOf(t.context.iago.post('/channels/create', { name, subscribers: [me], invite_only: true }));
+  const add = (who: typeof bob, principals: number[]) =>
+    who.client.post('/users/me/subscriptions', { subscriptions: [{ name }], principals });
+  await refused(t, add(bob, [bob.user_id]), `Unable to access channel (${name}).`);
+  await refused(t, add(bob, [carol.user_id]), `Unable to access channel (${name}).`);
+});
