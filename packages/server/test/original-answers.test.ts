@@ -86,3 +86,24 @@ test('subscribing others to a private channel one cannot read is "Unable to acce
   await refused(t, add(bob, [bob.user_id]), `Unable to access channel (${name}).`);
   await refused(t, add(bob, [carol.user_id]), `Unable to access channel (${name}).`);
 });
+
+test('a scheduled message is refused now where its send would be: a private or archived channel', async (t) => {
+  const bob = await newPerson(t.context, 'Bob S');
+  const name = unique('Closed room');
+  const me = (await bodyOf<{ user_id: number }>(t.context.iago.get('/users/me'))).user_id;
+  const id = (
+    await bodyOf<{ id: number }>(
+      t.context.iago.post('/channels/create', { name, subscribers: [me], invite_only: true }),
+    )
+  ).id;
+  const later = {
+    type: 'stream',
+    to: id,
+    topic: 'x',
+    content: 'hi',
+    scheduled_delivery_timestamp: Math.floor(Date.now() / 1000) + 3600,
+  };
+  await refused(t, bob.client.post('/scheduled_messages', later), `Not authorized to send to channel '${name}'`);
+  await bodyOf(t.context.iago.delete(`/streams/${id}`));
+  await refused(t, t.context.iago.post('/scheduled_messages', later), `Not authorized to send to channel '${name}'`);
+});

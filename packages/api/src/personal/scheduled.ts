@@ -1,6 +1,6 @@
 import { Type } from '@sinclair/typebox';
 import { defineRoute, type Route } from '@chat/edge';
-import { ChatError, noChannelWithId, type ScheduledInput, type ScheduledRequest } from '@chat/protocol';
+import { ChatError, conversationOfKey, type ScheduledInput, type ScheduledRequest } from '@chat/protocol';
 import { CallerContext } from '../context.js';
 import { getMessages, type Located } from '../messages/fetch.js';
 import { clientName, prepareSend, type PreparedSend } from '../messages/send.js';
@@ -60,11 +60,9 @@ async function scheduledMessage(
   timestamp: number,
 ): Promise<ScheduledInput> {
   const ready = await prepareSend(caller, req, options, client);
-  // The channel actor refuses an unknown channel when the message is sent; the original refuses it now.
-  if (ready.channel_id !== undefined) {
-    const directory = await caller.actors.ask(caller.realm, { type: 'realm.channels' });
-    if (!directory.some((c) => c.channel_id === ready.channel_id)) throw noChannelWithId(ready.channel_id);
-  }
+  // What the conversation would refuse when the message is sent (an unknown or archived channel, one the
+  // sender may not post in, a wildcard mention), the original refuses now (check_schedule_message).
+  await caller.actors.ask(conversationOfKey(ready.address.key), { type: 'message.checkSend', send: ready.command });
   return {
     kind: 'message',
     request: keptRequest(caller, ready, req.content, req.read_by_sender),
