@@ -24,7 +24,7 @@ import {
 import { decideMoveIn } from './move/in.js';
 import { decideMoveEnd, decideMoveOut, decideMovesTimer, resumeMoves } from './move/out.js';
 import { toUsers } from './members.js';
-import { decideSend } from './send.js';
+import { checkSend, decideSend } from './send.js';
 import { applyEvent, initialState, upcast, type ChannelEvent, type ChannelState } from './state.js';
 import { decideSubmessage } from './submessage.js';
 import { decideSubscribe, decideUnsubscribe } from './subscribe.js';
@@ -45,6 +45,10 @@ const handlers: Handlers<ChannelState, ChannelEvent, ChannelProtocol> = {
   'channel.unsubscribe': decideUnsubscribe,
   'channel.update': decideUpdate,
   'message.send': decideSend,
+  'message.checkSend': ({ state, address }, command) => {
+    checkSend(state, address.key, command.send);
+    return { reply: null };
+  },
   'message.fetch': decideFetch,
   'message.get': decideGet,
   'message.match': decideMatch,

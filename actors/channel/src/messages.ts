@@ -73,8 +73,8 @@ export function decideReaction(
   const add = cmd.type === 'reaction.add';
   // A removal may name the reaction by code alone: the event names it as it was added.
   const r = add || !found ? asked : found;
-  if (add && exists) throw new ChatError('BAD_REQUEST', 'Reaction already exists.');
-  if (!add && !exists) throw new ChatError('BAD_REQUEST', "Reaction doesn't exist.");
+  if (add && exists) throw new ChatError('REACTION_ALREADY_EXISTS', 'Reaction already exists.');
+  if (!add && !exists) throw new ChatError('REACTION_DOES_NOT_EXIST', "Reaction doesn't exist.");
   const event = reactionEvent(add ? 'add' : 'remove', message.id, r, cmd.actor);
   const to = receivers(state, ctx.address.key, [message], cmd.actor.user_id);
   // Reacting is taking part in the topic (bots never follow topics).

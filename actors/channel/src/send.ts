@@ -1,6 +1,8 @@
 import {
   ChatError,
+  channelOfKey,
   inGroupSetting,
+  noChannelWithId,
   readsThroughGroups,
   realmAddress,
   realmOfKey,
@@ -101,19 +103,21 @@ function nextMessageId(ctx: ActorContext<ChannelState>): Promise<number> {
 const mentionedMembers = (state: ChannelState, ids: number[] | undefined) =>
   state.kind === 'channel' ? (ids ?? []).filter((id) => state.members.includes(id)) : [];
 
+/** Refuses what a send of `cmd` to this conversation would refuse; the widget it carries, if any. */
+export function checkSend(state: ChannelState, key: string, cmd: Send): string | undefined {
+  if (state.kind === 'none' && !participantsOfKey(key)) throw noChannelWithId(channelOfKey(key));
+  if (state.kind === 'channel') checkChannelSend(state, cmd);
+  const topic = state.kind === 'channel' ? cmd.topic : '';
+  checkWildcards(state, { ...cmd, topic }, cmd.prepared);
+  return cmd.widget_content === undefined ? undefined : widgetFromRequest(cmd.widget_content);
+}
+
 export async function decideSend(ctx: ActorContext<ChannelState>, cmd: Send): Promise<ChannelDecision<'message.send'>> {
   const state = ctx.state;
   const events: ChannelEvent[] = [];
-  if (state.kind === 'none') {
-    const userIds = participantsOfKey(ctx.address.key);
-    if (!userIds) throw new ChatError('BAD_REQUEST', 'Invalid channel ID');
-    events.push({ type: 'dmOpened', userIds });
-  } else if (state.kind === 'channel') {
-    checkChannelSend(state, cmd);
-  }
+  const widget = checkSend(state, ctx.address.key, cmd);
+  if (state.kind === 'none') events.push({ type: 'dmOpened', userIds: participantsOfKey(ctx.address.key)! });
   const topic = state.kind === 'channel' ? cmd.topic : '';
-  checkWildcards(state, { ...cmd, topic }, cmd.prepared);
-  const widget = cmd.widget_content === undefined ? undefined : widgetFromRequest(cmd.widget_content);
   const { content, rendered, group_member_ids, mentioned_human_ids, ...facts } = cmd.prepared;
   const message: StoredMessage = {
     ...facts,

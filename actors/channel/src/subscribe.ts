@@ -43,7 +43,14 @@ export function decideSubscribe(ctx: ActorContext<ChannelState>, cmd: Subscribe)
     if (self && !mayJoin(state, actor) && !isMember(state, actor.user_id)) {
       throw new ChatError('BAD_REQUEST', `Unable to access channel (${channel.name}).`);
     }
-    if (!self && !mayAddOthers(state, actor, cmd)) throw new ChatError('BAD_REQUEST', 'Insufficient permission');
+    if (!self && !mayAddOthers(state, actor, cmd)) {
+      // As the original (filter_stream_authorization_for_adding_subscribers): a channel one cannot read is
+      // refused as inaccessible before one's right to add others is asked.
+      if (!hasContentAccess(state, actor)) {
+        throw new ChatError('BAD_REQUEST', `Unable to access channel (${channel.name}).`);
+      }
+      throw new ChatError('BAD_REQUEST', 'Insufficient permission');
+    }
   }
   const added = cmd.users.filter((u) => !isMember(state, u.user_id)).map((u) => u.user_id);
   const already = cmd.users.filter((u) => isMember(state, u.user_id)).map((u) => u.user_id);

@@ -19,6 +19,7 @@ import {
   type Handlers,
 } from '@chat/runtime';
 import { forQueue, inSnapshot, wants } from './filter.js';
+import { passAccess } from './access.js';
 import {
   applyEvent,
   initialState,
@@ -147,7 +148,8 @@ function handlers(options: QueueOptions): Handlers<QueueState, QueueEventRecord,
       if (state.status === 'gone') return { tells: [removeFromOwner(ctx)] };
       if (state.status !== 'live') return {};
       const origin = originOf(ctx.idempotencyKey);
-      const kept = cmd.events.filter((e) => wants(state, e) && !inSnapshot(state.cover, origin, e));
+      const wanted = cmd.events.filter((e) => wants(state, e) && !inSnapshot(state.cover, origin, e));
+      const kept = state.accessible ? passAccess(new Set(state.accessible), wanted) : wanted;
       const queueId = queueOfKey(ctx.address.key);
       return append(
         ctx,
@@ -161,9 +163,22 @@ function handlers(options: QueueOptions): Handlers<QueueState, QueueEventRecord,
       const state = ctx.state;
       if (state.status !== 'live' || state.spec!.user_id !== cmd.user_id) throw badQueue(queueOfKey(ctx.address.key));
       const cover = cmd.through;
-      const dropped = state.events.filter((e) => inSnapshot(cover, state.origins?.[e.id], e));
+      const covered = state.events.filter((e) => inSnapshot(cover, state.origins?.[e.id], e));
+      const inCover = new Set(covered);
+      // A restricted guest's: of the adds and removes held, those that fit what the snapshot has.
+      const accessible = cmd.accessible && new Set(cmd.accessible);
+      const held = accessible ? state.events.filter((e) => !inCover.has(e)) : [];
+      const passed = new Set(accessible ? passAccess(accessible, held) : held);
+      const dropped = [...covered, ...held.filter((e) => !passed.has(e))];
       return {
-        soft: [{ type: 'covered', cover, dropped: dropped.map((e) => e.id) }],
+        soft: [
+          {
+            type: 'covered',
+            cover,
+            dropped: dropped.map((e) => e.id),
+            ...(accessible ? { accessible: [...accessible] } : {}),
+          },
+        ],
         reply: { events: dropped, spec: state.spec! },
       };
     },

@@ -1,4 +1,5 @@
 import type { NumberedEvent, QueueSpec } from '@chat/protocol';
+import { afterAccess } from './access.js';
 
 /** The change an event comes from: an actor (`formatAddress`) and the journal position of its record. */
 export interface Origin {
@@ -21,6 +22,8 @@ export interface QueueState {
   /** Until the snapshot's cover comes: the change each held event came from. */
   origins?: Record<number, Origin>;
   cover?: Cover;
+  /** A restricted guest's queue with `realm_user`: whom its client accesses (see access.ts). */
+  accessible?: number[];
   /** Why a gone queue went, for logs and errors; `lost`: its state was not saved at rest (a crash). */
   reason?: 'idle' | 'full' | 'deleted' | 'lost';
   /**
@@ -35,7 +38,7 @@ export type QueueEventRecord =
   | { type: 'registered'; spec: QueueSpec }
   | { type: 'pushed'; events: NumberedEvent[]; origin?: Origin }
   | { type: 'acknowledged'; through: number }
-  | { type: 'covered'; cover: Cover; dropped: number[] }
+  | { type: 'covered'; cover: Cover; dropped: number[]; accessible?: number[] }
   | { type: 'collected'; reason: 'idle' | 'full' | 'deleted' }
   | { type: 'resumed' };
 
@@ -51,6 +54,7 @@ export function applyEvent(state: QueueState, event: QueueEventRecord): void {
       state.events.push(...event.events);
       state.nextId = event.events.at(-1)!.id + 1;
       // Only pushes before the snapshot's cover carry one (see `append`).
+      if (state.accessible) state.accessible = afterAccess(state.accessible, event.events);
       if (event.origin !== undefined) {
         state.origins ??= {};
         for (const e of event.events) state.origins[e.id] = event.origin;
@@ -69,6 +73,7 @@ export function applyEvent(state: QueueState, event: QueueEventRecord): void {
       state.events = state.events.filter((e) => !dropped.has(e.id));
       state.cover = event.cover;
       delete state.origins;
+      if (event.accessible) state.accessible = event.accessible;
       break;
     }
     case 'resumed':

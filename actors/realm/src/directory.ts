@@ -101,7 +101,7 @@ export const directoryHandlers: RealmHandlers<Pick<RealmProtocol, DirectoryComma
   'realm.registerChannel': ({ state }, command) => {
     const name = command.entry.name.trim();
     if (state.channelsByName[name.toLowerCase()] !== undefined) {
-      throw new ChatError('BAD_REQUEST', `Channel '${name}' already exists`);
+      throw new ChatError('CHANNEL_ALREADY_EXISTS', `Channel '${name}' already exists`);
     }
     const channelId = state.nextChannelId;
     const entry = { ...command.entry, name, channel_id: channelId };
@@ -121,7 +121,7 @@ export const directoryHandlers: RealmHandlers<Pick<RealmProtocol, DirectoryComma
     if (entry.name === command.name) throw new ChatError('BAD_REQUEST', 'Channel already has that name.');
     const taken = state.channelsByName[command.name.toLowerCase()];
     if (taken !== undefined && taken !== command.channel_id) {
-      throw new ChatError('BAD_REQUEST', `Channel name '${command.name}' is already taken.`);
+      throw new ChatError('BAD_REQUEST', 'Channel name already in use.');
     }
     return { events: [{ type: 'channelRenamed', channelId: entry.channel_id, name: command.name }], reply: null };
   },

@@ -22,7 +22,7 @@ import { settingsHandlers } from './settings.js';
 import { decideTopicActivity, policyOnSend, setPolicy } from './auto-topics.js';
 import { mutingHandlers, onArrival } from './muting.js';
 import { arm, hasScheduled, scheduledHandlers, sendDue, TIMER, type DirectAccess } from './personal/scheduled.js';
-import { decideConversation } from './direct-access.js';
+import { decideConversation, withoutPartnerRemoves } from './direct-access.js';
 import { applyEvent, initialState, type UserEvent, type UserHandlers, type UserState } from './state.js';
 
 type Ctx = ActorContext<UserState>;
@@ -170,8 +170,9 @@ const handlers: UserHandlers<UserProtocol> = {
   },
   'user.deliver': (ctx, command) => {
     const state = ctx.state;
-    const arrival = onArrival(ctx.address.key, state, command.events);
-    const passed = deliver(ctx.address.key, state, command.events, arrival.flags);
+    const events = withoutPartnerRemoves(state, command.events);
+    const arrival = onArrival(ctx.address.key, state, events);
+    const passed = deliver(ctx.address.key, state, events, arrival.flags);
     // The tells hold new events around parts of the delivery received, the changes are new: no copies.
     return { ...passed, ...(arrival.changes.length > 0 ? { events: arrival.changes } : {}), uncopied: true };
   },

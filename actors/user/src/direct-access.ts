@@ -1,4 +1,11 @@
-import { channelAddress, realmOfKey, userOfKey, type UserCommand } from '@chat/protocol';
+import {
+  channelAddress,
+  realmOfKey,
+  userOfKey,
+  type QueueEvent,
+  type RealmUserRemoveEvent,
+  type UserCommand,
+} from '@chat/protocol';
 import type { ActorContext, Decision } from '@chat/runtime';
 import { toOwnQueues } from './queues.js';
 import type { UserEvent, UserState } from './state.js';
@@ -41,4 +48,18 @@ async function accessible(ctx: Ctx): Promise<Set<number>> {
   );
   for (const info of infos) if (info.subscribers.includes(me)) for (const id of info.subscribers) ids.add(id);
   return ids;
+}
+
+/**
+ * A delivery's `realm_user` removes for a change of access (a channel's subscribers, a deactivation:
+ * `api/src/users/access-events.ts`), less those of people the user has a conversation with, whom he
+ * accesses whatever the channels: the edge judged them from a read of his conversations made before one
+ * was recorded (someone leaving his channel as he sends him a first direct message). Adds need no such
+ * care: a queue passes one add per person (`actors/queue/src/access.ts`).
+ */
+export function withoutPartnerRemoves(state: UserState, events: QueueEvent[]): QueueEvent[] {
+  const isRemove = (e: QueueEvent): e is RealmUserRemoveEvent => e.type === 'realm_user' && e.op === 'remove';
+  if (!events.some(isRemove)) return events;
+  const partners = new Set(Object.values(state.conversations).flatMap((c) => c.user_ids));
+  return events.filter((e) => !isRemove(e) || !partners.has(e.person.user_id));
 }

@@ -97,3 +97,17 @@ test('a due direct message to a guest whose send went unanswered carries his add
   restarted.given(recorded.events);
   t.deepEqual(told(await restarted.run(first('zulip:dm:5,11', [5, 11], 44, sends[1]!.access![0]!.events))), []);
 });
+
+const deliver = (...events: unknown[]) => ({ type: 'user.deliver', events }) as unknown as Command;
+const remove = (user_id: number) => ({
+  type: 'realm_user',
+  op: 'remove',
+  person: { user_id, full_name: 'Unknown user' },
+});
+
+test('a remove of someone he has a conversation with is dropped: the conversation gives access whatever the channels', async (t) => {
+  const k = await guestKit();
+  await k.run(first('zulip:dm:5,10', [5, 10], 42, [add(10)]));
+  // Hamlet left channel 7 as he sent his first message: the edge judged the remove before the record.
+  t.deepEqual(told(await k.run(deliver(remove(10), remove(12)))), [remove(12)]);
+});

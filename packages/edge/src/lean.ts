@@ -126,12 +126,30 @@ function usualHost(host: string | undefined): boolean {
 function searchFields(query: string): Record<string, string | string[]> {
   const fields: Record<string, string | string[]> = {};
   if (query === '') return fields;
+  if (!/[%+]/.test(query)) return plainFields(query, fields);
   const search = new URLSearchParams(query);
   for (const key of search.keys()) {
     if (Object.hasOwn(fields, key)) continue;
     const values = search.getAll(key);
     const value = values.length <= 1 ? values[0]! : values;
     Object.defineProperty(fields, key, { value, writable: true, enumerable: true, configurable: true });
+  }
+  return fields;
+}
+
+/**
+ * `searchFields` of a query with nothing to decode (no `%`, no `+`: a long
+ * poll's usually), without `URLSearchParams`: the same names and values.
+ */
+function plainFields(query: string, fields: Record<string, string | string[]>): Record<string, string | string[]> {
+  for (const pair of query.split('&')) {
+    if (pair === '') continue;
+    const eq = pair.indexOf('=');
+    const key = eq < 0 ? pair : pair.slice(0, eq);
+    const value = eq < 0 ? '' : pair.slice(eq + 1);
+    const held = Object.hasOwn(fields, key) ? fields[key] : undefined;
+    const now = held === undefined ? value : Array.isArray(held) ? [...held, value] : [held, value];
+    Object.defineProperty(fields, key, { value: now, writable: true, enumerable: true, configurable: true });
   }
   return fields;
 }

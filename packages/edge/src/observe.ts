@@ -54,6 +54,9 @@ export function requestDone(
   const route = state.route ?? 'unmatched';
   metrics.requests.inc({ method, route, status: String(status) });
   metrics.duration.observe({ method, route }, seconds);
+  // Built only when it is written (at `warn` it is not: most servers' level).
+  const level = status >= 500 ? 'error' : 'info';
+  if (!logger.isLevelEnabled(level)) return;
   const line = {
     requestId: state.requestId,
     method,
@@ -63,6 +66,5 @@ export function requestDone(
     durationMs: Math.round(seconds * 1e6) / 1e3,
     userId: state.principal?.user_id,
   };
-  if (status >= 500) logger.error(line, 'request');
-  else logger.info(line, 'request');
+  logger[level](line, 'request');
 }

@@ -9,12 +9,16 @@ export class RawJson {
 
 /** The body as Koa would send it: an object, or the same JSON text when a field is raw. */
 export function jsonBody(body: Record<string, unknown>): Record<string, unknown> | string {
-  const values = Object.values(body);
-  if (!values.some((v) => v instanceof RawJson)) return body;
+  if (!hasRaw(body)) return body;
   const fields: string[] = [];
   for (const [key, value] of Object.entries(body)) {
     const json = value instanceof RawJson ? value.json : (JSON.stringify(value) as string | undefined);
     if (json !== undefined) fields.push(`${JSON.stringify(key)}:${json}`);
   }
   return `{${fields.join(',')}}`;
+}
+
+function hasRaw(body: Record<string, unknown>): boolean {
+  for (const key in body) if (body[key] instanceof RawJson) return true;
+  return false;
 }

@@ -121,6 +121,12 @@ const cases: Array<[string, string, RequestInit & { headers?: Record<string, str
   ['answered', '?queue_id=q1&last_event_id=4&dont_block=true', { headers: { Authorization: IAGO } }],
   ['a repeated parameter (the last counts)', '?queue_id=q1&queue_id=q2', { headers: { Authorization: IAGO } }],
   ['an unknown parameter', '?queue_id=q1&foo=1', { headers: { Authorization: IAGO } }],
+  [
+    'empty pairs, a name without a value',
+    '?&queue_id=q1&&foo&last_event_id=3=4&',
+    { headers: { Authorization: IAGO } },
+  ],
+  ['a value to decode', '?queue_id=q%31+x&last_event_id=%33', { headers: { Authorization: IAGO } }],
   ['no credentials', '?queue_id=q1', {}],
   ['a wrong key', '?queue_id=q1', { headers: { Authorization: basic('iago@zulip.com', 'bad') } }],
   ['a deactivated user', '?queue_id=q1', { headers: { Authorization: basic('gone@zulip.com', 'k') } }],

@@ -89,7 +89,21 @@ interface Pending {
   resolve(value: unknown): void;
   reject(err: Error): void;
   timer?: NodeJS.Timeout;
+  /** A long poll's ask: its answer waits its turn (`POLLS_PER_TURN`). */
+  poll?: boolean;
 }
+
+/**
+ * How many long polls' answers a worker hands on in one turn of its event
+ * loop (each then written to its client before the next turn). A fan-out to
+ * thousands of queues returns thousands of polls at once; handed on together,
+ * the send's own answer (or its next ask) that came with or after them waits
+ * until the last of them is written. In slices, everything else is answered
+ * at once and the polls' answers go `POLLS_PER_TURN` a turn, in the order
+ * they came, as the host's turns hand a fan-out to its actors
+ * (`runtime/src/turns.ts`).
+ */
+export const POLLS_PER_TURN = 64;
 
 /**
  * A transport that sends every ask and tell over a channel to the side that
@@ -106,14 +120,22 @@ export class ChannelTransport implements Transport {
   private closed = false;
   private readonly send: (message: Upward) => void;
   private readonly parts = new PartsHeld();
+  /** Polls' answers and the parts they name, in the order they came, not yet handed on. */
+  private lined: Downward[] = [];
+  private linedHead = 0;
 
-  constructor(channel: Channel, log: Logger = silentLogger) {
+  constructor(
+    channel: Channel,
+    log: Logger = silentLogger,
+    private readonly pollsPerTurn = POLLS_PER_TURN,
+  ) {
     this.send = batched(channel, log);
     onMessages(channel, (message) => this.receive(message as Downward));
   }
 
   request(subject: string, data: Uint8Array, timeoutMs: number): Promise<Uint8Array> {
-    return this.exchange<Uint8Array>({ t: 'req', id: 0, s: subject, ms: timeoutMs, ...payload(data) }, timeoutMs);
+    const message = { t: 'req' as const, id: 0, s: subject, ms: timeoutMs, ...payload(data) };
+    return this.exchange<Uint8Array>(message, timeoutMs, isPoll(data));
   }
 
   publish(subject: string, data: Uint8Array): void {
@@ -135,11 +157,11 @@ export class ChannelTransport implements Transport {
     this.pending.clear();
   }
 
-  private exchange<T>(message: Extract<Upward, { id: number }>, timeoutMs?: number): Promise<T> {
+  private exchange<T>(message: Extract<Upward, { id: number }>, timeoutMs?: number, poll = false): Promise<T> {
     if (this.closed) return Promise.reject(new Error('transport is closed'));
     const id = this.next++;
     return new Promise<T>((resolve, reject) => {
-      const entry: Pending = { resolve: resolve as (value: unknown) => void, reject };
+      const entry: Pending = { resolve: resolve as (value: unknown) => void, reject, poll };
       // The other side times the ask out too; this one covers a channel that went quiet.
       if (timeoutMs !== undefined)
         entry.timer = setTimeout(() => {
@@ -152,6 +174,26 @@ export class ChannelTransport implements Transport {
   }
 
   private receive(message: Downward): void {
+    const poll = message.t === 'part' || message.t === 'drop' || this.pending.get(message.id)?.poll;
+    if (!poll) return this.settle(message);
+    if (this.linedHead === this.lined.length) setImmediate(() => this.handOnPolls());
+    this.lined.push(message);
+  }
+
+  /** Hands on `pollsPerTurn` polls' answers (and the parts they name), then the rest in a later turn. */
+  private handOnPolls(): void {
+    let answers = 0;
+    while (this.linedHead < this.lined.length && answers < this.pollsPerTurn) {
+      const message = this.lined[this.linedHead++]!;
+      if (message.t !== 'part' && message.t !== 'drop') answers++;
+      this.settle(message);
+    }
+    if (this.linedHead < this.lined.length) return void setImmediate(() => this.handOnPolls());
+    this.lined = [];
+    this.linedHead = 0;
+  }
+
+  private settle(message: Downward): void {
     // Parts come even for a poll that timed out here: the other side counts them held.
     if (message.t === 'part' || message.t === 'drop') return void this.parts.take(message);
     const entry = this.pending.get(message.id);

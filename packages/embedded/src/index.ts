@@ -4,6 +4,7 @@ export { LevelStore } from './store.js';
 export { LocalFileStore } from './files.js';
 export {
   ChannelTransport,
+  POLLS_PER_TURN,
   serveChannel,
   type Channel,
   type ChannelCalls,

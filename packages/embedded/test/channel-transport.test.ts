@@ -1,7 +1,7 @@
 import { MessageChannel, type MessagePort } from 'node:worker_threads';
 import test from 'ava';
 import { Carried, fromWire, NoResponders, toWire, TransportTimeout } from '@chat/runtime';
-import { ChannelTransport, InProcessTransport, serveChannel, type Channel } from '../src/index.js';
+import { ChannelTransport, InProcessTransport, POLLS_PER_TURN, serveChannel, type Channel } from '../src/index.js';
 import { bytes, deferred, text } from './helpers.js';
 
 /** A MessagePort seen as a channel (structured clone, as a worker's IPC channel with advanced serialization). */
@@ -148,5 +148,37 @@ test('a worker holds a bounded number of parts, and an answer naming a dropped o
     t.deepEqual(reply.body, { events: answer });
   }
   t.is(sent.get('part'), 5, '1, 2, 3, 1 again, 2 again');
+  await close();
+});
+
+test("a burst of polls' answers does not hold up an answer that came with them", async (t) => {
+  const { inside, worker, close } = pair();
+  const polls: Array<() => void> = [];
+  inside.subscribe('actor.queue.0', (msg) =>
+    polls.push(() => msg.respond?.(toWire(inside, { v: 1, ok: true, body: { events: [] } }))),
+  );
+  let sent: (() => void) | undefined;
+  inside.subscribe('actor.user.1', (msg) => (sent = () => msg.respond?.(toWire(inside, { v: 1, ok: true }))));
+  const order: string[] = [];
+  const asked = Array.from({ length: 3 * POLLS_PER_TURN }, (_, i) =>
+    worker.request('actor.queue.0', toWire(worker, poll), 1000).then(() => order.push(`poll ${i}`)),
+  );
+  asked.push(
+    worker
+      .request('actor.user.1', toWire(worker, { body: { type: 'user.sent' } }), 1000)
+      .then(() => order.push('sent')),
+  );
+  while (polls.length < 3 * POLLS_PER_TURN || !sent) await new Promise((resolve) => setImmediate(resolve));
+  // Every poll answered first, the other answer last: all in one batch across the channel.
+  for (const respond of polls) respond();
+  sent();
+  await Promise.all(asked);
+  t.true(order.indexOf('sent') <= POLLS_PER_TURN, `answered at ${order.indexOf('sent')}`);
+  const polled = order.filter((o) => o !== 'sent');
+  t.deepEqual(
+    polled,
+    polls.map((_, i) => `poll ${i}`),
+    'the polls in the order they were answered',
+  );
   await close();
 });

@@ -43,6 +43,8 @@ const restOfKey = (key: string) => key.slice(key.indexOf(':') + 1);
 
 /** `realm:10` -> the user a UserActor's key names. */
 export const userOfKey = (key: string): number => Number(restOfKey(key));
+/** `realm:12` -> the channel a channel's key names (NaN for a direct-message conversation's). */
+export const channelOfKey = (key: string): number => Number(restOfKey(key));
 /** `realm:queue_id` -> the queue a QueueActor's key names. */
 export const queueOfKey = (key: string): string => restOfKey(key);
 /** `realm:dm:3,7` -> [3, 7], the participants; undefined for a channel's key. */

@@ -214,6 +214,29 @@ export interface FetchResult {
 
 export type EditPropagation = 'change_one' | 'change_later' | 'change_all';
 
+/** A message to send, as the edge prepared it. */
+export type SendCommand = {
+  type: 'message.send';
+  sender: Principal;
+  topic: string;
+  prepared: PreparedContent;
+  settings: RealmSettings;
+  wildcard_threshold: number;
+  client: string;
+  /** For the message event: the sender and the participants of a direct message. */
+  people: UserRef[];
+  read_by_sender: boolean;
+  /** Recipients who get it already read (the original's `mark_as_read`: a new channel's notices, for its creator). */
+  mark_read?: number[];
+  local?: { queue_id: string; local_id: string };
+  /** An automated notice of the realm's notification bot, which may post anywhere (set by the edge only). */
+  internal?: boolean;
+  /** The request's `widget_content` (JSON text), checked by the ChannelActor. */
+  widget_content?: string;
+  /** A direct message's: by restricted guest, the adds his `user.conversation` carries (`access`). */
+  access?: Array<{ user_id: number; events: RealmUserAddEvent[] }>;
+};
+
 export type ChannelCommand =
   /** `color`: the new subscribers' color, when they asked for one. */
   | { type: 'channel.create'; channel: ChannelSettings; subscribers: number[]; color?: string }
@@ -244,27 +267,9 @@ export type ChannelCommand =
       /** The channel is the realm's moderation request channel, which must stay private. */
       moderation_request_channel?: boolean;
     }
-  | {
-      type: 'message.send';
-      sender: Principal;
-      topic: string;
-      prepared: PreparedContent;
-      settings: RealmSettings;
-      wildcard_threshold: number;
-      client: string;
-      /** For the message event: the sender and the participants of a direct message. */
-      people: UserRef[];
-      read_by_sender: boolean;
-      /** Recipients who get it already read (the original's `mark_as_read`: a new channel's notices, for its creator). */
-      mark_read?: number[];
-      local?: { queue_id: string; local_id: string };
-      /** An automated notice of the realm's notification bot, which may post anywhere (set by the edge only). */
-      internal?: boolean;
-      /** The request's `widget_content` (JSON text), checked by the ChannelActor. */
-      widget_content?: string;
-      /** A direct message's: by restricted guest, the adds his `user.conversation` carries (`access`). */
-      access?: Array<{ user_id: number; events: RealmUserAddEvent[] }>;
-    }
+  | SendCommand
+  /** What `message.send` would refuse, refused without sending: a scheduled message is checked when made. */
+  | { type: 'message.checkSend'; send: SendCommand }
   | {
       type: 'message.fetch';
       viewer: Viewer;
@@ -348,6 +353,7 @@ export type ChannelReplies = MoveReplies & {
   /** Nothing, also when `dry_run` found the change allowed. */
   'channel.update': null;
   'message.send': SendReply;
+  'message.checkSend': null;
   'message.fetch': FetchResult;
   'message.get': ViewedMessage[];
   'message.match': MatchReply;

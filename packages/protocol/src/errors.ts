@@ -8,7 +8,12 @@ export const ERROR_CODES = {
   BAD_REQUEST: { status: 400, retriable: false },
   REQUEST_VARIABLE_MISSING: { status: 400, retriable: false },
   STREAM_DOES_NOT_EXIST: { status: 400, retriable: false },
+  /** POST /channels/create with a name in use (the original's StreamExistsError, 409). */
+  CHANNEL_ALREADY_EXISTS: { status: 409, retriable: false },
   STREAM_WILDCARD_MENTION_NOT_ALLOWED: { status: 400, retriable: false },
+  /** The original's ReactionExistsError and ReactionDoesNotExistError (their own codes since feature level 193). */
+  REACTION_ALREADY_EXISTS: { status: 400, retriable: false },
+  REACTION_DOES_NOT_EXIST: { status: 400, retriable: false },
   TOPIC_WILDCARD_MENTION_NOT_ALLOWED: { status: 400, retriable: false },
   MOVE_MESSAGES_TIME_LIMIT_EXCEEDED: { status: 400, retriable: false },
   INVITATION_FAILED: { status: 400, retriable: false },
@@ -109,6 +114,9 @@ export const isRetriable = (err: unknown): boolean => isChatError(err) && err.re
 export const badRequest = (msg: string, extra?: ErrorExtra) => new ChatError('BAD_REQUEST', msg, extra);
 /** The original's OrganizationAdministratorRequiredError and OrganizationOwnerRequiredError. */
 export const notAdministrator = () => new ChatError('UNAUTHORIZED_PRINCIPAL', 'Must be an organization administrator');
+/** The original's StreamWithIDDoesNotExistError: a message sent (or scheduled) to a channel id the realm never had. */
+export const noChannelWithId = (id: number) =>
+  new ChatError('STREAM_DOES_NOT_EXIST', `Channel with ID '${id}' does not exist`, { stream_id: id });
 export const notOwner = () => new ChatError('UNAUTHORIZED_PRINCIPAL', 'Must be an organization owner');
 export const missingArgument = (name: string) =>
   new ChatError('REQUEST_VARIABLE_MISSING', `Missing '${name}' argument`, { var_name: name });

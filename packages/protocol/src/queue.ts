@@ -101,5 +101,11 @@ export type QueueCommand =
    * change, as each actor (`formatAddress`) had it at these journal
    * positions. Events of changes it holds are dropped, those held now and
    * those still on their way. Answers the events it dropped from the queue.
+   * `accessible`: a restricted guest's snapshot's users he accesses (see the QueueActor's `access.ts`).
    */
-  | { type: 'queue.cover'; user_id: number; through: Record<string, Record<string, number>> };
+  | {
+      type: 'queue.cover';
+      user_id: number;
+      through: Record<string, Record<string, number>>;
+      accessible?: number[];
+    };

@@ -67,7 +67,7 @@ test('reaction add and remove reach the conversation, not outsiders', async (t) 
     msg: 'At least one of the following arguments must be present: emoji_name, emoji_code',
   });
   const gone = await hamlet.delete(`/messages/${id}/reactions`, { emoji_name: 'tada' });
-  t.like(gone.body, { code: 'BAD_REQUEST', msg: "Reaction doesn't exist." });
+  t.like(gone.body, { code: 'REACTION_DOES_NOT_EXIST', msg: "Reaction doesn't exist." });
 });
 
 test('delete_message: bulk clients get message_ids, others one event per message; outsiders nothing', async (t) => {

@@ -78,7 +78,7 @@ test('a message never edited has no edit_history and no edit timestamps', async 
   t.deepEqual(message.flags, []);
 });
 
-test('avatar_url is null with client_gravatar and the sender’s avatar without it, in fetches and events', async (t) => {
+test('avatar_url is null with client_gravatar and the sender’s avatar without it, in fetches and events (a single message: always null)', async (t) => {
   const { iago, hamlet } = t.context;
   const gravatarQueue = await register(hamlet, { event_types: '["message"]', client_gravatar: true });
   const urlQueue = await register(hamlet, { event_types: '["message"]', client_gravatar: false });
@@ -88,7 +88,8 @@ test('avatar_url is null with client_gravatar and the sender’s avatar without 
   t.is((await single(hamlet, id, { client_gravatar: true })).avatar_url, null);
   const url = (await fetched(hamlet, id, { client_gravatar: false })).avatar_url as string;
   t.regex(url, /^https:\/\/secure\.gravatar\.com\/avatar\/[0-9a-f]{32}\?/);
-  t.is((await single(hamlet, id, { client_gravatar: false })).avatar_url, url);
+  // GET /messages/{id} takes no client_gravatar: the original answers as if it were true.
+  t.is((await single(hamlet, id, { client_gravatar: false })).avatar_url, null);
   const isIt = (e: Body) => e.type === 'message' && (e.message as Message).id === id;
   const withNull = await next(gravatarQueue, isIt);
   const withUrl = await next(urlQueue, isIt);

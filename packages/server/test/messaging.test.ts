@@ -189,7 +189,7 @@ test('reactions, stars and read flags are read back through narrows', async (t) 
   const id = idOf(await send(iago, { type: 'stream', to: 'Verona', topic: 'flags', content: 'react to me' }));
   t.is((await call(hamlet, 'POST', `/messages/${id}/reactions`, { emoji_name: 'smile' })).status, 200);
   const again = await call(hamlet, 'POST', `/messages/${id}/reactions`, { emoji_name: 'smile' });
-  t.like(again.body, { code: 'BAD_REQUEST', msg: 'Reaction already exists.' });
+  t.like(again.body, { code: 'REACTION_ALREADY_EXISTS', msg: 'Reaction already exists.' });
   t.like((await call(hamlet, 'POST', `/messages/${id}/reactions`, { emoji_name: 'no_such_emoji' })).body, {
     code: 'BAD_REQUEST',
   });

@@ -206,7 +206,7 @@ test('the high-level methods of the operations served succeed, or fail as the or
     // `like` is another name of the same emoji: the original refuses it as a repeat.
     [
       { method: 'add_reaction', args: [{ message_id: result(1, 'id'), emoji_name: 'like' }] },
-      (r) => t.like(r, { result: 'error', code: 'BAD_REQUEST', msg: 'Reaction already exists.' }),
+      (r) => t.like(r, { result: 'error', code: 'REACTION_ALREADY_EXISTS', msg: 'Reaction already exists.' }),
     ],
     [
       { method: 'remove_reaction', args: [{ message_id: result(1, 'id'), emoji_name: 'like' }] },

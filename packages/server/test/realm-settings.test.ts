@@ -253,3 +253,13 @@ test.serial('administrators choose the settings new users start with; everyone h
   await iago.patch(path, { twenty_four_hour_time: false, color_scheme: 1 });
   t.like(await settingsOf(), { twenty_four_hour_time: true, color_scheme: 2 });
 });
+
+test.serial('the consent to export private data is no default an administrator sets, as in the original', async (t) => {
+  const { iago, hamlet } = t.context;
+  const path = '/realm/user_settings_defaults';
+  const reply = await iago.patch<Body>(path, { allow_private_data_export: true });
+  t.is(reply.status, 200);
+  t.deepEqual(reply.body.ignored_parameters_unsupported, ['allow_private_data_export']);
+  const snapshot = await snapshotOf(hamlet, { fetch_event_types: ['realm_user_settings_defaults'] });
+  t.like(snapshot.realm_user_settings_defaults, { allow_private_data_export: false });
+});

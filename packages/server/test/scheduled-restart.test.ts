@@ -1,6 +1,7 @@
 import { rm } from 'node:fs/promises';
 import test from 'ava';
 import type { ChatClient } from '@chat/testkit';
+import { IDS } from './context.js';
 import { TestServer, tempDir } from './support.js';
 
 /**
@@ -26,7 +27,7 @@ test('a message scheduled before a restart is sent after it, once', async (t) =>
     const iago = await first.login('iago@zulip.com');
     const reply = await iago.post<{ scheduled_message_id: number }>('/scheduled_messages', {
       type: 'direct',
-      to: JSON.stringify(['hamlet@zulip.com']),
+      to: JSON.stringify([IDS.hamlet]),
       content,
       scheduled_delivery_timestamp: Math.floor(Date.now() / 1000) + 8,
     });

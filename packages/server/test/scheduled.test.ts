@@ -120,6 +120,33 @@ test('scheduling checks the message now', async (t) => {
   );
 });
 
+test('a scheduled message goes to a channel id or a list of user ids, not to names or addresses', async (t) => {
+  const [alice, bob] = (await people(t, 'Alice T', 'Bob T')) as [Person, Person];
+  const place = await channel(alice, [bob]);
+  const at = inSeconds(600);
+  const stream = (to: unknown) => ({ type: 'stream', to, topic: 'x', content: 'hi', scheduled_delivery_timestamp: at });
+  const direct = (to: unknown) => ({ type: 'direct', to, content: 'hi', scheduled_delivery_timestamp: at });
+  const post = (params: Record<string, unknown>) => alice.client.post('/scheduled_messages', params);
+  for (const to of [place.name, JSON.stringify([place.id])]) {
+    await refused(t, post(stream(to)), 'Invalid data type for channel ID');
+  }
+  for (const to of [bob.email, String(bob.user_id)])
+    await refused(t, post(direct(to)), 'Invalid data type for recipients');
+  await refused(t, post(direct(JSON.stringify([bob.email]))), 'Recipient list may only contain user IDs');
+  // An edit's new recipients are held to the same forms.
+  const { scheduled_message_id: id } = await schedule(alice, stream(place.id));
+  await refused(
+    t,
+    alice.client.patch(`/scheduled_messages/${id}`, { to: place.name }),
+    'Invalid data type for channel ID',
+  );
+  await succeeds(
+    'PATCH',
+    `/scheduled_messages/${id}`,
+    alice.client.patch(`/scheduled_messages/${id}`, { to: place.id }),
+  );
+});
+
 test('a reminder comes from the notification bot when due, quoting the message', async (t) => {
   const [alice, bob] = (await people(t, 'Alice R', 'Bob R')) as [Person, Person];
   const place = await channel(alice, [bob]);

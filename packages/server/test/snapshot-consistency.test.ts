@@ -2,7 +2,7 @@ import type { ExecutionContext } from 'ava';
 import { SYSTEM_GROUPS } from '@chat/protocol';
 import type { ChatClient } from '@chat/testkit';
 import { IDS, withServer, type Logins } from './context.js';
-import { newPerson } from './people.js';
+import { newPerson, type Person } from './people.js';
 import { poll, register, snapshotOf, type Body, type Event, type Queue } from './queues.js';
 import { ok } from './replies.js';
 
@@ -242,6 +242,24 @@ async function finalUsers(t: T, ids: number[]): Promise<number[]> {
   return final;
 }
 
+/** `expectEachOnce` against a fresh snapshot that names all of `people`. */
+async function expectEachAddedOnce(t: T, clients: Array<{ queue: Queue; users: Set<number> }>, people: Person[]) {
+  await expectEachOnce(
+    t,
+    clients,
+    await finalUsers(
+      t,
+      people.map((p) => p.user_id),
+    ),
+  );
+}
+
+/** New members named `prefix` a, b, c...: they share nothing with Polonius. */
+const strangers = (t: T, prefix: string, count = 8) =>
+  Promise.all(
+    Array.from({ length: count }, (_, n) => newPerson(t.context, `${prefix} ${'abcdefghijklmnopqrstuvwx'[n]}`)),
+  );
+
 /**
  * Applies each client's realm_user adds and removes to its snapshot, strictly, until it has the final
  * list: an add of someone it has, or a remove of someone it has not, was applied twice.
@@ -289,14 +307,7 @@ restrictedGuestTest(
     });
     const clients = await guestClients(t, 8, 80);
     await Promise.all(running);
-    await expectEachOnce(
-      t,
-      clients,
-      await finalUsers(
-        t,
-        people.map((p) => p.user_id),
-      ),
-    );
+    await expectEachAddedOnce(t, clients, people);
   },
 );
 
@@ -304,10 +315,9 @@ restrictedGuestTest(
   'a restricted guest’s snapshot plus the adds of strangers’ first direct messages to him is the final list, each applied once',
   async (t) => {
     // Newcomers share nothing with Polonius: each one's first direct message gives him access to its sender,
-    // and sends him the sender's add first (tellDirectAccess), while registrations race it.
-    const people = await Promise.all(
-      Array.from({ length: 8 }, (_, n) => newPerson(t.context, `Dm Racer ${'abcdefgh'[n]}`)),
-    );
+    // and his UserActor tells him the sender's add as it records the conversation (direct-access.ts), while
+    // registrations race it.
+    const people = await strangers(t, 'Dm Racer');
     const sending = people.map(async (p, n) => {
       await pause(n * 50);
       await ok(p.client, 'POST', '/messages', {
@@ -318,14 +328,7 @@ restrictedGuestTest(
     });
     const clients = await guestClients(t, 16, 25);
     await Promise.all(sending);
-    await expectEachOnce(
-      t,
-      clients,
-      await finalUsers(
-        t,
-        people.map((p) => p.user_id),
-      ),
-    );
+    await expectEachAddedOnce(t, clients, people);
   },
 );
 
@@ -335,9 +338,7 @@ restrictedGuestTest(
     const { iago } = t.context;
     // Newcomers share only this channel with Polonius: each one's deactivation takes his access away and
     // sends him a remove (tellDeactivation), while registrations race it.
-    const people = await Promise.all(
-      Array.from({ length: 8 }, (_, n) => newPerson(t.context, `Gone Racer ${'abcdefgh'[n]}`)),
-    );
+    const people = await strangers(t, 'Gone Racer');
     await ok(iago, 'POST', '/users/me/subscriptions', {
       subscriptions: JSON.stringify([{ name: 'guest race gone' }]),
       principals: JSON.stringify([IDS.polonius, ...people.map((p) => p.user_id)]),
@@ -361,9 +362,7 @@ restrictedGuestTest(
   'a restricted guest gets one add for two first direct messages a stranger sends him at the same moment',
   async (t) => {
     // Each stranger sends two first messages together: both sends find Polonius without access to him.
-    const people = await Promise.all(
-      Array.from({ length: 8 }, (_, n) => newPerson(t.context, `Twin Sender ${'abcdefgh'[n]}`)),
-    );
+    const people = await strangers(t, 'Twin Sender');
     const clients = await guestClients(t, 1, 0);
     const sending = people.map(async (p, n) => {
       await pause(n * 50);
@@ -373,13 +372,39 @@ restrictedGuestTest(
     });
     clients.push(...(await guestClients(t, 8, 40)));
     await Promise.all(sending);
-    await expectEachOnce(
-      t,
-      clients,
-      await finalUsers(
-        t,
-        people.map((p) => p.user_id),
-      ),
-    );
+    await expectEachAddedOnce(t, clients, people);
+  },
+);
+
+restrictedGuestTest(
+  'a restricted guest gets one add for a stranger who joins his channel as the stranger’s first direct message to him is sent',
+  async (t) => {
+    const { iago } = t.context;
+    // Each stranger joins Polonius's channel and sends him a first message at once: the join's add (the
+    // channel's, with its peer_add) and the message's (his UserActor's, with its record) race each other.
+    const people = await strangers(t, 'Both Ways', 24);
+    await ok(iago, 'POST', '/users/me/subscriptions', {
+      subscriptions: JSON.stringify([{ name: 'guest race both' }]),
+      principals: JSON.stringify([IDS.polonius]),
+    });
+    const clients = await guestClients(t, 1, 0);
+    const racing = people.map(async (p, n) => {
+      await pause(n * 40);
+      // The join 0 to 15 ms after the message, twice each (the overlap came at 6 to 11 ms under load 8).
+      const lead = (n % 12) + (n < 12 ? 0 : 4);
+      await Promise.all([
+        pause(Math.max(lead, 0)).then(() =>
+          ok(p.client, 'POST', '/users/me/subscriptions', {
+            subscriptions: JSON.stringify([{ name: 'guest race both' }]),
+          }),
+        ),
+        pause(Math.max(-lead, 0)).then(() =>
+          ok(p.client, 'POST', '/messages', { type: 'direct', to: JSON.stringify([IDS.polonius]), content: 'hi' }),
+        ),
+      ]);
+    });
+    clients.push(...(await guestClients(t, 8, 40)));
+    await Promise.all(racing);
+    await expectEachAddedOnce(t, clients, people);
   },
 );

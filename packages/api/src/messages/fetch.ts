@@ -252,7 +252,12 @@ export function fetchRoutes(options: ApiOptions): Route[] {
       method: 'GET',
       path: '/messages/{message_id}',
       auth: 'required',
-      params: Type.Object({ message_id: Type.Integer(), ...Format }),
+      // No client_gravatar: the original always answers as if it were true (json_fetch_raw_message).
+      params: Type.Object({
+        message_id: Type.Integer(),
+        apply_markdown: Format.apply_markdown,
+        allow_empty_topic_name: Format.allow_empty_topic_name,
+      }),
       summary: 'Fetch a single message',
       description: 'One message the caller may see.',
       tags: ['messages'],

@@ -1,6 +1,6 @@
 import { Type } from '@sinclair/typebox';
 import { defineRoute, type Route } from '@chat/edge';
-import { ChatError, type ScheduledInput, type ScheduledRequest } from '@chat/protocol';
+import { ChatError, conversationOfKey, type ScheduledInput, type ScheduledRequest } from '@chat/protocol';
 import { CallerContext } from '../context.js';
 import { getMessages, type Located } from '../messages/fetch.js';
 import { clientName, prepareSend, type PreparedSend } from '../messages/send.js';
@@ -11,10 +11,24 @@ const MAX_NOTE_LENGTH = 1000;
 
 const bad = (msg: string) => new ChatError('BAD_REQUEST', msg);
 
+// Names and addresses are parsed too, to be refused as the original refuses them (`checkTo`).
 const To = Type.Union([Type.Integer(), Type.String(), Type.Array(Type.Integer()), Type.Array(Type.String())], {
   description: 'A channel id, or the user ids of a direct message.',
 });
 const MessageType = Type.Union(['direct', 'channel', 'stream', 'private'].map((t) => Type.Literal(t)));
+
+/**
+ * The original's recipient_parsing: a scheduled channel message goes to one channel id, a scheduled direct
+ * message to a list of user ids (no names, no addresses, unlike POST /messages).
+ */
+function checkTo(type: string, to: unknown): void {
+  if (type === 'stream' || type === 'channel') {
+    if (typeof to !== 'number') throw bad('Invalid data type for channel ID');
+    return;
+  }
+  if (!Array.isArray(to)) throw bad('Invalid data type for recipients');
+  if (to.some((id) => typeof id !== 'number')) throw bad('Recipient list may only contain user IDs');
+}
 
 function future(timestamp: number): number {
   if (timestamp * 1000 <= Date.now()) throw bad('Scheduled delivery time must be in the future.');
@@ -46,6 +60,9 @@ async function scheduledMessage(
   timestamp: number,
 ): Promise<ScheduledInput> {
   const ready = await prepareSend(caller, req, options, client);
+  // What the conversation would refuse when the message is sent (an unknown or archived channel, one the
+  // sender may not post in, a wildcard mention), the original refuses now (check_schedule_message).
+  await caller.actors.ask(conversationOfKey(ready.address.key), { type: 'message.checkSend', send: ready.command });
   return {
     kind: 'message',
     request: keptRequest(caller, ready, req.content, req.read_by_sender),
@@ -119,6 +136,7 @@ export function scheduledRoutes(options: ApiOptions): Route[] {
       async handler({ params, principal, actors, request }) {
         const caller = new CallerContext(actors, principal);
         const at = future(params.scheduled_delivery_timestamp);
+        checkTo(params.type, params.to);
         const item = await scheduledMessage(caller, options, clientName(request.userAgent), params, at);
         const { id } = await actors.ask(caller.me, { type: 'user.schedule', item });
         return { scheduled_message_id: id };
@@ -153,6 +171,7 @@ export function scheduledRoutes(options: ApiOptions): Route[] {
         }
         // A message that already failed to go needs a new time; so does one whose time has passed.
         const at = future(params.scheduled_delivery_timestamp ?? old.scheduled_delivery_timestamp);
+        if (params.to !== undefined) checkTo(type, params.to);
         const req = {
           type,
           to: params.to ?? old.request.to,

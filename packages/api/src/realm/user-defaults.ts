@@ -9,9 +9,17 @@ import { fakeEmailDomain } from '../email-domain.js';
 /**
  * Settings that are the user's own business, which the original keeps out
  * of the organization's defaults (security mails, marketing, the language
- * and time zone of the person).
+ * and time zone of the person, the consent to export one's private data:
+ * its update_realm_user_settings_defaults takes none of them, and answers
+ * them in `ignored_parameters_unsupported`).
  */
-const NOT_DEFAULTS = new Set(['enable_login_emails', 'enable_marketing_emails', 'default_language', 'timezone']);
+const NOT_DEFAULTS = new Set([
+  'enable_login_emails',
+  'enable_marketing_emails',
+  'default_language',
+  'timezone',
+  'allow_private_data_export',
+]);
 const DefaultParams = Type.Object(
   Object.fromEntries(Object.entries(settingParams).filter(([name]) => !NOT_DEFAULTS.has(name))),
 );

@@ -103,6 +103,7 @@ export function registerRoutes(options: ApiOptions): Route[] {
           type: 'queue.cover',
           user_id: principal.user_id,
           through: reads.cover(snapshot.types),
+          ...(snapshot.accessible ? { accessible: snapshot.accessible } : {}),
         });
         // Dropped because their conversation was read after them; the user's own list
         // of direct conversations may not have heard of them yet.

@@ -97,6 +97,11 @@ export class Snapshot {
    * each comes from the actor its events come from (see `ReadPositions`).
    */
   readonly types = new Set<string>();
+  /**
+   * A restricted guest's `realm_users`: whom he accesses (`accessibleUserIds`), so that his queue passes
+   * one `realm_user` add per person from there (`actors/queue/src/access.ts`).
+   */
+  accessible: number[] | undefined;
 
   /**
    * Positions the snapshot holds that no read noted: the channels the directory has as archived, up to
@@ -201,6 +206,7 @@ export class Snapshot {
       const me = users.find((u) => u.user_id === this.me)!;
       Object.assign(this.body, ownAccountSection(caller.principal, me, settings));
       this.types.add('realm_user');
+      if (access) this.accessible = [...access];
     }
     if (this.wants('realm_bot')) {
       const bots = await caller.actors.ask(caller.realm, {
