@@ -11,6 +11,7 @@ import {
   type QueueEvent,
   realmUserAdded,
   invitesChanged as invitesChangedEvent,
+  SYSTEM_GROUPS,
 } from '@chat/protocol';
 import type { Fanout } from '@chat/runtime';
 import { toEveryone, toUsers } from './broadcast.js';
@@ -53,6 +54,8 @@ export function personOf(account: Account, seen = true): NewPerson {
  * `realm_user` op `add` of new accounts to every active account (the new
  * ones have no queue yet): one fan-out per class of roles that sees the same
  * addresses (`addressClass`), so each hears `delivery_email` as it may.
+ * `restricted`: whether `can_access_all_users_group` left guests out at the
+ * creation, by which a guest's poll judges the add (`events/guest-view.ts`).
  */
 export function usersAdded(state: RealmState, accounts: Account[]): Fanout[] {
   const byClass = new Map<Role, number[]>();
@@ -63,11 +66,13 @@ export function usersAdded(state: RealmState, accounts: Account[]): Fanout[] {
     if (ids) ids.push(other.id);
     else byClass.set(role, [other.id]);
   }
+  const restricted = state.settings.can_access_all_users_group !== SYSTEM_GROUPS['role:everyone'];
   return [...byClass].map(([role, ids]) => {
     const viewer = { user_id: -1, role };
-    const events: QueueEvent[] = accounts.map((account) =>
-      realmUserAdded(personOf(account, seesAddress(viewer, toProfile(account)))),
-    );
+    const events: QueueEvent[] = accounts.map((account) => ({
+      ...realmUserAdded(personOf(account, seesAddress(viewer, toProfile(account)))),
+      restricted,
+    }));
     return toUsers(state, ids, events);
   });
 }

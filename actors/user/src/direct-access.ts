@@ -1,4 +1,5 @@
 import {
+  ChatError,
   channelAddress,
   realmOfKey,
   userOfKey,
@@ -35,7 +36,11 @@ export async function decideConversation(
   return { events, tells: adds.length > 0 ? toOwnQueues(ctx.address.key, ctx.state, adds) : [] };
 }
 
-/** Whom the user may access apart from bots: his conversations' people and the subscribers of the channels that list him (`accessFrom`). */
+/**
+ * Whom the user may access apart from bots: his conversations' people and the subscribers of the channels
+ * that list him (`accessFrom`). A channel of his list that answers it does not exist (deleted, or not yet
+ * made) shares no one: the record and its adds go on without it.
+ */
 async function accessible(ctx: Ctx): Promise<Set<number>> {
   const me = userOfKey(ctx.address.key);
   const realm = realmOfKey(ctx.address.key);
@@ -43,11 +48,17 @@ async function accessible(ctx: Ctx): Promise<Set<number>> {
   for (const c of Object.values(ctx.state.conversations)) for (const id of c.user_ids) ids.add(id);
   const infos = await Promise.all(
     Object.keys(ctx.state.subscriptions).map((id) =>
-      ctx.actors.ask(channelAddress(realm, Number(id)), { type: 'channel.info' }),
+      ctx.actors.ask(channelAddress(realm, Number(id)), { type: 'channel.info' }).catch(notShared),
     ),
   );
-  for (const info of infos) if (info.subscribers.includes(me)) for (const id of info.subscribers) ids.add(id);
+  for (const info of infos) if (info?.subscribers.includes(me)) for (const id of info.subscribers) ids.add(id);
   return ids;
+}
+
+/** A channel's "Invalid channel ID" (BAD_REQUEST, the only refusal of a `channel.info` without viewer) as none. */
+function notShared(err: unknown): undefined {
+  if (err instanceof ChatError && err.code === 'BAD_REQUEST') return undefined;
+  throw err;
 }
 
 /**

@@ -1,5 +1,5 @@
 import test from 'ava';
-import type { ActorAddress, Command, RealmUserAddEvent } from '@chat/protocol';
+import { ChatError, type ActorAddress, type Command, type RealmUserAddEvent } from '@chat/protocol';
 import { BehaviorTestKit } from '@chat/runtime/testkit';
 import { userBehavior, userBehaviorWith } from '../src/index.js';
 
@@ -110,4 +110,23 @@ test('a remove of someone he has a conversation with is dropped: the conversatio
   await k.run(first('zulip:dm:5,10', [5, 10], 42, [add(10)]));
   // Hamlet left channel 7 as he sent his first message: the edge judged the remove before the record.
   t.deepEqual(told(await k.run(deliver(remove(10), remove(12)))), [remove(12)]);
+});
+
+test('a channel of his that answers it does not exist shares no one: the record and its adds go on', async (t) => {
+  // Channel 8 is on his list but its actor says "Invalid channel ID" (deleted, or not yet made).
+  const k = new BehaviorTestKit(userBehavior, {
+    key: GUEST,
+    answer: (to, body) => {
+      if (to.type === 'channel' && to.key === 'zulip:8') throw new ChatError('BAD_REQUEST', 'Invalid channel ID');
+      return channels(to, body);
+    },
+  });
+  await k.run({ type: 'user.addQueue', queue_id: 'q1' });
+  k.given([
+    { type: 'subscribed', channelKey: 'zulip:7', channelId: 7, color: '#76ce90', lastMessageId: 0 },
+    { type: 'subscribed', channelKey: 'zulip:8', channelId: 8, color: '#fae589', lastMessageId: 0 },
+  ]);
+  const result = await k.run(first('zulip:dm:5,10,11', [5, 10, 11], 40));
+  t.deepEqual(told(result), [add(11)]);
+  t.like(result.events[0], { type: 'conversationSeen', key: 'zulip:dm:5,10,11', messageId: 40 });
 });

@@ -687,3 +687,33 @@ test.serial(
     }
   },
 );
+
+test.serial(
+  'a new account’s add is judged by the setting at its creation, not by the setting at the poll',
+  async (t) => {
+    const guest = await newGuest(t, 'Judging Guest');
+    /** The adds of an account made with the setting `atCreation`, polled once the setting is `atPoll`. */
+    const addsOf = async (name: string, atCreation: boolean, atPoll: boolean) => {
+      await restrict(t, atCreation);
+      const { plain, incomplete } = await userQueues(guest.client);
+      const newcomer = await newPerson(t.context, name);
+      await restrict(t, atPoll);
+      // His own rename marks the end of what the creation could have caused.
+      await expectOk(guest.client.patch('/settings', { full_name: `Judging Guest ${name}` }));
+      const end = (e: Event) =>
+        e.type === 'realm_user' && e.op === 'update' && (e.person as User).user_id === guest.user_id;
+      const adds = async (queue: Queue) =>
+        (await eventsUntil(queue, end))
+          .filter((e) => e.op === 'add' && (e.person as User).user_id === newcomer.user_id)
+          .map((e) => (e.person as User).full_name);
+      return { plain: await adds(plain), incomplete: await adds(incomplete) };
+    };
+    try {
+      // As the original's notify_created_user: a restricted guest could access no new human at its creation.
+      t.deepEqual(await addsOf('Made Restricted', true, false), { plain: ['Unknown user'], incomplete: [] });
+      t.deepEqual(await addsOf('Made Open', false, true), { plain: ['Made Open'], incomplete: ['Made Open'] });
+    } finally {
+      await restrict(t, false);
+    }
+  },
+);

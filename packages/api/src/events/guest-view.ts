@@ -30,8 +30,9 @@ const subjectOf = (e: NumberedEvent): number | undefined =>
  * A poll's events as a restricted guest sees them, as the original's: the
  * senders he may not access show as "Unknown user"; their presence, status
  * and account changes do not reach him; a new user (not a bot) is an
- * "Unknown user" (nothing with `user_list_incomplete`), whatever his access by
- * the poll; the adds of his changes of access come as sent. Only guests are
+ * "Unknown user" (nothing with `user_list_incomplete`) if guests were
+ * restricted at its creation, whatever his access or the setting by the
+ * poll; the adds of his changes of access come as sent. Only guests are
  * asked about it; for everyone else `hidden` keeps every event and `people`
  * is the messages' own.
  */
@@ -50,17 +51,18 @@ export async function guestView(caller: CallerContext, events: NumberedEvent[], 
   const shown = asAccessible(people, access, fakeDomain);
   /** What the guest gets instead of `event` (undefined: the event as everyone gets it). */
   const instead = (event: NumberedEvent): Body[] | undefined => {
+    if (isRealmUserAdd(event) && event.access !== true) {
+      // A new account, judged as at its creation (the original's `notify_created_user`): a guest restricted
+      // then could access no new human. He hears of the person when he gains access (an add with `access`),
+      // also when that came before this poll. `restricted` unknown: as the setting is now.
+      const restricted = event.restricted ?? access !== null;
+      if (!restricted || !isGuest(caller.principal) || event.person.is_bot === true) return undefined;
+      if (spec.capabilities.user_list_incomplete) return [];
+      return [{ id: event.id, type: 'realm_user', op: 'add', person: unknownUser(event.person.user_id, fakeDomain) }];
+    }
     if (!access || isMessageEvent(event) || !aboutSomeone(event)) return undefined;
     const id = subjectOf(event);
     if (id === undefined) return undefined;
-    if (isRealmUserAdd(event)) {
-      // A new account, judged as at its creation (the original's `notify_created_user`): no restricted guest
-      // could access a new human then. He hears of the person when he gains access (an add with `access`),
-      // also when that came before this poll.
-      if (event.person.is_bot === true) return undefined;
-      if (spec.capabilities.user_list_incomplete) return [];
-      return [{ id: event.id, type: 'realm_user', op: 'add', person: unknownUser(id, fakeDomain) }];
-    }
     return access.has(id) || bots.has(id) ? undefined : [];
   };
   return { people: shown, instead };

@@ -9,7 +9,7 @@ type Body = Record<string, unknown>;
  * get the URL, as `GET /users` gives them.
  */
 export function presentNewUser(added: RealmUserAddEvent & { id: number }, spec: QueueSpec): Body {
-  const { access: _access, ...event } = added;
+  const { access: _access, restricted: _restricted, ...event } = added;
   const person = event.person;
   if (spec.client_gravatar || person.avatar_url !== null) return event;
   const avatar_url = gravatarUrl(person.email, person.avatar_version);

@@ -15,9 +15,16 @@ export type PersonUpdate = { user_id: number; [field: string]: unknown };
 
 /**
  * `access`: sent to a restricted guest because his access to the person changed, not for a new account
- * (the edge passes it as sent at poll time, `events/guest-view.ts`); clients never see the field.
+ * (the edge passes it as sent at poll time, `events/guest-view.ts`). `restricted`: a new account's, whether
+ * guests were restricted at its creation, by which a guest's poll judges it. Clients never see either.
  */
-export type RealmUserAddEvent = { type: 'realm_user'; op: 'add'; person: NewPerson; access?: true };
+export type RealmUserAddEvent = {
+  type: 'realm_user';
+  op: 'add';
+  person: NewPerson;
+  access?: true;
+  restricted?: boolean;
+};
 export type RealmUserUpdateEvent = { type: 'realm_user'; op: 'update'; person: PersonUpdate };
 /** To a guest who lost access to a user (`can_access_all_users_group`): the name is the placeholder's. */
 export type RealmUserRemoveEvent = { type: 'realm_user'; op: 'remove'; person: { user_id: number; full_name: string } };
