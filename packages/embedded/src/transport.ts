@@ -66,7 +66,10 @@ function take(line: Line): () => void {
 interface PendingRequest {
   resolve(data: Uint8Array): void;
   reject(err: Error): void;
-  timer: NodeJS.Timeout;
+  /** When it times out (ms since the epoch). */
+  readonly deadline: number;
+  readonly subject: string;
+  readonly timeoutMs: number;
 }
 
 export interface InProcessTransportOptions {
@@ -113,6 +116,9 @@ export class InProcessTransport implements Transport {
   private readonly waiting = new Map<string, Line>();
   private budget = TURN_DELIVERIES;
   private turnEnds = false;
+  /** One timer for the earliest deadline of the pending requests (`sweep`), not one per request. */
+  private sweeper: NodeJS.Timeout | undefined;
+  private sweepAt = Infinity;
 
   constructor(opts: InProcessTransportOptions = {}) {
     this.onHandlerError =
@@ -157,8 +163,9 @@ export class InProcessTransport implements Transport {
     }
     return new Promise<Uint8Array>((resolve, reject) => {
       const settle = () => {
-        clearTimeout(entry.timer);
         this.pending.delete(entry);
+        // Nothing pending keeps the process alive; the timer stays for the next requests.
+        if (this.pending.size === 0) this.sweeper?.unref();
       };
       const entry: PendingRequest = {
         resolve: (reply) => {
@@ -169,18 +176,43 @@ export class InProcessTransport implements Transport {
           settle();
           reject(err);
         },
-        timer: setTimeout(
-          () => entry.reject(new TransportTimeout(`no reply on ${subject} within ${timeoutMs} ms`)),
-          timeoutMs,
-        ),
+        deadline: Date.now() + timeoutMs,
+        subject,
+        timeoutMs,
       };
       this.pending.add(entry);
+      this.sweepBy(entry.deadline);
       // Several plain subscribers may all answer; like NATS, the first wins.
       const respond = (reply: Uint8Array) => {
         if (this.pending.has(entry)) entry.resolve(copy(reply));
       };
       for (const sub of recipients) this.deliver(sub, { subject, data: copy(data), respond });
     });
+  }
+
+  /** Sweeps the pending requests at `deadline` at the latest. */
+  private sweepBy(deadline: number): void {
+    if (deadline >= this.sweepAt) {
+      if (this.pending.size === 1) this.sweeper!.ref();
+      return;
+    }
+    clearTimeout(this.sweeper);
+    this.sweepAt = deadline;
+    this.sweeper = setTimeout(() => this.sweep(), Math.max(0, deadline - Date.now()));
+  }
+
+  /** Times out every request past its deadline, then waits for the earliest of the others. */
+  private sweep(): void {
+    this.sweeper = undefined;
+    this.sweepAt = Infinity;
+    const now = Date.now();
+    let next = Infinity;
+    for (const entry of [...this.pending]) {
+      if (entry.deadline <= now) {
+        entry.reject(new TransportTimeout(`no reply on ${entry.subject} within ${entry.timeoutMs} ms`));
+      } else if (entry.deadline < next) next = entry.deadline;
+    }
+    if (next < Infinity) this.sweepBy(next);
   }
 
   async close(): Promise<void> {
@@ -191,6 +223,7 @@ export class InProcessTransport implements Transport {
     this.exact.clear();
     this.routes.clear();
     for (const entry of [...this.pending]) entry.reject(new Error('transport closed'));
+    clearTimeout(this.sweeper);
   }
 
   /**

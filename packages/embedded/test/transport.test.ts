@@ -75,6 +75,31 @@ test('request without a reply rejects with TransportTimeout', async (t) => {
   await transport.close();
 });
 
+test('requests with different timeouts each time out at their own deadline, answered ones not', async (t) => {
+  const transport = new InProcessTransport();
+  transport.subscribe('silent', () => undefined);
+  let answer: ((data: Uint8Array) => void) | undefined;
+  transport.subscribe('later', (msg) => (answer = msg.respond));
+  const start = Date.now();
+  const at = (p: Promise<unknown>) =>
+    p.then(
+      () => ({ ok: true, ms: Date.now() - start }),
+      (err: unknown) => ({ ok: !(err instanceof TransportTimeout), ms: Date.now() - start }),
+    );
+  const long = at(transport.request('silent', bytes('1'), 300));
+  const short = at(transport.request('silent', bytes('2'), 30));
+  const answered = at(transport.request('later', bytes('3'), 100));
+  await new Promise((resolve) => setTimeout(resolve, 10));
+  answer!(bytes('ok'));
+  const [l, s, a] = await Promise.all([long, short, answered]);
+  t.false(s.ok);
+  t.true(s.ms >= 29 && s.ms < 250, `the short one timed out at ${s.ms} ms`);
+  t.false(l.ok);
+  t.true(l.ms >= 299, `the long one timed out at ${l.ms} ms`);
+  t.true(a.ok, 'the answered one resolved');
+  await transport.close();
+});
+
 test('a queue group gets each message once, round robin; plain subscribers get all', async (t) => {
   const transport = new InProcessTransport();
   const counts = [0, 0, 0];

@@ -4,7 +4,7 @@ import type { ActorContext, AnyBehavior, Decision, StoreReader, TypedEvent } fro
 import { notOwnerError, type ActorClient } from './client.js';
 import type { Logger } from './logger.js';
 import { Mailbox } from './mailbox.js';
-import { relayKeys, sendOwed, type Outgoing } from './outbox.js';
+import { relayKeys, type Outgoing } from './outbox.js';
 import {
   internal,
   ok,
@@ -38,6 +38,8 @@ export interface CellHost {
   loadSnapshot(address: ActorAddress): Promise<Snapshot | undefined>;
   /** The cell's state changed without a journal entry (`Decision.soft`): its next snapshot must save it. */
   changedSoftly(cell: ActorCell): void;
+  /** Sends what a relay passes on under `key`; resolves with the receivers that did not confirm it (`sendOwed`). */
+  relayOwed(key: string, item: Outgoing): Promise<string[]>;
   /** What the cell sends goes as values in this process (`Transport.carriesValues`), not as JSON. */
   readonly carriesValues?: boolean;
 }
@@ -302,7 +304,7 @@ export class ActorCell {
    */
   private relay(key: string, out: Outgoing[], reply: unknown, respond?: (reply: ReplyEnvelope) => void): void {
     const keys = relayKeys(key, out);
-    const sends = out.map((item, i) => sendOwed(this.host.actors, this.log, keys[i]!, item, this.host.outboxTimeoutMs));
+    const sends = out.map((item, i) => this.host.relayOwed(keys[i]!, item));
     void Promise.all(sends).then((failed) =>
       respond?.(failed.some((f) => f.length > 0) ? replyError(unavailable()) : ok(reply)),
     );

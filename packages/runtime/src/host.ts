@@ -5,6 +5,7 @@ import { ActorCell, type CellHost } from './cell.js';
 import { notOwnerError, type ActorClient } from './client.js';
 import { silentLogger, type Logger } from './logger.js';
 import {
+  checkingValues,
   FencedError,
   fromWire,
   toWire,
@@ -15,6 +16,7 @@ import {
   type Subscription,
   type Transport,
 } from './ports/index.js';
+import { sendOwed, type Outgoing } from './outbox.js';
 import { Partition } from './partition.js';
 import { Turns } from './turns.js';
 import { snapshotKey, decodeSnapshot, type JournalEntry, type Snapshot } from './records.js';
@@ -92,7 +94,10 @@ export class ActorHost implements CellHost {
   };
   private readonly behaviors = new Map<string, AnyBehavior>();
   private readonly partitions = new Map<string, Partition>();
-  private readonly cells = new Map<string, ActorCell>();
+  /** The same partitions by actor type and shard: a message's found without building its id. */
+  private readonly partitionsByType = new Map<string, Map<number, Partition>>();
+  /** The live cells by actor type and key: a message's found without building its address string. */
+  private readonly cells = new Map<string, Map<string, ActorCell>>();
   private readonly subscriptions: Subscription[] = [];
   private sweeper: NodeJS.Timeout | undefined;
   private readonly recovering = new Map<string, Promise<void>>();
@@ -196,7 +201,10 @@ export class ActorHost implements CellHost {
         });
         await partition.recover();
         this.partitions.set(partition.id, partition);
-        for (const key of partition.resident) this.cellFor({ type: behavior.type, key });
+        let byShard = this.partitionsByType.get(behavior.type);
+        if (!byShard) this.partitionsByType.set(behavior.type, (byShard = new Map()));
+        byShard.set(shard, partition);
+        for (const key of partition.resident) this.cellFor({ type: behavior.type, key }, shard);
         subscriptions.push(
           transport.subscribe(shardSubject(behavior.type, shard), (msg) =>
             this.deliver(msg.subject, msg.data, msg.respond),
@@ -223,16 +231,16 @@ export class ActorHost implements CellHost {
     // Fan-outs to this host still come: an actor made for one now would outlive the partition dropped below.
     owned.leaving = true;
     for (const sub of owned.subscriptions.splice(0)) sub.unsubscribe();
-    const cellsOf = () => [...this.cells].filter(([, cell]) => cell.shard === shard);
-    if (!lost) await Promise.all(cellsOf().map(([, cell]) => cell.whenIdle()));
+    const cellsOf = () => [...this.liveCells()].filter((cell) => cell.shard === shard);
+    if (!lost) await Promise.all(cellsOf().map((cell) => cell.whenIdle()));
     // Dropped meanwhile (its lease was lost): nothing is left to save. Only the cells here now are stopped:
     // one passivated or recovered meanwhile is already gone, and counted.
     if (this.owned.get(shard) !== owned) return;
-    for (const [id, cell] of cellsOf()) {
+    for (const cell of cellsOf()) {
       // Stopped first (no timer fires after): what is at rest is the state the checkpoint below saves.
       cell.stop();
-      if (!lost) this.partitionOf(cell.address).comeToRest(cell);
-      this.forget(id);
+      if (!lost) this.partitionOf(cell).comeToRest(cell);
+      this.forget(cell.address);
     }
     for (const behavior of this.behaviors.values()) {
       const id = `${behavior.type}.${shard}`;
@@ -241,13 +249,19 @@ export class ActorHost implements CellHost {
       if (this.owned.get(shard) !== owned) return;
       partition?.close();
       this.partitions.delete(id);
+      this.partitionsByType.get(behavior.type)?.delete(shard);
     }
     this.owned.delete(shard);
   }
 
   /** Forgets a live cell. */
-  private forget(id: string): void {
-    if (this.cells.delete(id)) this.stats.live--;
+  private forget(address: ActorAddress): void {
+    if (this.cells.get(address.type)?.delete(address.key)) this.stats.live--;
+  }
+
+  /** Every live cell. */
+  private *liveCells(): IterableIterator<ActorCell> {
+    for (const ofType of this.cells.values()) yield* ofType.values();
   }
 
   /** Messages this host's actors owe others and the receivers have not confirmed yet. */
@@ -269,8 +283,8 @@ export class ActorHost implements CellHost {
     clearInterval(this.sweeper);
     await this.whenIdle();
     // Stopped first, so that no timer changes a state once it is at rest and before its snapshot.
-    for (const cell of this.cells.values()) cell.stop();
-    for (const cell of this.cells.values()) this.partitionOf(cell.address).comeToRest(cell);
+    for (const cell of this.liveCells()) cell.stop();
+    for (const cell of this.liveCells()) this.partitionOf(cell).comeToRest(cell);
     for (const partition of this.partitions.values()) await partition.checkpoint();
     for (const partition of this.partitions.values()) partition.close();
     this.cells.clear();
@@ -281,7 +295,7 @@ export class ActorHost implements CellHost {
   /** Resolves once nothing waits in the line and every live actor has an empty mailbox and is not working. */
   async whenIdle(): Promise<void> {
     await this.turns.whenEmpty();
-    await Promise.all([...this.cells.values()].map((cell) => cell.whenIdle()));
+    await Promise.all([...this.liveCells()].map((cell) => cell.whenIdle()));
   }
 
   /** Passivates idle actors and checkpoints partitions that are due. */
@@ -296,19 +310,19 @@ export class ActorHost implements CellHost {
   }
 
   private async sweepOnce(now: number): Promise<void> {
-    for (const [id, cell] of this.cells) {
+    for (const cell of this.liveCells()) {
       const behavior = cell.behavior;
       if (cell.activationFailed) {
         if (!cell.idle) continue;
         // No state to save or to ask canPassivate about; a later message tries activating again.
         cell.stop();
-        this.forget(id);
+        this.forget(cell.address);
         continue;
       }
       // The time first: it is a field, and most actors were active lately.
       if (now - cell.lastActive < this.options.passivateAfterMs || !cell.idle) continue;
       if (behavior.canPassivate && !behavior.canPassivate(cell.state)) continue;
-      await this.passivate(id, cell);
+      await this.passivate(cell);
     }
     for (const partition of this.partitions.values()) {
       if (partition.checkpointDue(now)) await partition.checkpoint();
@@ -326,10 +340,10 @@ export class ActorHost implements CellHost {
     let done!: () => void;
     this.recovering.set(partition.id, new Promise((resolve) => (done = resolve)));
     try {
-      for (const [id, cell] of this.cells) {
-        if (this.partitionOf(cell.address) !== partition) continue;
+      for (const cell of this.liveCells()) {
+        if (this.partitionOf(cell) !== partition) continue;
         cell.stop();
-        this.forget(id);
+        this.forget(cell.address);
       }
       for (let attempt = 1; ; attempt++) {
         try {
@@ -351,11 +365,12 @@ export class ActorHost implements CellHost {
    * Drops an actor from memory after saving its state. A message that comes
    * meanwhile starts a new cell, whose activation waits for the save.
    */
-  private async passivate(id: string, cell: ActorCell): Promise<void> {
+  private async passivate(cell: ActorCell): Promise<void> {
+    const id = formatAddress(cell.address);
     cell.stop();
-    this.forget(id);
+    this.forget(cell.address);
     this.stats.passivations++;
-    const saving = this.partitionOf(cell.address).saveAndForget(cell);
+    const saving = this.partitionOf(cell).saveAndForget(cell);
     this.saving.set(id, saving);
     try {
       await saving;
@@ -385,14 +400,15 @@ export class ActorHost implements CellHost {
   }
 
   private deliverOne(envelope: AskEnvelope, reply: ((r: ReplyEnvelope) => void) | undefined, viaHost: boolean): void {
-    const cell = this.serves(envelope.to) ? this.cellFor(envelope.to) : undefined;
+    const shard = shardOf(envelope.to, this.options.shardCount);
+    const cell = this.serves(envelope.to, shard) ? this.cellFor(envelope.to, shard) : undefined;
     if (!cell) {
       if (!reply) return;
       const notOwner = () => reply(errorReply(notOwnerError()));
       // A host whose lease ran out still hears the shard's subject until it drops the shard, and the next owner
       // may hear it already: an ask reaches both. Answering "not owner" at once would win the race and make the
       // asker send again what the next owner applies, so it is answered late, after the next owner's answer.
-      if (!viaHost && this.owned.has(shardOf(envelope.to, this.options.shardCount))) {
+      if (!viaHost && this.owned.has(shard)) {
         setTimeout(notOwner, LATE_NOT_OWNER_MS).unref();
       } else notOwner();
       return;
@@ -436,14 +452,14 @@ export class ActorHost implements CellHost {
       for (let i = from; i < to; i++) {
         const key = keys[i]!;
         const address = { type, key };
-        if (!this.serves(address)) {
-          const shard = shardOf(address, this.options.shardCount);
+        const shard = shardOf(address, this.options.shardCount);
+        if (!this.serves(address, shard)) {
           if (reply) failed.push(key);
           else if (viaHost) elsewhere.set(shard, [...(elsewhere.get(shard) ?? []), key]);
           else this.log.warn({ actor: formatAddress(address) }, 'fan-out for a shard this host does not serve dropped');
           continue;
         }
-        const cell = this.cellFor(address);
+        const cell = this.cellFor(address, shard);
         const respond = reply ? answerOf(key) : undefined;
         if (respond) waiting++;
         if (cell?.offer(respond ? { kind: 'message', envelope, respond } : { kind: 'message', envelope })) continue;
@@ -464,8 +480,7 @@ export class ActorHost implements CellHost {
   }
 
   /** Whether this host owns the actor's shard, may still act for it, and is not handing it off. */
-  private serves(address: ActorAddress): boolean {
-    const shard = shardOf(address, this.options.shardCount);
+  private serves(address: ActorAddress, shard: number): boolean {
     const owned = this.owned.get(shard);
     if (!owned || owned.leaving) return false;
     if (owned.valid()) return true;
@@ -474,20 +489,16 @@ export class ActorHost implements CellHost {
     return false;
   }
 
-  private cellFor(address: ActorAddress): ActorCell | undefined {
-    const id = formatAddress(address);
-    let cell = this.cells.get(id);
+  /** The live cell of `address` (in `shard`), made if it has none. */
+  private cellFor(address: ActorAddress, shard: number): ActorCell | undefined {
+    let ofType = this.cells.get(address.type);
+    let cell = ofType?.get(address.key);
     if (cell) return cell;
     const behavior = this.behaviors.get(address.type);
-    if (!behavior || !this.partitions.has(this.partitionId(address))) return undefined;
-    cell = new ActorCell(
-      address,
-      behavior,
-      shardOf(address, this.options.shardCount),
-      this,
-      this.options.mailboxCapacity,
-    );
-    this.cells.set(id, cell);
+    if (!behavior || !this.partitionsByType.get(address.type)?.has(shard)) return undefined;
+    cell = new ActorCell(address, behavior, shard, this, this.options.mailboxCapacity);
+    if (!ofType) this.cells.set(address.type, (ofType = new Map()));
+    ofType.set(address.key, cell);
     this.stats.live++;
     this.stats.activations++;
     return cell;
@@ -499,12 +510,62 @@ export class ActorHost implements CellHost {
     return this.options.transport.carriesValues === true;
   }
 
+  /**
+   * What a relay passes on (a user's events on their way to a queue) goes
+   * straight into the mailbox of a receiver this host serves, when the
+   * transport is in this process (embedded): the same envelope, key and
+   * deadline as an ask, without the transport's request, the client's
+   * retries and the wire's wrapping of ask and reply, which were a third of
+   * a delivery's cost in the actors' process. Order per subject is kept: a
+   * receiver whose subject has something waiting in the host's line
+   * (`Turns`) gets it through the transport, behind it. In a cluster, and for
+   * fan-outs, the client sends it (`sendOwed`).
+   */
+  relayOwed(key: string, item: Outgoing): Promise<string[]> {
+    const { transport, shardCount } = this.options;
+    if (!('to' in item) || transport.carriesValues !== true) return this.sendOwed(key, item);
+    const shard = shardOf(item.to, shardCount);
+    if (!this.serves(item.to, shard) || this.turns.waits(shardSubject(item.to.type, shard))) {
+      return this.sendOwed(key, item);
+    }
+    const cell = this.cellFor(item.to, shard);
+    if (!cell) return this.sendOwed(key, item);
+    const envelope: AskEnvelope = {
+      v: ENVELOPE_VERSION,
+      kind: 'ask',
+      to: item.to,
+      body: item.body,
+      deadline: Date.now() + this.outboxTimeoutMs,
+      idempotencyKey: key,
+    };
+    // As it would cross the transport: frozen and checked in the test runs.
+    if (checkingValues()) toWire(transport, envelope, `relay to ${formatAddress(item.to)}`);
+    return new Promise((resolve) => {
+      const respond = (reply: ReplyEnvelope) => {
+        if (reply.ok) return resolve([]);
+        const err = ChatError.fromWire(reply.error);
+        if (!err.retriable) this.log.warn({ err, key, body: item.body.type }, 'a receiver refused an owed message');
+        resolve(err.retriable ? [''] : []);
+      };
+      // In a later microtask, as the transport delivers: never inside the sender's decision.
+      queueMicrotask(() => {
+        if (cell.offer({ kind: 'message', envelope, respond })) return;
+        this.stats.refusedFull++;
+        resolve(['']);
+      });
+    });
+  }
+
+  private sendOwed(key: string, item: Outgoing): Promise<string[]> {
+    return sendOwed(this.actors, this.log, key, item, this.outboxTimeoutMs);
+  }
+
   changedSoftly(cell: ActorCell): void {
-    this.partitionOf(cell.address).changedSoftly(cell);
+    this.partitionOf(cell).changedSoftly(cell);
   }
 
   issue(cell: ActorCell, entry: JournalEntry, apply: () => StoreWrite[]): Promise<{ durable: Promise<number> }> {
-    return this.partitionOf(cell.address).issue(cell, entry, apply);
+    return this.partitionOf(cell).issue(cell, entry, apply);
   }
 
   async loadSnapshot(address: ActorAddress): Promise<Snapshot | undefined> {
@@ -518,8 +579,8 @@ export class ActorHost implements CellHost {
     return `${address.type}.${shardOf(address, this.options.shardCount)}`;
   }
 
-  private partitionOf(address: ActorAddress): Partition {
-    return this.partitions.get(this.partitionId(address))!;
+  private partitionOf(cell: ActorCell): Partition {
+    return this.partitionsByType.get(cell.address.type)!.get(cell.shard)!;
   }
 }
 

@@ -99,15 +99,19 @@ export function planFailure(err: unknown): Answer {
   return { kind: 'answer', when: 'inOrder', reply: replyError(isChatError(err) ? err.toWire() : internal()) };
 }
 
+const NONE: never[] = [];
+
+/** One object of one shape per plan, and no arrays made for what the decision does not have: it runs per message. */
 export function planDecision(decision: Decision<TypedEvent>, facts: PlanFacts): Change {
-  const events = decision.events ?? [];
-  const out: Outgoing[] = [
-    ...(decision.tells ?? []),
-    ...(decision.fanouts ?? []).map(({ type, keys, body }) => ({ type, keys, body })),
-  ];
+  const events = decision.events;
+  const { tells, fanouts } = decision;
+  const out: Outgoing[] =
+    fanouts && fanouts.length > 0
+      ? [...(tells ?? NONE), ...fanouts.map(({ type, keys, body }) => ({ type, keys, body }))]
+      : (tells ?? NONE);
   const key = facts.idempotencyKey;
   let entry: JournalEntry | undefined;
-  if (events.length > 0) {
+  if (events && events.length > 0) {
     entry = { rv: RECORD_VERSION, ev: facts.eventVersion, events };
     if (key !== undefined) Object.assign(entry, { idem: key, reply: decision.reply ?? null });
     // The partition's outbox sends these once the entry is durable, and again until confirmed.
@@ -115,22 +119,20 @@ export function planDecision(decision: Decision<TypedEvent>, facts: PlanFacts): 
   }
   let pass: Change['pass'];
   if (!entry && out.length > 0) pass = key === undefined ? { how: 'once', out } : { how: 'relay', key, out };
-  const release = (decision.release ?? []).flatMap(({ name, reply, error }) =>
-    facts.holding(name) ? [{ name, answer: error ? replyError(error.toWire()) : ok(reply ?? null) }] : [],
-  );
+  const release =
+    decision.release && decision.release.length > 0
+      ? decision.release.flatMap(({ name, reply, error }) =>
+          facts.holding(name) ? [{ name, answer: error ? replyError(error.toWire()) : ok(reply ?? null) }] : [],
+        )
+      : NONE;
   const hold = facts.asked ? decision.hold : undefined;
   const answer = !facts.asked ? 'none' : hold !== undefined ? 'held' : pass?.how === 'relay' ? 'relay' : 'reply';
   const when = entry || release.length > 0 || facts.pendingReplies > 0 ? 'inOrder' : 'now';
-  return {
-    kind: 'change',
-    when,
-    ...(entry ? { entry } : {}),
-    soft: decision.soft ?? [],
-    ...(!entry && key !== undefined && (decision.soft?.length ?? 0) > 0 ? { remember: key } : {}),
-    release,
-    ...(hold !== undefined ? { hold } : {}),
-    ...(pass ? { pass } : {}),
-    answer,
-    reply: decision.reply ?? null,
-  };
+  const soft = decision.soft ?? NONE;
+  const plan: Change = { kind: 'change', when, soft, release, answer, reply: decision.reply ?? null };
+  if (entry) plan.entry = entry;
+  if (!entry && key !== undefined && soft.length > 0) plan.remember = key;
+  if (hold !== undefined) plan.hold = hold;
+  if (pass) plan.pass = pass;
+  return plan;
 }

@@ -1,6 +1,6 @@
 import { ChatError, type ActorAddress, type Command } from '@chat/protocol';
 import { shardOf, type ActorBehavior, type AnyBehavior } from '../src/index.js';
-import { counter as untypedCounter, counterBehavior, type CounterEvent, type CounterState } from './counter.js';
+import { counter as untypedCounter, type CounterEvent, type CounterState } from './counter.js';
 import { nodeTest, TestNode, waitFor } from './node.js';
 import type { AnyProtocols } from './untyped.js';
 
@@ -43,11 +43,23 @@ function relaying(): AnyBehavior {
   return relay as unknown as AnyBehavior;
 }
 
-const behaviors = () => [
-  poster as unknown as AnyBehavior,
-  relaying(),
-  { ...counterBehavior(), type: 'queue' } as unknown as AnyBehavior,
-];
+/** Queues (by key) that refuse for now with "try again", as a queue with a full mailbox would. */
+const refusing = new Set<string>();
+
+function refusingQueue(): AnyBehavior {
+  const counter = untypedCounter();
+  const queue: ActorBehavior<CounterState, CounterEvent, AnyProtocols> = {
+    ...counter,
+    type: 'queue',
+    handle(ctx, command) {
+      if (refusing.has(ctx.address.key)) throw new ChatError('OVERLOADED', 'Try again');
+      return counter.handle(ctx, command);
+    },
+  };
+  return queue as unknown as AnyBehavior;
+}
+
+const behaviors = () => [poster as unknown as AnyBehavior, relaying(), refusingQueue()];
 const posterOf = (key = 'p'): ActorAddress => ({ type: 'realm', key });
 const user = (key: string): ActorAddress => ({ type: 'user', key });
 
@@ -119,11 +131,16 @@ test('a fan-out is sent again to the keys that did not confirm, until they do', 
 
 test('a relay confirms only once what it passed on is confirmed', async (t) => {
   const node = await start(t);
-  node.unreachable = (subject) => subject.startsWith('actor.queue.');
-  await node.client.ask(posterOf(), { type: 'relay', value: 9, via: 'u', to: 'q' });
+  // In this process the relay hands it to the queue's mailbox (no transport): the queue refuses for now.
+  refusing.add('q-refusing');
+  await node.client.ask(posterOf(), { type: 'relay', value: 9, via: 'u', to: 'q-refusing' });
   await new Promise((resolve) => setTimeout(resolve, 200));
-  t.is(node.host.owed, 1, 'the relay did not confirm while the queue was unreachable');
-  node.unreachable = () => false;
+  t.is(node.host.owed, 1, 'the relay did not confirm while the queue refused');
+  t.false(
+    node.sent.some((subject) => subject.startsWith('actor.queue.')),
+    'no queue was asked through the transport',
+  );
+  refusing.delete('q-refusing');
   await waitFor(() => node.host.owed === 0, 10_000);
-  t.deepEqual(await valuesOf(node, { type: 'queue', key: 'q' }), [9]);
+  t.deepEqual(await valuesOf(node, { type: 'queue', key: 'q-refusing' }), [9], 'applied once');
 });
