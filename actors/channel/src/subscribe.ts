@@ -33,8 +33,8 @@ export function decideSubscribe(ctx: ActorContext<ChannelState>, cmd: Subscribe)
     // As the original's filter_stream_authorization_for_adding_subscribers: a channel one cannot read
     // (content access: a guest a web-public one, a group's member a private one, administrators no more)
     // is refused before anything else, joining or adding others alike; the edge lists it as `unauthorized`.
+    // An archived channel takes subscribers as any other (feature level 362).
     if (!hasContentAccess(state, actor)) throw unableToAccessChannel(channel.name);
-    if (channel.is_archived) throw new ChatError('BAD_REQUEST', `Channel '${channel.name}' is archived.`);
     const self = cmd.users.length === 1 && cmd.users[0]!.user_id === actor.user_id;
     if (!self && !mayAddOthers(state, actor, cmd)) throw new ChatError('BAD_REQUEST', 'Insufficient permission');
   }

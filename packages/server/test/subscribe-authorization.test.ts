@@ -98,3 +98,28 @@ test.serial('with authorization_errors_fatal false, only the channels one cannot
 async function idOf(client: ChatClient, name: string): Promise<number> {
   return (await bodyOf<{ stream_id: number }>(client.get('/get_stream_id', { stream: name }))).stream_id;
 }
+
+test('an archived channel takes subscribers as any other (feature level 362)', async (t) => {
+  const [bob, carol] = await Promise.all(['Bob R', 'Carol R'].map((n) => newPerson(t.context, n)));
+  const iago = t.context.iago;
+  const [open, hidden] = [unique('Archived open'), unique('Archived hidden')];
+  const id = await channelOf(iago, open, false);
+  await bodyOf(iago.delete(`/streams/${id}`));
+  await bodyOf(iago.delete(`/streams/${await channelOf(iago, hidden, true)}`));
+  const joined = await succeeds(
+    'POST',
+    SUBSCRIPTIONS,
+    subscribe(bob.client, [open], { principals: [bob.user_id, carol.user_id] }),
+  );
+  t.deepEqual(joined.subscribed, { [bob.user_id]: [open], [carol.user_id]: [open] });
+  // One still cannot read a private one, archived or not.
+  const listed = await succeeds(
+    'POST',
+    SUBSCRIPTIONS,
+    subscribe(bob.client, [hidden], { authorization_errors_fatal: false }),
+  );
+  t.deepEqual([listed.subscribed, listed.unauthorized], [{}, [hidden]]);
+  const after = await bodyOf<{ subscribers: number[] }>(iago.get(`/streams/${id}/members`));
+  t.true(after.subscribers.includes(bob.user_id) && after.subscribers.includes(carol.user_id));
+  await bodyOf(bob.client.delete(SUBSCRIPTIONS, { subscriptions: JSON.stringify([open]) }));
+});
