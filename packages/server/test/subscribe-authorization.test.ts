@@ -123,3 +123,15 @@ test('an archived channel takes subscribers as any other (feature level 362)', a
   t.true(after.subscribers.includes(bob.user_id) && after.subscribers.includes(carol.user_id));
   await bodyOf(bob.client.delete(SUBSCRIPTIONS, { subscriptions: JSON.stringify([open]) }));
 });
+
+test('a refused request subscribes and creates nothing, whatever the order of its channels', async (t) => {
+  const bob = await newPerson(t.context, 'Bob N');
+  const iago = t.context.iago;
+  const [open, hidden, fresh] = [unique('Nothing open'), unique('Nothing hidden'), unique('Nothing new')];
+  const id = await channelOf(iago, open, false);
+  await channelOf(iago, hidden, true);
+  await refused(t, subscribe(bob.client, [open, fresh, hidden]), `Unable to access channel (${hidden}).`);
+  const members = await bodyOf<{ subscribers: number[] }>(iago.get(`/streams/${id}/members`));
+  t.false(members.subscribers.includes(bob.user_id));
+  t.is((await iago.get('/get_stream_id', { stream: fresh })).status, 400);
+});

@@ -6,6 +6,7 @@ import {
   inGroupSetting,
   isGuest,
   isUnableToAccessChannel,
+  mayAddSubscribers,
   mayManageDefaultChannels,
   mayReadChannel,
   maySeeAllChannels,
@@ -21,6 +22,7 @@ import {
   type RealmSettings,
   type TopicsPolicy,
   type UserRef,
+  unableToAccessChannel,
 } from '@chat/protocol';
 import { channelAdminRoutes } from './admin.js';
 import { announceChannels, noteNewChannels, tellNewSubscribers, type NewChannel } from './announce.js';
@@ -164,16 +166,30 @@ async function subscribe(
   const already: Record<string, string[]> = {};
   const unauthorized: string[] = [];
   for (const sub of params.subscriptions) if (sub.color !== undefined) checkColor(sub.color);
+  const names = params.subscriptions.map((sub) => checkChannelName(sub.name));
+  const entries = await Promise.all(
+    names.map((name) =>
+      caller.channelByName(name).catch((err: unknown) => {
+        if (err instanceof ChatError && err.code === 'STREAM_DOES_NOT_EXIST') return undefined;
+        throw err;
+      }),
+    ),
+  );
+  const refused = await refusedChannels(caller, entries, users, settings);
+  if (refused.unreadable.length > 0 && params.authorization_errors_fatal !== false) {
+    throw unableToAccessChannel(refused.unreadable[0]!);
+  }
+  if (refused.insufficient) throw new ChatError('BAD_REQUEST', 'Insufficient permission');
   // The new channels' permissions, checked once, before the first is created (as the original).
   let permissions: Promise<Partial<ChannelPermissions>> | undefined;
-  for (const sub of params.subscriptions) {
-    const name = checkChannelName(sub.name);
+  for (const [i, sub] of params.subscriptions.entries()) {
+    const [name, found] = [names[i]!, entries[i]];
     // The subscribers' color: the one asked for, else the next of each one's palette.
     const color = sub.color !== undefined ? { color: sub.color } : {};
-    const found = await caller.channelByName(name).catch((err: unknown) => {
-      if (err instanceof ChatError && err.code === 'STREAM_DOES_NOT_EXIST') return undefined;
-      throw err;
-    });
+    if (found && refused.unreadable.includes(found.name)) {
+      if (!unauthorized.includes(found.name)) unauthorized.push(found.name);
+      continue;
+    }
     if (!found) {
       permissions ??= newChannelPermissions(caller, params);
       const spec = {
@@ -217,6 +233,36 @@ async function subscribe(
     already_subscribed: already,
     ...(params.authorization_errors_fatal === false ? { unauthorized } : {}),
   };
+}
+
+/**
+ * The original judges every existing channel before it creates or subscribes anything
+ * (filter_stream_authorization_for_adding_subscribers, in one transaction): the channels the caller
+ * cannot read, then whether any readable one refuses him adding others. The channel actor asks
+ * the same again when subscribing, for a change in between.
+ */
+async function refusedChannels(
+  caller: CallerContext,
+  entries: Array<ChannelEntry | undefined>,
+  users: UserRef[],
+  settings: Pick<RealmSettings, 'can_add_subscribers_group'>,
+): Promise<{ unreadable: string[]; insufficient: boolean }> {
+  const who = caller.principal;
+  const others = users.some((u) => u.user_id !== who.user_id);
+  const unreadable: string[] = [];
+  let insufficient = false;
+  for (const entry of entries) {
+    if (!entry) continue;
+    const info = await caller.channelInfo(entry.channel_id).catch((err: unknown) => {
+      if (err instanceof ChatError && err.code === 'BAD_REQUEST') return undefined;
+      throw err;
+    });
+    const subscribed = info?.subscribers.includes(who.user_id) ?? false;
+    if (!info || !mayReadChannel(who, info, subscribed)) unreadable.push(entry.name);
+    else if (others && !mayAddSubscribers(who, info, subscribed, settings.can_add_subscribers_group))
+      insufficient = true;
+  }
+  return { unreadable, insufficient };
 }
 
 /** A restricted guest's access follows the channel's subscribers (see `tellAccessChanges`). */
