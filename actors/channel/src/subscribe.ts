@@ -1,11 +1,11 @@
 import {
   ChatError,
   mayAddSubscribers,
-  maySeePublicChannels,
   peerEvent,
   ROLES,
   type ChannelCommand,
   type UserRef,
+  unableToAccessChannel,
 } from '@chat/protocol';
 import type { ActorContext } from '@chat/runtime';
 import { can, canAdminister, hasContentAccess, invalidChannel, isMember, type Actor } from './access.js';
@@ -17,18 +17,10 @@ type Subscribe = Extract<ChannelCommand, { type: 'channel.subscribe' }>;
 type Unsubscribe = Extract<ChannelCommand, { type: 'channel.unsubscribe' }>;
 
 /**
- * Joining: content access is enough (the original's
- * `filter_stream_authorization_for_adding_subscribers`), so a guest joins a
- * web-public channel and a private channel's `can_subscribe_group` or
- * `can_add_subscribers_group` may join it (never a guest through a group:
- * those settings leave guests out); channel administrators always.
+ * Subscribing others (the original's `get_streams_to_which_user_cannot_add_subscribers`, asked of a
+ * channel one reads): the same rule the edge applies to invitations' channels
+ * (packages/api/src/invitations/checks.ts).
  */
-function mayJoin(state: ChannelState, who: Actor): boolean {
-  if (!state.channel!.invite_only && maySeePublicChannels(who)) return true;
-  return hasContentAccess(state, who) || canAdminister(state, who);
-}
-
-/** The same rule the edge applies to invitations' channels (packages/api/src/invitations/checks.ts). */
 const mayAddOthers = (state: ChannelState, who: Actor, cmd: Subscribe) =>
   mayAddSubscribers(who, state.channel!, isMember(state, who.user_id), cmd.settings.can_add_subscribers_group);
 
@@ -38,19 +30,13 @@ export function decideSubscribe(ctx: ActorContext<ChannelState>, cmd: Subscribe)
   const channel = state.channel!;
   const actor = cmd.actor;
   if (actor) {
+    // As the original's filter_stream_authorization_for_adding_subscribers: a channel one cannot read
+    // (content access: a guest a web-public one, a group's member a private one, administrators no more)
+    // is refused before anything else, joining or adding others alike; the edge lists it as `unauthorized`.
+    // An archived channel takes subscribers as any other (feature level 362).
+    if (!hasContentAccess(state, actor)) throw unableToAccessChannel(channel.name);
     const self = cmd.users.length === 1 && cmd.users[0]!.user_id === actor.user_id;
-    if (channel.is_archived) throw new ChatError('BAD_REQUEST', `Channel '${channel.name}' is archived.`);
-    if (self && !mayJoin(state, actor) && !isMember(state, actor.user_id)) {
-      throw new ChatError('BAD_REQUEST', `Unable to access channel (${channel.name}).`);
-    }
-    if (!self && !mayAddOthers(state, actor, cmd)) {
-      // As the original (filter_stream_authorization_for_adding_subscribers): a channel one cannot read is
-      // refused as inaccessible before one's right to add others is asked.
-      if (!hasContentAccess(state, actor)) {
-        throw new ChatError('BAD_REQUEST', `Unable to access channel (${channel.name}).`);
-      }
-      throw new ChatError('BAD_REQUEST', 'Insufficient permission');
-    }
+    if (!self && !mayAddOthers(state, actor, cmd)) throw new ChatError('BAD_REQUEST', 'Insufficient permission');
   }
   const added = cmd.users.filter((u) => !isMember(state, u.user_id)).map((u) => u.user_id);
   const already = cmd.users.filter((u) => isMember(state, u.user_id)).map((u) => u.user_id);

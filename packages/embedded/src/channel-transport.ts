@@ -188,9 +188,17 @@ export class ChannelTransport implements Transport {
       if (message.t !== 'part' && message.t !== 'drop') answers++;
       this.settle(message);
     }
-    if (this.linedHead < this.lined.length) return void setImmediate(() => this.handOnPolls());
-    this.lined = [];
-    this.linedHead = 0;
+    if (this.linedHead === this.lined.length) {
+      this.lined = [];
+      this.linedHead = 0;
+      return;
+    }
+    // A line that never empties (answers coming as fast as they go) lets go of those handed on.
+    if (this.linedHead >= 1024) {
+      this.lined = this.lined.slice(this.linedHead);
+      this.linedHead = 0;
+    }
+    setImmediate(() => this.handOnPolls());
   }
 
   private settle(message: Downward): void {

@@ -160,7 +160,7 @@ test("a burst of polls' answers does not hold up an answer that came with them",
   let sent: (() => void) | undefined;
   inside.subscribe('actor.user.1', (msg) => (sent = () => msg.respond?.(toWire(inside, { v: 1, ok: true }))));
   const order: string[] = [];
-  const asked = Array.from({ length: 3 * POLLS_PER_TURN }, (_, i) =>
+  const asked = Array.from({ length: 20 * POLLS_PER_TURN }, (_, i) =>
     worker.request('actor.queue.0', toWire(worker, poll), 1000).then(() => order.push(`poll ${i}`)),
   );
   asked.push(
@@ -168,8 +168,8 @@ test("a burst of polls' answers does not hold up an answer that came with them",
       .request('actor.user.1', toWire(worker, { body: { type: 'user.sent' } }), 1000)
       .then(() => order.push('sent')),
   );
-  while (polls.length < 3 * POLLS_PER_TURN || !sent) await new Promise((resolve) => setImmediate(resolve));
-  // Every poll answered first, the other answer last: all in one batch across the channel.
+  while (polls.length < 20 * POLLS_PER_TURN || !sent) await new Promise((resolve) => setImmediate(resolve));
+  // Every poll answered first (more than the line keeps before it lets go of those handed on), the other answer last: all in one batch across the channel.
   for (const respond of polls) respond();
   sent();
   await Promise.all(asked);

@@ -117,6 +117,11 @@ export const notAdministrator = () => new ChatError('UNAUTHORIZED_PRINCIPAL', 'M
 /** The original's StreamWithIDDoesNotExistError: a message sent (or scheduled) to a channel id the realm never had. */
 export const noChannelWithId = (id: number) =>
   new ChatError('STREAM_DOES_NOT_EXIST', `Channel with ID '${id}' does not exist`, { stream_id: id });
+/** A channel one may not subscribe anyone to because one cannot read it (the original's "unauthorized" channels). */
+export const unableToAccessChannel = (name: string) =>
+  new ChatError('BAD_REQUEST', `Unable to access channel (${name}).`);
+export const isUnableToAccessChannel = (err: unknown, name: string) =>
+  isChatError(err) && err.message === `Unable to access channel (${name}).`;
 export const notOwner = () => new ChatError('UNAUTHORIZED_PRINCIPAL', 'Must be an organization owner');
 export const missingArgument = (name: string) =>
   new ChatError('REQUEST_VARIABLE_MISSING', `Missing '${name}' argument`, { var_name: name });

@@ -606,6 +606,15 @@ test.serial('an invited user who joins the guest’s channel on accepting reache
   }
 });
 
+/** The names of the `realm_user` adds of `newcomer` a queue of `guest` has, up to his own rename. */
+async function addsUntilRenamed(queue: Queue, guest: Person, newcomer: Person): Promise<string[]> {
+  const renamed = (e: Event) =>
+    e.type === 'realm_user' && e.op === 'update' && (e.person as User).user_id === guest.user_id;
+  return (await eventsUntil(queue, renamed))
+    .filter((e) => e.op === 'add' && (e.person as User).user_id === newcomer.user_id)
+    .map((e) => (e.person as User).full_name);
+}
+
 test.serial('a new user who joins the guest’s channel before he polls is added once, as a person', async (t) => {
   const guest = await newGuest(t, 'Early Guest');
   await expectOk(
@@ -625,12 +634,7 @@ test.serial('a new user who joins the guest’s channel before he polls is added
     );
     // His own rename marks the end of what the creation and the join could have caused.
     await expectOk(guest.client.patch('/settings', { full_name: 'Early Guest Renamed' }));
-    const end = (e: Event) =>
-      e.type === 'realm_user' && e.op === 'update' && (e.person as User).user_id === guest.user_id;
-    const adds = async (queue: Queue) =>
-      (await eventsUntil(queue, end))
-        .filter((e) => e.op === 'add' && (e.person as User).user_id === newcomer.user_id)
-        .map((e) => (e.person as User).full_name);
+    const adds = (queue: Queue) => addsUntilRenamed(queue, guest, newcomer);
     // The creation's add is judged as at the creation, when he had no access (the original's notify_created_user).
     t.deepEqual(await adds(incomplete), ['Early Joiner']);
     t.deepEqual(await adds(plain), ['Unknown user', 'Early Joiner']);
@@ -700,13 +704,10 @@ test.serial(
       await restrict(t, atPoll);
       // His own rename marks the end of what the creation could have caused.
       await expectOk(guest.client.patch('/settings', { full_name: `Judging Guest ${name}` }));
-      const end = (e: Event) =>
-        e.type === 'realm_user' && e.op === 'update' && (e.person as User).user_id === guest.user_id;
-      const adds = async (queue: Queue) =>
-        (await eventsUntil(queue, end))
-          .filter((e) => e.op === 'add' && (e.person as User).user_id === newcomer.user_id)
-          .map((e) => (e.person as User).full_name);
-      return { plain: await adds(plain), incomplete: await adds(incomplete) };
+      return {
+        plain: await addsUntilRenamed(plain, guest, newcomer),
+        incomplete: await addsUntilRenamed(incomplete, guest, newcomer),
+      };
     };
     try {
       // As the original's notify_created_user: a restricted guest could access no new human at its creation.

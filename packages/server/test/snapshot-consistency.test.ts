@@ -257,7 +257,7 @@ async function expectEachAddedOnce(t: T, clients: Array<{ queue: Queue; users: S
 /** New members named `prefix` a, b, c...: they share nothing with Polonius. */
 const strangers = (t: T, prefix: string, count = 8) =>
   Promise.all(
-    Array.from({ length: count }, (_, n) => newPerson(t.context, `${prefix} ${'abcdefghijklmnopqrstuvwx'[n]}`)),
+    Array.from({ length: count }, (_, n) => newPerson(t.context, `${prefix} ${'abcdefghijklmnopqrstuvwxyz'[n]}`)),
   );
 
 /**
@@ -401,6 +401,35 @@ restrictedGuestTest(
         pause(Math.max(-lead, 0)).then(() =>
           ok(p.client, 'POST', '/messages', { type: 'direct', to: JSON.stringify([IDS.polonius]), content: 'hi' }),
         ),
+      ]);
+    });
+    clients.push(...(await guestClients(t, 8, 40)));
+    await Promise.all(racing);
+    await expectEachAddedOnce(t, clients, people);
+  },
+);
+
+restrictedGuestTest(
+  'a restricted guest keeps a stranger who leaves his channel as the stranger’s first direct message to him is sent',
+  async (t) => {
+    const { iago } = t.context;
+    // Each stranger shares only this channel with Polonius, and leaves it as he sends him a first message: the
+    // leave's remove (judged at the edge from his conversations) must not outlive the conversation's access.
+    const people = await strangers(t, 'Leaving Sender', 24);
+    await ok(iago, 'POST', '/users/me/subscriptions', {
+      subscriptions: JSON.stringify([{ name: 'guest race leave' }]),
+      principals: JSON.stringify([IDS.polonius, ...people.map((p) => p.user_id)]),
+    });
+    const clients = await guestClients(t, 1, 0);
+    const racing = people.map(async (p, n) => {
+      await pause(n * 40);
+      // The leave 0 to 15 ms after the message, twice each.
+      const lead = (n % 12) + (n < 12 ? 0 : 4);
+      await Promise.all([
+        pause(lead).then(() =>
+          ok(p.client, 'DELETE', '/users/me/subscriptions', { subscriptions: JSON.stringify(['guest race leave']) }),
+        ),
+        ok(p.client, 'POST', '/messages', { type: 'direct', to: JSON.stringify([IDS.polonius]), content: 'bye' }),
       ]);
     });
     clients.push(...(await guestClients(t, 8, 40)));

@@ -5,6 +5,7 @@ import {
   channelAddress,
   inGroupSetting,
   isGuest,
+  isUnableToAccessChannel,
   mayManageDefaultChannels,
   mayReadChannel,
   maySeeAllChannels,
@@ -199,7 +200,8 @@ async function subscribe(
         ...(first.size > 0 ? { first: [...first].map(([user_id, events]) => ({ user_id, events })) } : {}),
       })
       .catch((err: unknown) => {
-        if (params.authorization_errors_fatal === false && err instanceof ChatError) return undefined;
+        // Only a channel one cannot read is listed; any other refusal fails the request (as the original).
+        if (params.authorization_errors_fatal === false && isUnableToAccessChannel(err, found.name)) return undefined;
         throw err;
       });
     if (!result) {
