@@ -84,7 +84,9 @@ test('an ask past its deadline fails with REQUEST_TIMEOUT and a late reply is dr
   const err = await t.throwsAsync(node.client.ask(actor('slow'), { type: 'sleep', ms: 300 }, { timeoutMs: 50 }));
   t.true(err instanceof ChatError);
   t.is((err as ChatError).code, 'REQUEST_TIMEOUT');
-  t.regex(err!.message, /50 ms/);
+  // The transport's timer says so, or, when the loop was too busy to hand the message over within
+  // the 50 ms, the cell itself: both are this ask's REQUEST_TIMEOUT.
+  t.regex(err!.message, /within 50 ms|deadline passed/);
   // The actor is still usable once the slow work is over.
   t.is(await node.client.ask(actor('slow'), { type: 'sleep', ms: 1 }), 'woke');
 });
