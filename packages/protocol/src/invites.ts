@@ -23,7 +23,7 @@ export interface InviteOptions {
 /** What the edge learned about a requested channel from its ChannelActor. */
 export interface InviteChannelCheck {
   channel_id: number;
-  /** The caller may see the channel at all. */
+  /** The caller may read the channel (content access, as the original's access_stream_by_id). */
   visible: boolean;
   /** The caller may add subscribers to it. */
   may_add_subscribers: boolean;

@@ -1,8 +1,10 @@
+import { SYSTEM_GROUPS } from '@chat/protocol';
 import { assertResponse, type ChatClient } from '@chat/testkit';
 import { channelId, withServer } from './context.js';
 import { mailsTo, type Body } from './invite-support.js';
+import { newPerson } from './people.js';
 import { register } from './queues.js';
-import { refused } from './replies.js';
+import { bodyOf, refused } from './replies.js';
 
 /** Every failure of `POST /invites` the spec lists, with its code, its fields, and nothing mailed. */
 const test = withServer(['iago', 'hamlet', 'othello', 'polonius', 'shiva', 'desdemona']);
@@ -68,6 +70,69 @@ test('an unknown or inaccessible channel sends nothing', async (t) => {
   const listed = await iago.get<{ invites: Array<{ email: string }> }>('/invites');
   t.false(listed.body.invites.some((i) => ['nochannel@example.com', 'hidden@example.com'].includes(i.email)));
 });
+
+let made = 0;
+/** A channel made by `who` with only `who` subscribed. */
+async function channelOf(who: ChatClient, invite_only: boolean): Promise<number> {
+  const me = (await bodyOf<{ user_id: number }>(who.get('/users/me'))).user_id;
+  const name = `invited ${++made} ${Date.now() % 100000}`;
+  return (await bodyOf<{ id: number }>(who.post('/channels/create', { name, subscribers: [me], invite_only }))).id;
+}
+
+// Serial: it narrows the realm's can_add_subscribers_group, then puts it back.
+test.serial(
+  'the channels are judged as access_streams_for_invite: each readable, then each open to new subscribers',
+  async (t) => {
+    const { iago, hamlet } = t.context;
+    const [open, fallback, granted, archived] = await Promise.all(
+      [false, false, false, false].map(() => channelOf(iago, false)),
+    );
+    await bodyOf(iago.post('/default_streams', { stream_id: fallback }));
+    const hamletId = (await bodyOf<{ user_id: number }>(hamlet.get('/users/me'))).user_id;
+    const onlyHamlet = JSON.stringify({ new: { direct_members: [hamletId], direct_subgroups: [] } });
+    await bodyOf(iago.patch(`/streams/${granted}`, { can_add_subscribers_group: onlyHamlet }));
+    await bodyOf(iago.delete(`/streams/${archived}`));
+    const to = (client: ChatClient, ids: number[], email: string) =>
+      invite(client, { invitee_emails: email, stream_ids: JSON.stringify(ids) });
+    const realmSetting = (group: number) =>
+      iago.patch('/realm', { can_add_subscribers_group: JSON.stringify({ new: group }) });
+    await bodyOf(realmSetting(SYSTEM_GROUPS['role:administrators']));
+    try {
+      // Every channel is looked up before anyone's right to add subscribers is.
+      await refused(
+        t,
+        await to(hamlet, [open, 99999], 'order@example.com'),
+        'Invalid channel ID 99999. No invites were sent.',
+      );
+      await refused(
+        t,
+        await to(hamlet, [open], 'plain@example.com'),
+        'You do not have permission to subscribe other users to channels.',
+      );
+      // A default channel, or one whose own group takes Hamlet, is open to him all the same.
+      t.is((await to(hamlet, [fallback, granted], 'granted@example.com')).status, 200);
+    } finally {
+      await bodyOf(realmSetting(SYSTEM_GROUPS['role:members']));
+    }
+    // An archived channel is not one to invite to (access_stream_by_id requires an active channel).
+    await refused(
+      t,
+      await to(iago, [archived], 'archived@example.com'),
+      `Invalid channel ID ${archived}. No invites were sent.`,
+    );
+    // Administering the realm gives no content access: a private channel one is not in is unknown.
+    const bob = await newPerson(t.context, 'Bob Invite');
+    const secret = await channelOf(bob.client, true);
+    await refused(
+      t,
+      await to(iago, [secret], 'secret@example.com'),
+      `Invalid channel ID ${secret}. No invites were sent.`,
+    );
+    for (const email of ['order@example.com', 'plain@example.com', 'archived@example.com', 'secret@example.com']) {
+      t.is((await mailsTo(t.context.server, email)).length, 0, email);
+    }
+  },
+);
 
 test('stream_ids is required, and may be empty', async (t) => {
   const { hamlet } = t.context;

@@ -135,3 +135,15 @@ test('a refused request subscribes and creates nothing, whatever the order of it
   t.false(members.subscribers.includes(bob.user_id));
   t.is((await iago.get('/get_stream_id', { stream: fresh })).status, 400);
 });
+
+test('a new channel one may not create is refused before an unreadable one (list_to_streams comes first)', async (t) => {
+  const bob = await newPerson(t.context, 'Bob C');
+  const iago = t.context.iago;
+  const [hidden, fresh] = [unique('Create hidden'), unique('Create new')];
+  await channelOf(iago, hidden, true);
+  // Only administrators make default channels: the creation check of the new one answers first.
+  await refused(t, subscribe(bob.client, [hidden, fresh], { is_default_stream: true }), 'Insufficient permission');
+  t.is((await iago.get('/get_stream_id', { stream: fresh })).status, 400);
+  await refused(t, subscribe(bob.client, [hidden, fresh]), `Unable to access channel (${hidden}).`);
+  t.is((await iago.get('/get_stream_id', { stream: fresh })).status, 400);
+});

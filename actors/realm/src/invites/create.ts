@@ -1,6 +1,7 @@
 import {
   ChatError,
   inGroupSetting,
+  isAdministrator,
   mayInviteAs,
   mayInviteUsers,
   mayWriteWelcomeMessage,
@@ -47,21 +48,27 @@ function checkInvitation(state: RealmState, cmd: Invitation): void {
   }
 }
 
-/** The channels an invitation subscribes its user to: default ones, or ones the inviter may add subscribers to. */
+/**
+ * The channels an invitation subscribes its user to, judged as the original's access_streams_for_invite:
+ * first each must be an active channel the inviter can read, then he must be allowed to add subscribers
+ * to each: everywhere (the realm's `can_add_subscribers_group`, or an administrator), to a default
+ * channel, or through the channel's own groups.
+ */
 export function checkInviteChannels(
   state: RealmState,
   inviter: Invitation['inviter'],
   streamIds: number[],
   channels: Invitation['channels'],
 ): void {
-  if (streamIds.length > 0 && !inGroupSetting(state.settings.can_add_subscribers_group, inviter)) {
-    throw bad('You do not have permission to subscribe other users to channels.');
-  }
-  for (const id of streamIds) {
+  const judged = streamIds.map((id) => {
     const entry = state.channels[id];
     const check = channels.find((c) => c.channel_id === id);
-    const allowed = entry && !entry.is_archived && check?.visible && (entry.is_default || check.may_add_subscribers);
-    if (!allowed) throw bad(`Invalid channel ID ${id}. No invites were sent.`);
+    if (!entry || entry.is_archived || !check?.visible) throw bad(`Invalid channel ID ${id}. No invites were sent.`);
+    return entry.is_default || check.may_add_subscribers;
+  });
+  const everywhere = isAdministrator(inviter) || inGroupSetting(state.settings.can_add_subscribers_group, inviter);
+  if (!everywhere && judged.includes(false)) {
+    throw bad('You do not have permission to subscribe other users to channels.');
   }
 }
 

@@ -15,7 +15,6 @@ import {
   type ChannelGrants,
   type ChannelInfo,
   type ChannelPermission,
-  type ChannelPermissions,
   type QueueEvent,
   type GroupSetting,
   type Principal,
@@ -175,13 +174,19 @@ async function subscribe(
       }),
     ),
   );
+  // The new channels are judged first (the original's list_to_streams), their permissions once; then
+  // the existing ones; nothing is created before all of it passed.
+  const specs = names.map((name, i) =>
+    entries[i]
+      ? undefined
+      : newChannelSpec(principal, settings, { ...params, name, description: params.subscriptions[i]!.description }),
+  );
+  const permissions = specs.some((spec) => spec) ? await newChannelPermissions(caller, params) : {};
   const refused = await refusedChannels(caller, entries, users, settings);
   if (refused.unreadable.length > 0 && params.authorization_errors_fatal !== false) {
     throw unableToAccessChannel(refused.unreadable[0]!);
   }
   if (refused.insufficient) throw new ChatError('BAD_REQUEST', 'Insufficient permission');
-  // The new channels' permissions, checked once, before the first is created (as the original).
-  let permissions: Promise<Partial<ChannelPermissions>> | undefined;
   for (const [i, sub] of params.subscriptions.entries()) {
     const [name, found] = [names[i]!, entries[i]];
     // The subscribers' color: the one asked for, else the next of each one's palette.
@@ -191,12 +196,7 @@ async function subscribe(
       continue;
     }
     if (!found) {
-      permissions ??= newChannelPermissions(caller, params);
-      const spec = {
-        ...newChannelSpec(principal, settings, { ...params, name, description: sub.description }),
-        permissions: await permissions,
-        ...color,
-      };
+      const spec = { ...specs[i]!, permissions, ...color };
       const ids = users.map((u) => u.user_id);
       const channelId = await createChannel(actors, principal.realm, spec, principal.user_id, ids);
       await tellAccessChanges(actors, principal.realm, channelId, [], ids);

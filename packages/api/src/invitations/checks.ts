@@ -1,4 +1,4 @@
-import { isChatError, mayAddSubscribers, type InviteChannelCheck } from '@chat/protocol';
+import { isChatError, mayAddSubscribers, mayReadChannel, type InviteChannelCheck } from '@chat/protocol';
 import type { CallerContext } from '../context.js';
 
 /** Addresses separated by commas or newlines, each possibly as `Name <address>`; duplicates once. */
@@ -11,7 +11,10 @@ export function parseInvitees(raw: string): string[] {
   return [...seen.values()];
 }
 
-/** What the realm needs to judge the requested channels; ones the caller cannot see are marked so. */
+/**
+ * What the realm needs to judge the requested channels; ones the caller cannot read are marked unseen
+ * (the original's access_stream_by_id asks for content access: administering a channel is not enough).
+ */
 export async function checkChannels(caller: CallerContext, ids: number[]): Promise<InviteChannelCheck[]> {
   const settings = await caller.settings();
   // Only ids of the realm's directory are asked about: a list of 10,000 made-up ids must not
@@ -30,7 +33,7 @@ export async function checkChannels(caller: CallerContext, ids: number[]): Promi
       const who = caller.principal;
       const subscribed = info.subscribers.includes(who.user_id);
       const may = mayAddSubscribers(who, info, subscribed, settings.can_add_subscribers_group);
-      return { channel_id: id, visible: true, may_add_subscribers: may };
+      return { channel_id: id, visible: mayReadChannel(who, info, subscribed), may_add_subscribers: may };
     }),
   );
 }
