@@ -70,6 +70,7 @@ const handlers: Handlers<ChannelState, ChannelEvent, ChannelProtocol> = {
   'channel.knowledge': (ctx, command) => {
     return { fanouts: tellKnowledge(ctx.state, ctx.address.key, command.gained, command.lost), reply: null };
   },
+  'channel.messageCount': ({ state }) => ({ reply: state.messages.length }),
   'channel.report': ({ state, address }) => {
     if (state.kind !== 'channel') return { reply: null };
     const entry = directoryEntry(state.channel!);

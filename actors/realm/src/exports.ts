@@ -91,7 +91,8 @@ function withStale(state: RealmState, now: number) {
 }
 
 export const exportHandlers: RealmHandlers<ExportProtocol> = {
-  'realm.requestExport': (ctx, { actor, export_type }) => {
+  'realm.requestExport': (ctx, command) => {
+    const { actor, export_type } = command;
     const state = ctx.state;
     if (!isAdministrator(actor)) throw notAdministrator();
     if (export_type !== EXPORT_PUBLIC && export_type !== EXPORT_FULL_WITH_CONSENT) {
@@ -100,6 +101,9 @@ export const exportHandlers: RealmHandlers<ExportProtocol> = {
     const now = ctx.now / 1000;
     const recent = Object.values(state.exports ?? {}).filter((r) => r.time >= now - LIMIT_WINDOW_SECONDS);
     if (recent.length >= EXPORT_LIMIT) throw new ChatError('BAD_REQUEST', 'Exceeded rate limit.');
+    if (command.manual_export_from !== undefined) {
+      throw new ChatError('BAD_REQUEST', `Please request a manual export from ${command.manual_export_from}.`);
+    }
     const id = Math.max(0, ...Object.keys(state.exports ?? {}).map(Number)) + 1;
     const record: ExportRecord = {
       id,

@@ -105,3 +105,20 @@ test('an export pending for six hours is taken as lost and marked failed', async
   t.like(after.record, { pending: false, failed_timestamp: record.failed_timestamp });
   t.deepEqual(after.result.events, []);
 });
+
+test('an organization too large for an automatic export is refused after the rate limit, recording nothing', async (t) => {
+  const kit = await realm();
+  const ask = (manual?: string) =>
+    kit.run({
+      type: 'realm.requestExport',
+      actor: principal(ADMIN),
+      export_type: 1,
+      ...(manual !== undefined && { manual_export_from: manual }),
+    });
+  const refused = await ask('ops@example.org');
+  t.is(refused.error?.message, 'Please request a manual export from ops@example.org.');
+  t.deepEqual(refused.events, []);
+  t.deepEqual((await kit.run({ type: 'realm.exports', viewer: principal(ADMIN) })).reply, []);
+  for (let i = 0; i < 5; i++) t.is((await ask()).error, undefined);
+  t.is((await ask('ops@example.org')).error?.message, 'Exceeded rate limit.');
+});

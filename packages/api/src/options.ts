@@ -2,6 +2,7 @@ import type { RequestInfo } from '@chat/edge';
 import type { FileStore } from '@chat/runtime';
 import type { PushBouncer } from './ports/push-bouncer.js';
 import type { Mailer } from './ports/mailer.js';
+import type { ExportLimits } from './exports/size.js';
 
 /** What the operations need to know about the server they run in. */
 export interface ApiOptions {
@@ -25,6 +26,8 @@ export interface ApiOptions {
   files: FileStore;
   /** The largest file an upload may hold (`max_file_upload_size_mib`). */
   maxFileUploadSizeMib: number;
+  /** The largest organization a data export is made for automatically. */
+  exportLimits: ExportLimits;
   /** A waiting `GET /events` is answered with a heartbeat after this long. */
   heartbeatMs: number;
   /**

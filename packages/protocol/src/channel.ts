@@ -321,6 +321,8 @@ export type ChannelCommand =
   | { type: 'channel.knowledge'; gained: number[]; lost: number[] }
   /** From the RealmActor: tell it the channel's flags and settings, for a directory entry kept without them. */
   | { type: 'channel.report' }
+  /** How many messages the conversation holds (a data export's size check). */
+  | { type: 'channel.messageCount' }
   | MoveCommand;
 
 export type ReactionChange = { actor: Principal; message_id: number; reaction: Reaction };
@@ -370,6 +372,7 @@ export type ChannelReplies = MoveReplies & {
   'channel.guestRole': null;
   'channel.knowledge': null;
   'channel.report': null;
+  'channel.messageCount': number;
   /** Newest first. */
   'topic.list': TopicSummary[];
 };

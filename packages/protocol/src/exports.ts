@@ -24,7 +24,12 @@ export interface RealmExportJson {
  * file, page by page, and reports the outcome.
  */
 export type ExportCommand =
-  | { type: 'realm.requestExport'; actor: Principal; export_type: number }
+  /**
+   * `manual_export_from`: set by the edge when the organization is too large for an automatic
+   * export (api exports/size.ts); the request is then refused, naming this address, once the
+   * rate limit has let it through, as the original.
+   */
+  | { type: 'realm.requestExport'; actor: Principal; export_type: number; manual_export_from?: string }
   /** The file is written (`url`) or the export failed (`url` null). */
   | { type: 'realm.exportDone'; id: number; url: string | null }
   | { type: 'realm.exports'; viewer: Principal };

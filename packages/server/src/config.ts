@@ -46,6 +46,12 @@ export interface Config {
   headersTimeoutMs: number;
   /** The largest file an upload may hold, in MiB (the original's `max_file_upload_size_mib`). */
   maxFileUploadSizeMib: number;
+  /** A data export is refused above this many public channel messages (the original's MAX_MESSAGE_HISTORY, 250000)... */
+  exportMaxMessages: number;
+  /** ...or this many MiB of uploaded files (the original's MAX_UPLOAD_QUOTA, 20 GiB). */
+  exportMaxUploadMib: number;
+  /** The address such a refusal names for a manual export (the original's ZULIP_ADMINISTRATOR). */
+  zulipAdministrator: string;
   /** Wildcard mentions reaching more people than this need permission (the original's 15). */
   wildcardThreshold: number;
   /** Realms with more active users than this send no presence events (the original's 100); clients poll. */
@@ -143,6 +149,9 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env, overrides: Part
     headersTimeoutMs: integer(env, 'HEADERS_TIMEOUT_MS', 20_000),
     // MAX_UPLOAD_MIB is the earlier name of the same setting.
     maxFileUploadSizeMib: integer(env, 'MAX_FILE_UPLOAD_SIZE_MIB', integer(env, 'MAX_UPLOAD_MIB', 25)),
+    exportMaxMessages: integer(env, 'EXPORT_MAX_MESSAGES', 250_000),
+    exportMaxUploadMib: integer(env, 'EXPORT_MAX_UPLOAD_MIB', 20 * 1024),
+    zulipAdministrator: env.ZULIP_ADMINISTRATOR || 'zulip-admin@example.com',
     wildcardThreshold: integer(env, 'WILDCARD_MENTION_THRESHOLD', 15),
     presenceEventUserLimit: integer(env, 'USER_LIMIT_FOR_SENDING_PRESENCE_UPDATE_EVENTS', 100),
     topicDeleteBudgetMs: integer(env, 'TOPIC_DELETE_BUDGET_MS', 10_000),

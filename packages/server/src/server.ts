@@ -102,6 +102,11 @@ export async function startServer(config: Config, backend?: Backend): Promise<Ru
     ...(config.temporaryUrlKey && { temporaryUrlKey: Buffer.from(config.temporaryUrlKey) }),
     files: node.files,
     maxFileUploadSizeMib: config.maxFileUploadSizeMib,
+    exportLimits: {
+      maxMessages: config.exportMaxMessages,
+      maxUploadBytes: config.exportMaxUploadMib * 1024 * 1024,
+      administrator: config.zulipAdministrator,
+    },
     allowPrivateWebhooks: config.allowPrivateWebhooks,
     ...(config.pushBouncerUrl && { pushBouncer: httpPushBouncer(config.pushBouncerUrl) }),
     mailer: createMailer(config, externalUrl),

@@ -28,6 +28,7 @@ async function secondEdge(server: TestServer): Promise<{ url: string; close(): v
     heartbeatMs: 60_000,
     files: node.files,
     maxFileUploadSizeMib: 1,
+    exportLimits: { maxMessages: 250_000, maxUploadBytes: 20 * 1024 ** 3, administrator: 'zulip-admin@example.com' },
   };
   const app = createEdgeApp({
     routes: apiRoutes(options),

@@ -5,6 +5,7 @@ import { CallerContext } from '../context.js';
 import type { ApiOptions } from '../options.js';
 import { pageCaller, serveStored, type RawDeps, type RawMiddleware } from '../uploads/downloads.js';
 import { exportKey, runExport } from './export.js';
+import { exportTooLarge } from './size.js';
 
 const RealmExport = Type.Object({
   id: Type.Integer(),
@@ -36,15 +37,20 @@ export function exportRoutes(options: ApiOptions): Route[] {
       summary: 'Create a data export',
       description:
         "Starts writing a .tar.gz of the organization's public data (see docs/architecture.md); " +
-        'administrators hear `realm_export` as it starts and as it ends.',
+        'administrators hear `realm_export` as it starts and as it ends. An organization with more public ' +
+        'channel messages or uploaded bytes than the server allows (EXPORT_MAX_MESSAGES, EXPORT_MAX_UPLOAD_MIB) ' +
+        'is refused: "Please request a manual export from" the ZULIP_ADMINISTRATOR address.',
       tags: ['server_and_organizations'],
       async handler({ params, principal, actors, log }) {
         const caller = new CallerContext(actors, principal);
         const exportType = params.export_type ?? EXPORT_PUBLIC;
+        // Counted only for an administrator; the realm refuses after its rate limit, as the original.
+        const tooLarge = isAdministrator(principal) && (await exportTooLarge(actors, principal, options.exportLimits));
         const { id } = await actors.ask(caller.realm, {
           type: 'realm.requestExport',
           actor: principal,
           export_type: exportType,
+          ...(tooLarge && { manual_export_from: options.exportLimits.administrator }),
         });
         // Answered at once; the file is written afterwards, page by page.
         void runExport(actors, options, principal, id, exportType, log).catch((err: unknown) =>
