@@ -31,6 +31,11 @@ export function passAccess(accessible: Set<number>, events: QueueEvent[]): Queue
   });
 }
 
+/** `passAccess` from the list a queue keeps: its copy as a set is made only when an event needs it (a push's hot path). */
+export function passedBy(accessible: number[], events: QueueEvent[]): QueueEvent[] {
+  return events.some(isAccessChange) ? passAccess(new Set(accessible), events) : events;
+}
+
 /** `accessible` after `events` passed (`passAccess`). */
 export function afterAccess(accessible: number[], events: QueueEvent[]): number[] {
   if (!events.some(isAccessChange)) return accessible;

@@ -19,7 +19,7 @@ import {
   type Handlers,
 } from '@chat/runtime';
 import { forQueue, inSnapshot, wants } from './filter.js';
-import { passAccess } from './access.js';
+import { passAccess, passedBy } from './access.js';
 import {
   applyEvent,
   initialState,
@@ -149,7 +149,7 @@ function handlers(options: QueueOptions): Handlers<QueueState, QueueEventRecord,
       if (state.status !== 'live') return {};
       const origin = originOf(ctx.idempotencyKey);
       const wanted = cmd.events.filter((e) => wants(state, e) && !inSnapshot(state.cover, origin, e));
-      const kept = state.accessible ? passAccess(new Set(state.accessible), wanted) : wanted;
+      const kept = state.accessible ? passedBy(state.accessible, wanted) : wanted;
       const queueId = queueOfKey(ctx.address.key);
       return append(
         ctx,
