@@ -251,12 +251,20 @@ async function refusedChannels(
   const others = users.some((u) => u.user_id !== who.user_id);
   const unreadable: string[] = [];
   let insufficient = false;
-  for (const entry of entries) {
+  // The channels are asked side by side, then judged in the request's order.
+  const infos = await Promise.all(
+    entries.map((entry) =>
+      entry
+        ? caller.channelInfo(entry.channel_id).catch((err: unknown) => {
+            if (err instanceof ChatError && err.code === 'BAD_REQUEST') return undefined;
+            throw err;
+          })
+        : undefined,
+    ),
+  );
+  for (const [i, entry] of entries.entries()) {
     if (!entry) continue;
-    const info = await caller.channelInfo(entry.channel_id).catch((err: unknown) => {
-      if (err instanceof ChatError && err.code === 'BAD_REQUEST') return undefined;
-      throw err;
-    });
+    const info = infos[i];
     const subscribed = info?.subscribers.includes(who.user_id) ?? false;
     if (!info || !mayReadChannel(who, info, subscribed)) unreadable.push(entry.name);
     else if (others && !mayAddSubscribers(who, info, subscribed, settings.can_add_subscribers_group))
