@@ -94,12 +94,25 @@ export class ActorCell {
     return !this.stopped && this.mailbox.offer(delivery);
   }
 
+  /** Activation is over (or failed), nothing waits in the mailbox and no reply is owed. */
   get idle(): boolean {
-    return !this.mailbox.busy && this.mailbox.size === 0 && this.pendingReplies === 0 && this.holds.size === 0;
+    return (
+      (this.activated || this.activationFailed) &&
+      !this.mailbox.busy &&
+      this.mailbox.size === 0 &&
+      this.pendingReplies === 0 &&
+      this.holds.size === 0
+    );
   }
 
-  /** Resolves once the mailbox is empty and every reply but the held ones has gone out. */
+  /**
+   * Resolves once the actor is activated (or failed to be), its mailbox is
+   * empty and every reply but the held ones has gone out. A cell woken with
+   * no message (a resident actor after a restart) has an idle mailbox while
+   * it still reads its snapshot: a stop must not put its missing state to rest.
+   */
   async whenIdle(): Promise<void> {
+    await this.ready.catch(() => undefined);
     do {
       await this.mailbox.whenIdle();
       await this.replies;

@@ -26,6 +26,8 @@ export class TestNode {
   failNextAppend = false;
   /** Delays every store write, like a remote store under load. */
   storeDelayMs = 0;
+  /** Delays every read of an actor's snapshot (its activation), like a remote store under load. */
+  snapshotReadDelayMs = 0;
   /** Delays every journal append's acknowledgement, like a remote broker. */
   appendDelayMs = 0;
   /** Subjects that actors cannot reach while it says so (a host that is down); every other send is counted in `sent`. */
@@ -83,7 +85,11 @@ export class TestNode {
     };
     const store = this.store;
     const slow: StateStore = {
-      get: (key) => store.get(key),
+      get: async (key) => {
+        if (key.table === 'snapshot' && this.snapshotReadDelayMs > 0)
+          await new Promise((resolve) => setTimeout(resolve, this.snapshotReadDelayMs));
+        return store.get(key);
+      },
       scan: (table, partition, opts) => store.scan(table, partition, opts),
       claim: (fence) => store.claim(fence),
       close: () => store.close(),

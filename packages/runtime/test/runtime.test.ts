@@ -231,6 +231,24 @@ test('an actor that refuses passivation is woken after a crash and after a clean
   t.deepEqual((await node.client.ask<CounterState>(actor('pinned'), { type: 'get' })).values, [-1, 2]);
 });
 
+test('a host swept or stopped while a woken actor still loads its snapshot waits for it, and keeps its state', async (t) => {
+  const node = await start(t);
+  await node.client.ask(actor('pinned'), { type: 'add', value: -1 });
+  await node.stop();
+  // The restart wakes the pinned actor; the stop comes while its snapshot is still being read
+  // (the admin command line does this: it starts a node, fails on its arguments and stops).
+  node.snapshotReadDelayMs = 200;
+  await node.boot();
+  t.is(node.host.stats.live, 1);
+  // Nor may a sweep meanwhile ask whether a state it does not have yet may be passivated.
+  await t.notThrowsAsync(node.host.sweep(Date.now() + 60 * 60_000));
+  await t.notThrowsAsync(node.stop());
+  node.snapshotReadDelayMs = 0;
+  await node.boot();
+  const state = await node.client.ask<CounterState>(actor('pinned'), { type: 'get' });
+  t.deepEqual([state.values, state.rests], [[-1], 2]);
+});
+
 test('state survives a crash before any checkpoint: recovery replays the journal', async (t) => {
   const node = await start(t);
   for (let i = 0; i < 10; i++) await node.client.ask(actor('durable'), { type: 'add', value: i });
