@@ -150,10 +150,11 @@ do_start() {
   # Paxos state of tables since dropped (every test namespace's lease table uses lightweight
   # transactions, and is dropped with it): Cassandra keeps these files and reads each one at start
   # (13,638 of them made the start take 2.5 minutes, past the wait). They name no table that exists.
-  local stale=0
-  stale="$(find "$CASSANDRA_HOME/data/system/_paxos_repair_state" -maxdepth 1 -name 'UNKNOWN-UNKNOWN-*' 2>/dev/null | wc -l)"
+  # (On a machine's first start the folder is not there yet: find would fail, and with it the start.)
+  local paxos="$CASSANDRA_HOME/data/system/_paxos_repair_state" stale=0
+  [[ -d "$paxos" ]] && stale="$(find "$paxos" -maxdepth 1 -name 'UNKNOWN-UNKNOWN-*' | wc -l)"
   if [[ "$stale" -gt 0 ]]; then
-    find "$CASSANDRA_HOME/data/system/_paxos_repair_state" -maxdepth 1 -name 'UNKNOWN-UNKNOWN-*' -delete
+    find "$paxos" -maxdepth 1 -name 'UNKNOWN-UNKNOWN-*' -delete
     log "cassandra: removed $stale paxos state files of dropped tables"
   fi
   spawn cassandra "$CASSANDRA_HOME/logs/cassandra.out" "$JAVA" "${JVM_OPTS[@]}" \

@@ -21,7 +21,7 @@ for e in "${engines[@]}"; do wait "${fetching[$e]}" || failed+=("$e"); done
 [[ ${#failed[@]} -eq 0 ]] || die "fetch failed for: ${failed[*]}"
 
 # 2. start all (no-op for engines already running), 3. then wait for each
-for e in "${engines[@]}"; do "$here/$e.sh" start; done
+for e in "${engines[@]}"; do "$here/$e.sh" start || die "$e did not start; the others are left running (stop all with infra/down.sh)"; done
 for e in "${engines[@]}"; do
   "$here/$e.sh" wait || die "$e did not come up; the others are left running (stop all with infra/down.sh)"
 done
