@@ -131,7 +131,8 @@ function decideGet(
   }
   const waited = cmd.since === undefined ? 0 : Math.max(0, ctx.now - cmd.since);
   ctx.timers.set('heartbeat', Math.max(0, options.heartbeatMs - waited));
-  return { soft, release, hold: cmd.has_spec ? BARE : POLL };
+  // A new acknowledgement, and an empty answer to a replaced poll (the spec is never changed in place): no copies.
+  return { soft, release, hold: cmd.has_spec ? BARE : POLL, uncopied: true };
 }
 
 function handlers(options: QueueOptions): Handlers<QueueState, QueueEventRecord, QueueProtocol> {

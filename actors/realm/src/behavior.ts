@@ -206,6 +206,8 @@ const handlers: RealmHandlers<RealmProtocol> = {
           throw err;
         }
       }),
+      // Every poll's authentication: new principals (strings, numbers and a new list of groups), no copies.
+      uncopied: true,
     };
   },
   'realm.loginCandidate': ({ state }, command) => {

@@ -12,7 +12,7 @@ import {
   type UserProtocol,
   type UserSnapshot,
 } from '@chat/protocol';
-import { handlerTable, type ActorBehavior, type ActorContext, type Decision } from '@chat/runtime';
+import { handlerTable, readMany, type ActorBehavior, type ActorContext, type Decision } from '@chat/runtime';
 import { deliver, flagsEvent, subscriptionUpdates, toOwnQueues } from './queues.js';
 import { attachmentHandlers, attachmentRows } from './attachments.js';
 import { decideAddQueue, deliverPublic, listenerTells } from './all-public.js';
@@ -47,11 +47,16 @@ function snapshot(state: UserState): UserSnapshot {
 /** Reads the message-location index the ChannelActors write. */
 async function locate(ctx: Ctx, ids: number[]): Promise<Decision<UserEvent, Record<string, string | null>>> {
   const realm = realmOfKey(ctx.address.key);
+  // One read for all (a mark of 20 messages was 20 reads one after the other, the user's mailbox waiting).
+  const rows = await readMany(
+    ctx.store,
+    ids.map((id) => messageLocationKey(realm, id)),
+  );
   const found: Record<string, string | null> = {};
-  for (const id of ids) {
-    const bytes = await ctx.store.get(messageLocationKey(realm, id));
+  ids.forEach((id, i) => {
+    const bytes = rows[i];
     found[id] = bytes ? decode<{ key: string }>(bytes).key : null;
-  }
+  });
   return { reply: found };
 }
 

@@ -66,6 +66,10 @@ export class LevelStore implements StateStore {
     return this.db.get(rowKey(key));
   }
 
+  getMany(keys: StoreKey[]): Promise<Array<Uint8Array | undefined>> {
+    return this.db.getMany(keys.map(rowKey));
+  }
+
   // Everything up to the batch call runs synchronously, so the fence check
   // and the write cannot be split by a `claim`.
   async write(writes: StoreWrite[], opts: { sync?: boolean; fence?: Fence } = {}): Promise<void> {

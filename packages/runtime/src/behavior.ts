@@ -64,6 +64,7 @@ export interface Decision<Event, Reply = unknown, P = Protocols> {
 /** Read access to the store, for actors whose state does not fit in memory. */
 export interface StoreReader {
   get(key: StoreKey): Promise<Uint8Array | undefined>;
+  getMany?(keys: StoreKey[]): Promise<Array<Uint8Array | undefined>>;
   scan(table: string, partition: string, opts?: ScanOptions): AsyncIterable<StoreRow>;
 }
 
@@ -187,4 +188,9 @@ export function handlerTable<State, Event, P>(
     before?.(ctx, command as CommandOf<P>);
     return handler(ctx, command);
   };
+}
+
+/** The rows of `keys`, in order: one read where the store has `getMany` (LevelDB's), else one `get` each. */
+export function readMany(store: StoreReader, keys: StoreKey[]): Promise<Array<Uint8Array | undefined>> {
+  return store.getMany ? store.getMany(keys) : Promise.all(keys.map((key) => store.get(key)));
 }

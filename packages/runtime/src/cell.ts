@@ -276,6 +276,7 @@ export class ActorCell {
       else if (plan.pass) this.relay(plan.pass.key, plan.pass.out, plan.reply, relay);
     };
     if (plan.when === 'now') {
+      for (const { held, answer } of released) held(this.stopped ? replyError(unavailable()) : answer);
       pass();
       respond?.(this.stopped ? replyError(unavailable()) : ok(plan.reply, this.position));
       return;

@@ -10,9 +10,9 @@ import { RECORD_VERSION, type JournalEntry } from './records.js';
  * carries a plan out (`ActorCell.execute`); nothing here does anything.
  *
  * When the asker hears back:
- * - `now`: nothing to wait for (a read while no earlier reply waits, a
- *   refused late message), answered before a later message changes what the
- *   reply shows;
+ * - `now`: nothing to wait for (a read, or held replies released, while no
+ *   earlier reply waits; a refused late message), answered before a later
+ *   message changes what the reply shows;
  * - `inOrder`: after every earlier reply and, for a change, once its journal
  *   record is durable, so no one sees a change that could still be lost.
  */
@@ -127,7 +127,9 @@ export function planDecision(decision: Decision<TypedEvent>, facts: PlanFacts): 
       : NONE;
   const hold = facts.asked ? decision.hold : undefined;
   const answer = !facts.asked ? 'none' : hold !== undefined ? 'held' : pass?.how === 'relay' ? 'relay' : 'reply';
-  const when = entry || release.length > 0 || facts.pendingReplies > 0 ? 'inOrder' : 'now';
+  // Released replies too go now when no earlier reply waits: every earlier entry is durable then (each one's
+  // reply waited for it), as for a read's answer. A queue's push answering its waiting poll is the common case.
+  const when = entry || facts.pendingReplies > 0 ? 'inOrder' : 'now';
   const soft = decision.soft ?? NONE;
   const plan: Change = { kind: 'change', when, soft, release, answer, reply: decision.reply ?? null };
   if (entry) plan.entry = entry;

@@ -121,7 +121,7 @@ test('a held reply is kept under its name; a timer or a tell cannot hold', (t) =
   t.is(timer.answer, 'none');
 });
 
-test('releases answer only the replies held now, in order, and make the plan wait its turn', (t) => {
+test('releases answer only the replies held now, in order, behind earlier replies still owed', (t) => {
   const holding = (name: string) => name !== 'gone';
   const released = plan(
     {
@@ -132,7 +132,7 @@ test('releases answer only the replies held now, in order, and make the plan wai
       ],
       reply: null,
     },
-    { holding },
+    { holding, pendingReplies: 1 },
   );
   t.is(released.when, 'inOrder');
   t.deepEqual(
@@ -144,5 +144,7 @@ test('releases answer only the replies held now, in order, and make the plan wai
   );
   t.like(released.release[0]?.answer, { body: [1] });
   t.like(released.release[1]?.answer, { error: { code: 'BAD_EVENT_QUEUE_ID' } });
+  t.is(plan({ release: [{ name: 'a' }] }, { holding }).when, 'now', 'nothing owed before it: answered now');
+  t.is(plan({ release: [{ name: 'a' }], events: [added] }, { holding }).when, 'inOrder', 'behind its own record');
   t.is(plan({ release: [{ name: 'gone' }] }, { holding }).when, 'now');
 });

@@ -38,6 +38,8 @@ export interface StoreRow {
 
 export interface StateStore {
   get(key: StoreKey): Promise<Uint8Array | undefined>;
+  /** The rows of several keys in one read, in the keys' order (`readMany` falls back to one `get` each). */
+  getMany?(keys: StoreKey[]): Promise<Array<Uint8Array | undefined>>;
   /**
    * Applies the writes atomically where the engine can (one partition at
    * least). With `sync`, resolves once durable on disk. With `fence`, rejects

@@ -29,6 +29,22 @@ export function storeContract(
       t.is((await store.get({ ...key, sort: 'empty' }))?.length, 0, 'an empty value is a row, not a missing one');
     }));
 
+  test('store contract: getMany answers each key as get does, in order', (t) =>
+    use('many', async (store) => {
+      if (!store.getMany) {
+        t.pass('this store reads one key at a time');
+        return;
+      }
+      await store.write([put('many', '1', 'a', 'x'), put('many', '1', 'c', ''), put('many', '2', 'a', 'y')]);
+      const keys = ['a', 'b', 'c'].map((sort) => ({ table: 'many', partition: '1', sort }));
+      const rows = await store.getMany([...keys, { table: 'many', partition: '2', sort: 'a' }]);
+      t.deepEqual(
+        rows.map((r) => (r === undefined ? undefined : text(r))),
+        ['x', undefined, '', 'y'],
+      );
+      t.deepEqual(await store.getMany([]), []);
+    }));
+
   test('store contract: scan ranges stay inside one partition of one table', (t) =>
     use('scan', async (store) => {
       await store.write([
