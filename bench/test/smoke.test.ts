@@ -12,7 +12,10 @@ import { defaultOptions, run, type Options, type Scenario } from '../src/index.j
 /**
  * The harness end to end on a tiny realm against an embedded server: it
  * proves the harness works, not how fast anything is (the real runs are not
- * part of the tests). Cache and results go to a temporary folder.
+ * part of the tests). Cache and results go to a temporary folder. The runs
+ * go one at a time: each starts a server, its edge worker and a baseline, and
+ * four at once beside the rest of the suite on a loaded 2-core machine
+ * outlasted their timeouts (a CI run at load 13). The timeouts only catch a hang.
  */
 const test = anyTest as TestFn<{ dir: string }>;
 
@@ -64,8 +67,8 @@ async function runAndRead(options: Options) {
   return { output, written, cleanups };
 }
 
-test('chat: two steps against an embedded server and the baseline, every figure written', async (t) => {
-  t.timeout(120_000);
+test.serial('chat: two steps against an embedded server and the baseline, every figure written', async (t) => {
+  t.timeout(240_000);
   const { output, written, cleanups } = await runAndRead(tiny(t.context.dir, 'chat'));
   t.is(cleanups.size, 0, 'the server and the baseline were stopped and their folders removed');
   t.like(written, { scenario: 'chat', target: 'embedded', errors: 0 });
@@ -106,8 +109,8 @@ function perDelivery(t: ExecutionContext<unknown>, written: Record<string, any>,
   t.regex(table, new RegExp(`server CPU per delivery +${expected} µs \\(${written.events_delivered} events\\)`));
 }
 
-test('fanout: every message to every member, and the CPU each delivery cost', async (t) => {
-  t.timeout(120_000);
+test.serial('fanout: every message to every member, and the CPU each delivery cost', async (t) => {
+  t.timeout(240_000);
   const { written, output, cleanups } = await runAndRead({ ...tiny(t.context.dir, 'fanout'), messages: 3 });
   t.is(cleanups.size, 0);
   t.like(written, { scenario: 'fanout', errors: 0, live_queues: 20 });
@@ -117,8 +120,8 @@ test('fanout: every message to every member, and the CPU each delivery cost', as
   perDelivery(t, written, output.table);
 });
 
-test('register: snapshot latency on a 20-user realm', async (t) => {
-  t.timeout(120_000);
+test.serial('register: snapshot latency on a 20-user realm', async (t) => {
+  t.timeout(240_000);
   const { output, written, cleanups } = await runAndRead(tiny(t.context.dir, 'register'));
   t.is(cleanups.size, 0);
   t.like(written, { scenario: 'register', errors: 0 });
@@ -131,8 +134,8 @@ test('register: snapshot latency on a 20-user realm', async (t) => {
   t.true(existsSync(output.files.chart));
 });
 
-test('overload: a few seconds of 3x a given rate, with a busy neighbour, every figure written', async (t) => {
-  t.timeout(120_000);
+test.serial('overload: a few seconds of 3x a given rate, with a busy neighbour, every figure written', async (t) => {
+  t.timeout(240_000);
   const options = {
     ...tiny(t.context.dir, 'overload'),
     rate: 5,
