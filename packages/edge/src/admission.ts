@@ -1,5 +1,6 @@
 import type { Context, Next } from 'koa';
 import { ChatError } from '@chat/protocol';
+import { Limit } from './limit.js';
 import { Quickest } from './quickest.js';
 import type { EdgeState } from './state.js';
 
@@ -26,7 +27,9 @@ export interface AdmissionSettings {
    * When even the quickest work answered in the last interval took longer
    * than this, requests are queueing inside the server (in actors'
    * mailboxes, behind the journal), whatever the event loop says: new work
-   * is refused until one is quick again (as CoDel does). 0: never.
+   * is refused until one is quick again (as CoDel does). Also the wait
+   * beyond its route's floor that the median answer may take before the
+   * limit of work in flight is cut (`Limit`). 0: never.
    */
   targetMs: number;
   /** The interval of `targetMs`. */
@@ -60,9 +63,11 @@ export interface Load {
   lagMs: number;
   /** The quickest work answered in the last whole interval, in ms; undefined when none was. */
   quickestMs?: number | undefined;
+  /** The work that may be in flight now (`Limit`); beyond it work is refused at once. Undefined: `maxInFlight`. */
+  limit?: number | undefined;
 }
 
-export type Refusal = 'lag' | 'slow' | 'slow route' | 'queue full' | 'polls';
+export type Refusal = 'lag' | 'slow' | 'limit' | 'slow route' | 'queue full' | 'polls';
 export type Verdict = { verdict: 'admit' } | { verdict: 'wait' } | { verdict: 'refuse'; reason: Refusal };
 
 /** GET /events is a long poll; /metrics must answer to whoever watches an overloaded server. */
@@ -85,6 +90,9 @@ export function decide(cls: RequestClass, load: Load, settings: AdmissionSetting
   if (shedding && load.lagMs > settings.maxLagMs) return refuse('lag');
   const slow = settings.targetMs > 0 && load.quickestMs !== undefined && load.quickestMs > settings.targetMs;
   if (shedding && slow) return refuse('slow');
+  // Under the bound, the limit refuses at once: waiting for a slot is for bursts of a server that answers in time.
+  const limit = load.limit ?? settings.maxInFlight;
+  if (limit < settings.maxInFlight && load.inFlight >= Math.max(limit, SHED_FLOOR)) return refuse('limit');
   if (load.inFlight < settings.maxInFlight && load.queued === 0) return { verdict: 'admit' };
   return load.queued < settings.maxQueued ? { verdict: 'wait' } : refuse('queue full');
 }
@@ -163,7 +171,7 @@ export class Admission {
   private readonly line: Waiter[] = [];
   readonly stats: AdmissionStats = {
     admitted: 0,
-    refused: { lag: 0, slow: 0, 'slow route': 0, 'queue full': 0, polls: 0, 'waited too long': 0 },
+    refused: { lag: 0, slow: 0, limit: 0, 'slow route': 0, 'queue full': 0, polls: 0, 'waited too long': 0 },
   };
 
   constructor(
@@ -171,7 +179,12 @@ export class Admission {
     private readonly lag: { lagMs: number } = { lagMs: 0 },
   ) {
     this.quickest = new Quickest(settings.intervalMs);
+    const { maxInFlight, targetMs, intervalMs } = settings;
+    if (maxInFlight > 0 && targetMs > 0) this.limit = new Limit(SHED_FLOOR, maxInFlight, targetMs, intervalMs);
   }
+
+  /** Moved by how long admitted work waits; none when admission or its target is off. */
+  private readonly limit: Limit | undefined;
 
   /** The quickest answers of all work, and by route template. */
   private readonly quickest: Quickest;
@@ -184,6 +197,7 @@ export class Admission {
       polls: this.polls,
       lagMs: this.lag.lagMs,
       quickestMs: this.quickest.lastMs,
+      limit: this.limit?.value,
     };
   }
 
@@ -201,6 +215,8 @@ export class Admission {
     if (route === undefined) return;
     let times = this.routes.get(route);
     if (!times) this.routes.set(route, (times = new Quickest(this.settings.intervalMs)));
+    const floor = times.floorMs;
+    if (floor !== undefined) this.limit?.record(ms - floor);
     times.record(ms);
   }
 

@@ -59,6 +59,7 @@ export {
   type Verdict,
 } from './admission.js';
 export { MIN_ANSWERS, Quickest } from './quickest.js';
+export { Limit } from './limit.js';
 export { scopedActors } from './pipeline.js';
 export { RawJson } from './raw-json.js';
 export type { EdgeState } from './state.js';

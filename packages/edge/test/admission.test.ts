@@ -3,6 +3,7 @@ import { isChatError } from '@chat/protocol';
 import {
   Admission,
   classify,
+  Limit,
   decide,
   DEFAULT_ADMISSION,
   SHED_FLOOR,
@@ -189,4 +190,47 @@ test('Quickest: the quickest of the last whole interval (MIN_ANSWERS at least), 
   now += 500;
   t.is(q.lastMs, undefined, 'an interval that ended long ago says nothing of now');
   t.is(q.floorMs, 12);
+});
+
+test('decide: under the bound, work beyond the limit is refused at once (never a lone request)', (t) => {
+  const limited = { ...roomy, targetMs: 30 };
+  t.deepEqual(decide('work', { ...busy, inFlight: 5, limit: 5 }, limited), { verdict: 'refuse', reason: 'limit' });
+  t.deepEqual(decide('work', { ...busy, inFlight: 4, limit: 5 }, limited), { verdict: 'admit' });
+  t.deepEqual(decide('work', { ...quiet, inFlight: SHED_FLOOR - 1, limit: 1 }, limited), { verdict: 'admit' });
+  t.deepEqual(
+    decide('work', { ...busy, inFlight: 8, limit: 8 }, limited),
+    { verdict: 'wait' },
+    'at the bound: a burst waits',
+  );
+  t.deepEqual(decide('poll', { ...busy, inFlight: 5, limit: 5 }, limited), { verdict: 'admit' });
+});
+
+test('Limit: cut by the median wait of an interval over the target (to half at most), raised by a quarter within it', (t) => {
+  let now = 1000;
+  const limit = new Limit(SHED_FLOOR, 64, 30, 200, () => now);
+  const interval = (...waits: number[]) => {
+    for (const ms of waits) limit.record(ms);
+    now += 200;
+    return limit.value;
+  };
+  t.is(limit.value, 64, 'a server that answers in time has the whole bound');
+  t.is(interval(1, 2, 40, 5), 64, 'a median within the target at the bound stays there');
+  t.is(interval(0, 60, 50, 45, 500), 38, 'median 50 ms: cut by 30/50');
+  t.is(interval(300, 300, 300, 300), 19, 'cut to half at most');
+  t.is(interval(300, 300, 300), 19, `fewer than ${MIN_ANSWERS} answers: no verdict`);
+  for (let i = 0; i < 5; i++) interval(300, 300, 300, 300);
+  t.is(limit.value, SHED_FLOOR, 'never under the floor');
+  t.is(interval(10, 10, 10, 10), SHED_FLOOR + 1, 'one more at least');
+  t.is(interval(10, 10, 10, 10), SHED_FLOOR + 2);
+  for (let i = 0; i < 20; i++) interval(10, 10, 10, 10);
+  t.is(limit.value, 64, 'raised by a quarter, up to the bound');
+  for (const ms of [300, 300, 300, 300]) limit.record(ms);
+  now += 500;
+  t.is(limit.value, 64, 'an interval that ended long ago says nothing of now');
+});
+
+test('Admission: the limit starts at the bound and is off with the target or admission', (t) => {
+  t.is(new Admission(roomy).load.limit, 8);
+  t.is(new Admission({ ...roomy, targetMs: 0 }).load.limit, undefined);
+  t.is(new Admission({ ...roomy, maxInFlight: 0 }).load.limit, undefined);
 });

@@ -90,4 +90,5 @@ export function admissionMetrics(registry: Registry, admission: Admission): void
   load('polls', 'Long polls held');
   load('lagMs', 'How late the event loop runs (a moving average), in ms');
   load('quickestMs', 'The quickest request (not a long poll) answered in the last interval, in ms (0: none)');
+  load('limit', 'The requests (not long polls) that may be in flight now, moved by their waits (0: no limit)');
 }
