@@ -97,12 +97,12 @@ async function serve(
   }
   requestDone(logger, metrics, state, { method: 'GET', path, status, started });
   if (res.writableEnded || res.socket?.writable === false) return;
-  res.statusCode = status;
-  res.setHeader('X-Request-Id', state.requestId);
-  for (const [name, value] of headers) res.appendHeader(name, value);
-  for (const [name, value] of limitHeaders(state.rateLimits)) res.setHeader(name, value);
-  res.setHeader('Content-Type', 'application/json; charset=utf-8');
-  res.setHeader('Content-Length', Buffer.byteLength(body));
+  // The headers written as one list (no header object kept): the id, the route's own, the limits', the body's.
+  const head = ['X-Request-Id', state.requestId];
+  for (const [name, value] of headers) head.push(name, value);
+  for (const [name, value] of limitHeaders(state.rateLimits)) head.push(name, value);
+  head.push('Content-Type', 'application/json; charset=utf-8', 'Content-Length', String(Buffer.byteLength(body)));
+  res.writeHead(status, head);
   res.end(body);
 }
 

@@ -96,7 +96,7 @@ export function routeAnswer(route: Route, deps: PipelineDeps, prefix: '/api/v1' 
       state.log = lazyChild(log, { userId: principal.user_id });
     }
     // After authentication, so that the count is the account's, and before the body is read.
-    await deps.rateLimiter?.request(state, principal, request.ip);
+    if (deps.rateLimiter) await deps.rateLimiter.request(state, principal, request.ip);
     const { fields, files, paths } = await req.readBody();
     try {
       const { params, ignored } = readParams(route.compiled, route.aliases, {
@@ -127,7 +127,7 @@ export function routeAnswer(route: Route, deps: PipelineDeps, prefix: '/api/v1' 
         ...(ignored.length > 0 ? { ignored_parameters_unsupported: ignored } : {}),
       });
     } finally {
-      await removeFiles(paths);
+      if (paths.length > 0) await removeFiles(paths);
     }
   };
 }

@@ -88,7 +88,10 @@ const unpack = (p: Payload): Uint8Array => ('x' in p ? new Carried(JSON.parse(p.
 interface Pending {
   resolve(value: unknown): void;
   reject(err: Error): void;
-  timer?: NodeJS.Timeout;
+  /** When the sweep gives up on it (`Date.now()`), if ever; its subject names it then. */
+  due?: number;
+  subject?: string;
+  timeoutMs?: number;
   /** A long poll's ask: its answer waits its turn (`POLLS_PER_TURN`). */
   poll?: boolean;
 }
@@ -104,6 +107,11 @@ interface Pending {
  * (`runtime/src/turns.ts`).
  */
 export const POLLS_PER_TURN = 64;
+
+/** How long past its own timeout an ask waits for the other side's answer (which times it out too). */
+const QUIET_MS = 1000;
+/** How often the worker looks for asks that went unanswered past that. */
+const SWEEP_MS = 1000;
 
 /**
  * A transport that sends every ask and tell over a channel to the side that
@@ -123,6 +131,8 @@ export class ChannelTransport implements Transport {
   /** Polls' answers and the parts they name, in the order they came, not yet handed on. */
   private lined: Downward[] = [];
   private linedHead = 0;
+  /** Gives up on asks the other side left unanswered (`SWEEP_MS`); running while any ask has a due time. */
+  private sweeper: NodeJS.Timeout | undefined;
 
   constructor(
     channel: Channel,
@@ -134,7 +144,10 @@ export class ChannelTransport implements Transport {
   }
 
   request(subject: string, data: Uint8Array, timeoutMs: number): Promise<Uint8Array> {
-    const message = { t: 'req' as const, id: 0, s: subject, ms: timeoutMs, ...payload(data) };
+    const message: Upward =
+      data instanceof Carried
+        ? { t: 'req', id: 0, s: subject, ms: timeoutMs, x: jsonOf(data.value) }
+        : { t: 'req', id: 0, s: subject, ms: timeoutMs, b: data };
     return this.exchange<Uint8Array>(message, timeoutMs, isPoll(data));
   }
 
@@ -153,6 +166,8 @@ export class ChannelTransport implements Transport {
 
   async close(): Promise<void> {
     this.closed = true;
+    clearInterval(this.sweeper);
+    this.sweeper = undefined;
     for (const entry of this.pending.values()) entry.reject(new Error('transport closed'));
     this.pending.clear();
   }
@@ -162,15 +177,36 @@ export class ChannelTransport implements Transport {
     const id = this.next++;
     return new Promise<T>((resolve, reject) => {
       const entry: Pending = { resolve: resolve as (value: unknown) => void, reject, poll };
-      // The other side times the ask out too; this one covers a channel that went quiet.
-      if (timeoutMs !== undefined)
-        entry.timer = setTimeout(() => {
-          this.pending.delete(id);
-          reject(new TransportTimeout(`no reply on ${(message as { s: string }).s} within ${timeoutMs} ms`));
-        }, timeoutMs + 1000);
+      // The other side times the ask out too; the sweep covers a channel that went quiet.
+      if (timeoutMs !== undefined) {
+        entry.due = Date.now() + timeoutMs + QUIET_MS;
+        entry.subject = (message as { s: string }).s;
+        entry.timeoutMs = timeoutMs;
+        this.sweeper ??= setInterval(() => this.sweep(), SWEEP_MS);
+      }
       this.pending.set(id, entry);
-      this.send({ ...message, id });
+      message.id = id;
+      this.send(message);
     });
+  }
+
+  /** Rejects the asks whose due time passed (one timer for all of them, not one per ask). */
+  private sweep(): void {
+    const now = Date.now();
+    let waiting = false;
+    for (const [id, entry] of this.pending) {
+      if (entry.due === undefined) continue;
+      if (entry.due > now) {
+        waiting = true;
+        continue;
+      }
+      this.pending.delete(id);
+      entry.reject(new TransportTimeout(`no reply on ${entry.subject} within ${entry.timeoutMs} ms`));
+    }
+    if (!waiting) {
+      clearInterval(this.sweeper);
+      this.sweeper = undefined;
+    }
   }
 
   private receive(message: Downward): void {
@@ -207,7 +243,6 @@ export class ChannelTransport implements Transport {
     const entry = this.pending.get(message.id);
     if (!entry) return; // not a reply (the worker's own messages), or one that came too late
     this.pending.delete(message.id);
-    clearTimeout(entry.timer);
     if (message.t === 'err') entry.reject(rebuild(message.n, message.m));
     else if (message.p && 'x' in message) this.resolveWhole(entry, message.x);
     else entry.resolve('x' in message || 'b' in message ? unpack(message) : undefined);

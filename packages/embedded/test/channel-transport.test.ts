@@ -52,6 +52,18 @@ test('failures keep their kind: no responders, a timeout of the other side', asy
   await close();
 });
 
+test('an ask the other side never answers (the channel went quiet) fails a second or two after its timeout', async (t) => {
+  const worker = new ChannelTransport({ send: () => true, on: () => undefined });
+  const started = Date.now();
+  const asks = [worker.request('actor.user.1', bytes('x'), 20), worker.request('actor.user.2', bytes('x'), 300)];
+  await t.throwsAsync(asks[0]!, { instanceOf: TransportTimeout, message: 'no reply on actor.user.1 within 20 ms' });
+  const first = Date.now() - started;
+  t.true(first >= 1020 && first < 2500, `failed after ${first} ms`);
+  await t.throwsAsync(asks[1]!, { instanceOf: TransportTimeout, message: 'no reply on actor.user.2 within 300 ms' });
+  t.true(Date.now() - started >= 1300);
+  await worker.close();
+});
+
 test("calls reach the other side's operations; an unknown one fails", async (t) => {
   const { worker, close } = pair({ add: (a: { x: number; y: number }) => a.x + a.y });
   t.is(await worker.call<number>('add', { x: 2, y: 3 }), 5);
