@@ -31,12 +31,27 @@ const MALFORMED = 'Invalid authorization header for basic auth';
 const NOT_BASIC = 'This endpoint requires HTTP basic authentication.';
 const BASE64 = /^[A-Za-z0-9+/]+={0,2}$/;
 
+/** How many headers' credentials are kept read (a long poll sends the same header every time); past it, all go. */
+const KEPT_HEADERS = 20_000;
+const read = new Map<string, Readonly<Credentials>>();
+
 /**
  * Reads `Authorization: Basic base64(email:api_key)`. Returns undefined when
  * the header is absent; throws UNAUTHORIZED when it is present but unreadable.
+ * A header read before gives the same (frozen) credentials again; whether
+ * they are valid is the caller's to check each time.
  */
 export function basicCredentials(header: string | undefined): Credentials | undefined {
   if (header === undefined || header === '') return undefined;
+  const known = read.get(header);
+  if (known) return known;
+  const credentials = Object.freeze(readBasic(header));
+  if (read.size >= KEPT_HEADERS) read.clear();
+  read.set(header, credentials);
+  return credentials;
+}
+
+function readBasic(header: string): Credentials {
   const [scheme, token, ...rest] = header.trim().split(/\s+/);
   if (scheme === undefined || token === undefined || rest.length > 0) throw unauthorized(MALFORMED);
   if (scheme.toLowerCase() !== 'basic') throw unauthorized(NOT_BASIC);
