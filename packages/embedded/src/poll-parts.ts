@@ -103,9 +103,15 @@ const shareable = (e: unknown): e is MessageQueueEvent & { id: number } => {
   return event?.type === 'message' && typeof event.people === 'object' && event.people !== null;
 };
 
+/** A part as the worker holds it, with its message as each set of flags made it so far (most recipients share one). */
+interface Held {
+  part: Part;
+  flagged: Map<string, MessageQueueEvent['message']>;
+}
+
 /** The worker's side: the parts it holds, and the answers that name them made whole. */
 export class PartsHeld {
-  private readonly parts = new Map<number, Part>();
+  private readonly parts = new Map<number, Held>();
 
   /** Holds a part, or drops those named. */
   take(message: PartMessage): void {
@@ -116,7 +122,7 @@ export class PartsHeld {
     const part = JSON.parse(message.x) as Part;
     // Shared by every answer that names it: nobody may change it.
     if (checkingValues()) deepFreeze(part);
-    this.parts.set(message.r, part);
+    this.parts.set(message.r, { part, flagged: new Map() });
   }
 
   /** A poll's answer, its events whole again. */
@@ -127,11 +133,24 @@ export class PartsHeld {
   }
 
   private event(named: Named): NumberedEvent {
-    const part = this.parts.get(named.$part);
-    if (!part) throw new Error(`a poll's answer names part ${named.$part}, which this worker does not hold`);
-    const message = named.flags === undefined ? part.message : { ...part.message, flags: named.flags };
+    const held = this.parts.get(named.$part);
+    if (!held) throw new Error(`a poll's answer names part ${named.$part}, which this worker does not hold`);
+    const { part } = held;
+    const message = named.flags === undefined ? part.message : flagged(held, named.flags);
     const event = { ...part, message, id: named.id } as NumberedEvent & { local?: unknown };
     if (named.local !== undefined) event.local = named.local;
     return event;
   }
+}
+
+/** The part's message with these flags, made once per set of flags and shared (a value handed on is never changed). */
+function flagged(held: Held, flags: string[]): MessageQueueEvent['message'] {
+  const key = flags.join('\n');
+  let message = held.flagged.get(key);
+  if (message === undefined) {
+    message = { ...held.part.message, flags };
+    if (checkingValues()) deepFreeze(message);
+    held.flagged.set(key, message);
+  }
+  return message;
 }

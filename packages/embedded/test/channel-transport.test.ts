@@ -131,6 +131,9 @@ test("a poll's message events cross the channel once, and each answer comes back
     [recipientsEvent(event, 1, ['read'])],
     [recipientsEvent(event, 2, [], { queue_id: 'q', local_id: '7' }), typing],
     [recipientsEvent(event, 5, ['mentioned', 'read'])],
+    // Flags seen before, and others: each answer its own.
+    [recipientsEvent(event, 6, ['read']), recipientsEvent(event, 7, ['mentioned'])],
+    [recipientsEvent(event, 8, [])],
   ];
   let n = 0;
   inside.subscribe('actor.queue.0', (msg) =>
