@@ -40,27 +40,40 @@ const REAL = Symbol('real logger');
  * child of it is lazy too.
  */
 export function lazyChild(parent: Logger, bindings: Record<string, unknown>): Logger {
-  let child: Logger | undefined;
-  const made = (): Logger => {
-    const base = (parent as Logger & { [REAL]?: Logger })[REAL] ?? parent;
-    return (child ??= base.child(bindings));
-  };
-  return new Proxy(parent, {
-    get(target, prop, receiver) {
-      if (prop === REAL) return made();
-      if (child === undefined) {
-        if (prop === 'child') {
-          return (more: Record<string, unknown>, options?: ChildLoggerOptions) =>
-            options ? made().child(more, options) : lazyChild(receiver as Logger, more);
-        }
-        if (prop === 'isLevelEnabled') return target.isLevelEnabled.bind(target);
-        if (prop === 'level' || prop === 'levelVal') return Reflect.get(target, prop);
-        if (typeof prop === 'string' && LEVELS.has(prop) && !target.isLevelEnabled(prop)) return noop;
+  return new Proxy(parent, new LazyChild(parent, bindings));
+}
+
+/** The handler of a lazy child (one object per child: a request makes two). */
+class LazyChild implements ProxyHandler<Logger> {
+  private child: Logger | undefined;
+
+  constructor(
+    private readonly parent: Logger,
+    private readonly bindings: Record<string, unknown>,
+  ) {}
+
+  private made(): Logger {
+    const base = (this.parent as Logger & { [REAL]?: Logger })[REAL] ?? this.parent;
+    return (this.child ??= base.child(this.bindings));
+  }
+
+  get(target: Logger, prop: string | symbol, receiver: unknown): unknown {
+    if (prop === REAL) return this.made();
+    if (this.child === undefined) {
+      if (prop === 'child') {
+        return (more: Record<string, unknown>, options?: ChildLoggerOptions) =>
+          options ? this.made().child(more, options) : lazyChild(receiver as Logger, more);
       }
-      const real = made();
-      const value: unknown = Reflect.get(real, prop, real);
-      return typeof value === 'function' ? (value as (...args: unknown[]) => unknown).bind(real) : value;
-    },
-    set: (_target, prop, value) => Reflect.set(made(), prop, value),
-  });
+      if (prop === 'isLevelEnabled') return target.isLevelEnabled.bind(target);
+      if (prop === 'level' || prop === 'levelVal') return Reflect.get(target, prop);
+      if (typeof prop === 'string' && LEVELS.has(prop) && !target.isLevelEnabled(prop)) return noop;
+    }
+    const real = this.made();
+    const value: unknown = Reflect.get(real, prop, real);
+    return typeof value === 'function' ? (value as (...args: unknown[]) => unknown).bind(real) : value;
+  }
+
+  set(_target: Logger, prop: string | symbol, value: unknown): boolean {
+    return Reflect.set(this.made(), prop, value);
+  }
 }
