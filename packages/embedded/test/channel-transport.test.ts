@@ -52,13 +52,15 @@ test('failures keep their kind: no responders, a timeout of the other side', asy
   await close();
 });
 
-test('an ask the other side never answers (the channel went quiet) fails a second or two after its timeout', async (t) => {
+test('an ask the other side never answers (the channel went quiet) fails once its timeout and a quiet second have passed', async (t) => {
   const worker = new ChannelTransport({ send: () => true, on: () => undefined });
   const started = Date.now();
   const asks = [worker.request('actor.user.1', bytes('x'), 20), worker.request('actor.user.2', bytes('x'), 300)];
   await t.throwsAsync(asks[0]!, { instanceOf: TransportTimeout, message: 'no reply on actor.user.1 within 20 ms' });
   const first = Date.now() - started;
-  t.true(first >= 1020 && first < 2500, `failed after ${first} ms`);
+  // Not before its timeout and the quiet second; the upper bound only catches an ask that never fails
+  // (a loaded machine runs the sweep late).
+  t.true(first >= 1020 && first < 10_000, `failed after ${first} ms`);
   await t.throwsAsync(asks[1]!, { instanceOf: TransportTimeout, message: 'no reply on actor.user.2 within 300 ms' });
   t.true(Date.now() - started >= 1300);
   await worker.close();
