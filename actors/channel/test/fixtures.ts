@@ -135,3 +135,11 @@ export function send(sender: Principal, topic: string, changes: Partial<Send> = 
     ...changes,
   };
 }
+
+/** `message.delete` of one message by `actor`, under the default realm settings. */
+export const deleteMessage = (actor: Principal, id: number): Extract<ChannelCommand, { type: 'message.delete' }> => ({
+  type: 'message.delete',
+  actor,
+  message_id: id,
+  settings: realmSettings(),
+});

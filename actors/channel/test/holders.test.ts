@@ -1,6 +1,6 @@
 import test from 'ava';
 import { ROLES, type ChannelCommand, type ChannelSettings, type MoveBegun, type Principal } from '@chat/protocol';
-import { channel, created, info, person, prepared, realmSettings, send } from './fixtures.js';
+import { channel, created, deleteMessage, info, person, prepared, realmSettings, send } from './fixtures.js';
 
 /**
  * Who has a message (the original's UserMessage rows) and who hears of what
@@ -71,12 +71,7 @@ test('reactions reach a public channel subscribers and whoever else has the mess
   t.deepEqual(rows(reacted), []);
   t.deepEqual((await kit.run(holders(stays, id))).reply, [2, 3, 4, 6]);
   t.deepEqual(keysOf((await kit.run(vote(stays, id))).fanouts[0]), users(2, 3, 4, 6));
-  const deleted = await kit.run({
-    type: 'message.delete',
-    actor: author,
-    message_id: id,
-    settings: realmSettings(),
-  });
+  const deleted = await kit.run(deleteMessage(author, id));
   t.is(deleted.error, undefined);
   t.deepEqual(keysOf(deleted.fanouts[0]), users(2, 3, 4, 5, 6));
   t.deepEqual(kit.replay(), kit.state);

@@ -1,5 +1,5 @@
 import test from 'ava';
-import { channel, created, person, realmSettings, send } from './fixtures.js';
+import { channel, created, deleteMessage, person, send } from './fixtures.js';
 
 /** `channel.messageCount`: the messages the conversation holds now (a data export's size check). */
 test('the count follows sends and deletions; a channel never created holds none', async (t) => {
@@ -9,12 +9,7 @@ test('the count follows sends and deletions; a channel never created holds none'
   const first = ((await kit.run(send(author, 'a'))).reply as { id: number }).id;
   await kit.run(send(author, 'b'));
   t.is((await kit.run({ type: 'channel.messageCount' })).reply, 2);
-  const deleted = await kit.run({
-    type: 'message.delete',
-    actor: author,
-    message_id: first,
-    settings: realmSettings(),
-  });
+  const deleted = await kit.run(deleteMessage(author, first));
   t.is(deleted.error, undefined);
   t.is((await kit.run({ type: 'channel.messageCount' })).reply, 1);
 });
