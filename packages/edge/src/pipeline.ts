@@ -1,6 +1,5 @@
 import type { Context } from 'koa';
-import { typedClient, type ActorClient, type AskOptions, type UntypedActorClient } from '@chat/runtime';
-import type { ActorAddress, ActorType, Command } from '@chat/protocol';
+import { withOptions, type ActorClient } from '@chat/runtime';
 import { principalFor, type Authenticate, type AuthRequest, type SessionAuthenticate } from './auth.js';
 import { checkCsrf, CSRF_COOKIE, CSRF_HEADER, parseCookies, SESSION_COOKIE } from './csrf.js';
 import { bodyFields, formFields, removeFiles, uploadedFiles, type BodyParsers } from './body.js';
@@ -163,37 +162,6 @@ function requestInfo(ctx: Context): RequestInfo {
  * sets its own, longer, timeout.)
  */
 export function scopedActors(actors: ActorClient, requestId: string, deadline?: number): ActorClient {
-  return typedClient(new ScopedActors(actors as UntypedActorClient, requestId, deadline));
-}
-
-/** `withOptions` for one request, as one object (a long poll makes one per poll). */
-class ScopedActors implements UntypedActorClient {
-  constructor(
-    private readonly actors: UntypedActorClient,
-    private readonly requestId: string,
-    private readonly deadline: number | undefined,
-  ) {}
-
-  private with<T extends AskOptions>(opts: T | undefined): T {
-    const { requestId, deadline } = this;
-    const scoped =
-      deadline === undefined ? { requestId } : { requestId, timeoutMs: Math.max(1, deadline - Date.now()) };
-    return (opts === undefined ? scoped : { ...scoped, ...opts }) as T;
-  }
-
-  ask(to: ActorAddress, body: Command, opts?: AskOptions): Promise<unknown> {
-    return this.actors.ask(to, body, this.with(opts));
-  }
-
-  tell(to: ActorAddress, body: Command, opts?: Omit<AskOptions, 'idempotencyKey'>): void {
-    this.actors.tell(to, body, this.with(opts));
-  }
-
-  fanout(type: ActorType, keys: string[], body: Command, opts?: Omit<AskOptions, 'idempotencyKey'>): void {
-    this.actors.fanout(type, keys, body, this.with(opts));
-  }
-
-  fanoutAsk(type: ActorType, keys: string[], body: Command, opts: AskOptions & { idempotencyKey: string }) {
-    return this.actors.fanoutAsk(type, keys, body, this.with(opts));
-  }
+  if (deadline === undefined) return withOptions(actors, () => ({ requestId }));
+  return withOptions(actors, () => ({ requestId, timeoutMs: Math.max(1, deadline - Date.now()) }));
 }

@@ -87,14 +87,36 @@ export interface ActorClient {
  * position observer), computed from the address and the command.
  */
 export function withOptions(actors: ActorClient, extra: (to: ActorAddress, body: Command) => AskOptions): ActorClient {
-  const loose = actors as UntypedActorClient;
-  return typedClient({
-    ask: (to, body, opts) => loose.ask(to, body, { ...extra(to, body), ...opts }),
-    tell: (to, body, opts) => loose.tell(to, body, { ...extra(to, body), ...opts }),
-    fanout: (type, keys, body, opts) => loose.fanout(type, keys, body, { ...extra({ type, key: '' }, body), ...opts }),
-    fanoutAsk: (type, keys, body, opts) =>
-      loose.fanoutAsk(type, keys, body, { ...extra({ type, key: '' }, body), ...opts }),
-  });
+  return typedClient(new OptionsClient(actors as UntypedActorClient, extra));
+}
+
+/** `withOptions` as one object (the edge makes one per request, a long poll one per poll: no closures each). */
+class OptionsClient implements UntypedActorClient {
+  constructor(
+    private readonly actors: UntypedActorClient,
+    private readonly extra: (to: ActorAddress, body: Command) => AskOptions,
+  ) {}
+
+  private with<T extends AskOptions>(to: ActorAddress, body: Command, opts: T | undefined): T {
+    const added = this.extra(to, body);
+    return (opts === undefined ? added : { ...added, ...opts }) as T;
+  }
+
+  ask(to: ActorAddress, body: Command, opts?: AskOptions): Promise<unknown> {
+    return this.actors.ask(to, body, this.with(to, body, opts));
+  }
+
+  tell(to: ActorAddress, body: Command, opts?: TellOptions): void {
+    this.actors.tell(to, body, this.with(to, body, opts));
+  }
+
+  fanout(type: ActorType, keys: string[], body: Command, opts?: TellOptions): void {
+    this.actors.fanout(type, keys, body, this.with({ type, key: '' }, body, opts));
+  }
+
+  fanoutAsk(type: ActorType, keys: string[], body: Command, opts: AskOptions & { idempotencyKey: string }) {
+    return this.actors.fanoutAsk(type, keys, body, this.with({ type, key: '' }, body, opts));
+  }
 }
 
 /**
