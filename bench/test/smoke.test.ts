@@ -22,7 +22,10 @@ const test = anyTest as TestFn<{ dir: string }>;
 test.before(async (t) => {
   t.context.dir = await mkdtemp(join(tmpdir(), 'bench-smoke-'));
 });
+/** Each run's cleanups: a run that timed out never reached its own, so its server, edge worker and baseline are stopped here. */
+const runs = new Set<Set<() => Promise<void>>>();
 test.after.always(async (t) => {
+  for (const cleanups of runs) for (const cleanup of cleanups) await cleanup().catch(() => {});
   await rm(t.context.dir, { recursive: true, force: true });
 });
 
@@ -62,6 +65,7 @@ function ordered(t: { true(v: boolean, m?: string): void }, name: string, f: Fig
 
 async function runAndRead(options: Options) {
   const cleanups = new Set<() => Promise<void>>();
+  runs.add(cleanups);
   const output = await run(options, cleanups);
   const written = JSON.parse(await readFile(output.files.json, 'utf8')) as Record<string, any>;
   return { output, written, cleanups };
