@@ -83,7 +83,8 @@ export function buildResult(
 export type Result = ReturnType<typeof buildResult>;
 
 /** Server CPU over the measured part divided by the events delivered to queues in it, in µs. */
-function perDelivery(cpuSeconds: number | null, events: number | null): number | null {
+/** Server CPU per delivered event in µs (one decimal), or null without both figures. */
+export function perDelivery(cpuSeconds: number | null, events: number | null): number | null {
   if (cpuSeconds === null || !events) return null;
   return Math.round((cpuSeconds * 1e7) / events) / 10;
 }

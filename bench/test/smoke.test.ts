@@ -96,7 +96,14 @@ test.serial('chat: two steps against an embedded server and the baseline, every 
     t.is(step.server.deliveries_received, step.server.deliveries_expected, 'every message reached every live queue');
     t.true(step.server.deliveries_expected > 0);
     t.true(step.baseline.ok > 0);
+    // Per step too, so that runs compare at the same offered rate.
+    t.true(step.server.events_delivered >= step.server.deliveries_received, JSON.stringify(step.server));
+    t.is(
+      step.server.server_cpu_us_per_delivery,
+      Math.round((step.server.server_cpu_seconds * 1e7) / step.server.events_delivered) / 10,
+    );
   }
+  t.is(written.first_step_server_cpu_us_per_delivery, written.steps[0].server.server_cpu_us_per_delivery);
   t.true(existsSync(output.files.chart));
   t.regex(await readFile(output.files.chart, 'utf8'), /^<svg[\s\S]*<polyline[\s\S]*<\/svg>$/);
   t.regex(output.table, /throughput/);

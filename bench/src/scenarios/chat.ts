@@ -1,5 +1,6 @@
 import { Traffic, type StepRecord } from '../traffic.js';
 import { pickShort } from '../stats.js';
+import { perDelivery } from '../report.js';
 import { chatRealm } from './chat-realm.js';
 import { broken, Meter, rates, stepJson, withBaseline, type Outcome, type RunContext } from './common.js';
 
@@ -51,8 +52,11 @@ export async function chat(ctx: RunContext): Promise<Outcome> {
         }
         if (!serverBroke) {
           const before = target.sample();
+          const eventsAtStart = fleet.polls.events;
           const step = await traffic.runStep(rate, options.stepSeconds);
           const after = target.sample();
+          const cpu = before && after ? Math.round((after.cpuSeconds - before.cpuSeconds) * 100) / 100 : null;
+          const events = fleet.polls.events - eventsAtStart;
           serverBroke = broken(step, options, true);
           if (serverBroke) brokeAt = rate;
           errors += step.errors;
@@ -62,7 +66,11 @@ export async function chat(ctx: RunContext): Promise<Outcome> {
             sustained: !serverBroke,
             broken: serverBroke,
             server_rss_bytes: after?.rssBytes ?? null,
-            server_cpu_seconds: before && after ? Math.round((after.cpuSeconds - before.cpuSeconds) * 100) / 100 : null,
+            server_cpu_seconds: cpu,
+            // Per step, so that runs compare at the same offered rate: over the whole run, a run that got to
+            // a later step, where polls bring several events each, looks cheaper per delivery.
+            events_delivered: events,
+            server_cpu_us_per_delivery: perDelivery(cpu, events),
           };
           first ??= step;
           if (!serverBroke) best = step;
@@ -110,6 +118,8 @@ export async function chat(ctx: RunContext): Promise<Outcome> {
         steps,
         extra: {
           best_offered_rate: best?.offeredRate ?? null,
+          first_step_server_cpu_us_per_delivery:
+            ((steps[0]?.server as Record<string, unknown> | undefined)?.server_cpu_us_per_delivery as number) ?? null,
           server_broke_at: serverBroke ? { rate: brokeAt, why: serverBroke } : null,
           live_queues: fleet.clients.length,
           queues_lost: fleet.polls.queuesLost,
@@ -140,10 +150,17 @@ export async function chat(ctx: RunContext): Promise<Outcome> {
 
 function stepLine(rate: number, row: Record<string, unknown>): string {
   const part = (name: string, s: unknown) => {
-    const step = s as { throughput_msgs_per_s: number; send_latency_ms: { p99: number }; broken?: string } | undefined;
-    return step
-      ? `${name} ${step.throughput_msgs_per_s}/s p99 ${step.send_latency_ms.p99} ms${step.broken ? ` (${step.broken})` : ''}`
-      : '';
+    const step = s as
+      | {
+          throughput_msgs_per_s: number;
+          send_latency_ms: { p99: number };
+          broken?: string;
+          server_cpu_us_per_delivery?: number | null;
+        }
+      | undefined;
+    if (!step) return '';
+    const cpu = step.server_cpu_us_per_delivery ? `, ${step.server_cpu_us_per_delivery} µs per delivery` : '';
+    return `${name} ${step.throughput_msgs_per_s}/s p99 ${step.send_latency_ms.p99} ms${cpu}${step.broken ? ` (${step.broken})` : ''}`;
   };
   return `step ${rate}/s: ${part('server', row.server)}  ${part('baseline', row.baseline)}`;
 }
