@@ -1,5 +1,5 @@
-import http from 'node:http';
 import { performance } from 'node:perf_hooks';
+import { Connection } from './http-connection.js';
 
 export interface Credentials {
   email: string;
@@ -25,18 +25,28 @@ interface Endpoint {
   host: string;
   port: number;
   prefix: string;
+  hostHeader: string;
+  /** Idle keep-alive connections, reused newest first. */
+  free: Connection[];
+  all: Set<Connection>;
 }
 
+/** At most this many idle keep-alive connections are kept per address (as the old agent's maxFreeSockets). */
+const MAX_FREE = 4096;
+
 /**
- * The harness's HTTP client: node:http over one keep-alive agent with no
- * socket limit, so that thousands of long polls and a burst of sends each get
- * a connection and no request waits for a free socket inside the harness
- * (which would hide server latency). Bodies are forms, as Zulip clients send.
- * Given several base URLs (a cluster's edges), each user sticks to one of
- * them, as behind a load balancer, and the users are spread evenly.
+ * The harness's HTTP client: a small HTTP/1.1 client on `node:net`
+ * (http-connection.ts) with keep-alive connections and no cap on them, so
+ * that thousands of long polls and a burst of sends each get a connection
+ * and no request waits for a free one inside the harness (which would hide
+ * server latency). It replaced `node:http` with a keep-alive agent, which
+ * spent about four times the CPU per long-poll round trip, on the same cores
+ * the server uses (bench README, "The harness's client"). Bodies are forms,
+ * as Zulip clients send. Given several base URLs (a cluster's edges), each
+ * user sticks to one of them, as behind a load balancer, and the users are
+ * spread evenly.
  */
 export class Http {
-  private readonly agent = new http.Agent({ keepAlive: true, maxSockets: Infinity, maxFreeSockets: 4096 });
   private readonly endpoints: Endpoint[];
   private next = 0;
   readonly baseUrl: string;
@@ -48,7 +58,14 @@ export class Http {
     this.endpoints = urls.map((baseUrl) => {
       const url = new URL(baseUrl);
       if (url.protocol !== 'http:') throw new Error(`only http:// targets are supported, got ${baseUrl}`);
-      return { host: url.hostname, port: Number(url.port || 80), prefix: url.pathname.replace(/\/$/, '') };
+      return {
+        host: url.hostname,
+        port: Number(url.port || 80),
+        prefix: url.pathname.replace(/\/$/, ''),
+        hostHeader: url.host,
+        free: [],
+        all: new Set(),
+      };
     });
   }
 
@@ -60,6 +77,33 @@ export class Http {
     let hash = 0;
     for (let i = 0; i < credentials.email.length; i++) hash = (hash * 31 + credentials.email.charCodeAt(i)) >>> 0;
     return this.endpoints[hash % n]!;
+  }
+
+  /** A free connection to the endpoint (the newest, unless the server may have closed it by now), else a new one. */
+  private connection(endpoint: Endpoint): Connection {
+    const { free, all } = endpoint;
+    const now = performance.now();
+    for (let connection = free.pop(); connection; connection = free.pop()) {
+      const idle = connection.idleSince;
+      connection.idleSince = -1;
+      if (!connection.socket.destroyed && now - idle < connection.keepIdleMs) return connection;
+      connection.socket.destroy();
+    }
+    const connection = new Connection(
+      endpoint.host,
+      endpoint.port,
+      (done) => {
+        if (free.length >= MAX_FREE) return done.socket.destroy();
+        done.idleSince = performance.now();
+        free.push(done);
+      },
+      (closed) => {
+        all.delete(closed);
+        if (closed.idleSince >= 0) free.splice(free.lastIndexOf(closed), 1);
+      },
+    );
+    all.add(connection);
+    return connection;
   }
 
   /** `path` is relative to /api/v1; lists and objects are JSON inside a form field. */
@@ -76,56 +120,18 @@ export class Http {
     }
     const inQuery = method === 'GET' || method === 'DELETE';
     const query = inQuery && form.size > 0 ? `?${form}` : '';
-    const body = inQuery ? undefined : Buffer.from(form.toString());
-    const headers: Record<string, string | number> = {};
+    const endpoint = this.endpointFor(credentials);
+    let text = `${method} ${endpoint.prefix}/api/v1${path}${query} HTTP/1.1\r\nhost: ${endpoint.hostHeader}\r\n`;
     if (credentials) {
-      headers.authorization = `Basic ${Buffer.from(`${credentials.email}:${credentials.apiKey}`).toString('base64')}`;
+      text += `authorization: Basic ${Buffer.from(`${credentials.email}:${credentials.apiKey}`).toString('base64')}\r\n`;
     }
-    if (body) {
-      headers['content-type'] = 'application/x-www-form-urlencoded';
-      headers['content-length'] = body.length;
+    if (inQuery) text += '\r\n';
+    else {
+      // A form is ASCII (URLSearchParams escapes the rest), so its length is its byte count.
+      const body = form.toString();
+      text += `content-type: application/x-www-form-urlencoded\r\ncontent-length: ${body.length}\r\n\r\n${body}`;
     }
-    return new Promise((resolve) => {
-      const failed = (error: Error) =>
-        resolve({ status: 0, body: { result: 'error', msg: error.message }, end: performance.now(), bytes: 0 });
-      const endpoint = this.endpointFor(credentials);
-      const req = http.request(
-        {
-          agent: this.agent,
-          host: endpoint.host,
-          port: endpoint.port,
-          method,
-          path: `${endpoint.prefix}/api/v1${path}${query}`,
-          headers,
-        },
-        (res) => {
-          const chunks: Buffer[] = [];
-          res.on('data', (chunk: Buffer) => chunks.push(chunk));
-          res.on('error', failed);
-          res.on('end', () => {
-            const end = performance.now();
-            const raw = Buffer.concat(chunks);
-            let parsed: Record<string, unknown>;
-            try {
-              parsed = JSON.parse(raw.toString()) as Record<string, unknown>;
-            } catch {
-              parsed = { result: 'error', msg: `not JSON: ${raw.toString().slice(0, 200)}` };
-            }
-            const retryAfter = res.headers['retry-after'];
-            resolve({
-              status: res.statusCode ?? 0,
-              body: parsed,
-              end,
-              bytes: raw.length,
-              ...(retryAfter !== undefined ? { retryAfter } : {}),
-            });
-          });
-        },
-      );
-      req.setTimeout(timeoutMs, () => req.destroy(new Error(`timed out after ${timeoutMs} ms`)));
-      req.on('error', failed);
-      req.end(body);
-    });
+    return this.connection(endpoint).send(text, timeoutMs);
   }
 
   /** Like request, but throws on anything but 200: for setup steps, where a failure ends the run. */
@@ -147,6 +153,6 @@ export class Http {
 
   /** Closes every socket, waiting long polls included; their requests answer status 0. */
   close(): void {
-    this.agent.destroy();
+    for (const { all } of this.endpoints) for (const connection of all) connection.socket.destroy();
   }
 }
