@@ -1,12 +1,13 @@
 import type { Context } from 'koa';
 import { withOptions, type ActorClient } from '@chat/runtime';
+import type { Principal } from '@chat/protocol';
 import { principalFor, type Authenticate, type AuthRequest, type SessionAuthenticate } from './auth.js';
 import { checkCsrf, CSRF_COOKIE, CSRF_HEADER, parseCookies, SESSION_COOKIE } from './csrf.js';
 import { bodyFields, formFields, removeFiles, uploadedFiles, type BodyParsers } from './body.js';
 import { readParams } from './params.js';
 import type { Admission } from './admission.js';
 import type { RateLimiter } from './rate-limit.js';
-import type { RequestInfo, Route, UploadedFile } from './route.js';
+import type { HandlerResult, RequestInfo, Route, UploadedFile } from './route.js';
 import type { EdgeState } from './state.js';
 import { jsonBody } from './raw-json.js';
 import { lazyChild } from './logger.js';
@@ -97,40 +98,59 @@ export function routeAnswer(route: Route, deps: PipelineDeps, prefix: '/api/v1' 
     }
     // After authentication, so that the count is the account's, and before the body is read.
     if (deps.rateLimiter) await deps.rateLimiter.request(state, principal, request.ip);
-    const { fields, files, paths } = await req.readBody();
+    const body = await req.readBody();
+    // Without files to remove once answered, this function ends here and the handler's promise is answered
+    // on: a long poll's wait then keeps no frame of it alive.
+    if (body.paths.length === 0) return answerOf(route, deps, req, principal, actors, body);
     try {
-      const { params, ignored } = readParams(route.compiled, route.aliases, {
-        path: req.pathParams,
-        body: fields(),
-        query: req.query,
-      });
-      // Files sent to a route that takes none are unknown parameters like any other.
-      if (!route.files) {
-        for (const { field } of files) if (!ignored.includes(field)) ignored.push(field);
-        ignored.sort();
-      }
-      const result = await route.handler({
-        params,
-        principal,
-        actors,
-        requestId,
-        log: state.log,
-        request,
-        files: route.files ? files : [],
-        appendHeader: req.appendHeader,
-        ...(deps.rateLimiter && { limits: deps.rateLimiter.forRequest(state) }),
-      });
-      return jsonBody({
-        result: 'success',
-        msg: '',
-        ...result,
-        ...(ignored.length > 0 ? { ignored_parameters_unsupported: ignored } : {}),
-      });
+      return await answerOf(route, deps, req, principal, actors, body);
     } finally {
-      if (paths.length > 0) await removeFiles(paths);
+      await removeFiles(body.paths);
     }
   };
 }
+
+/** Reads the parameters and runs the handler: its success body, or a promise of it. */
+function answerOf(
+  route: Route,
+  deps: PipelineDeps,
+  req: RouteRequest,
+  principal: Principal | undefined,
+  actors: ActorClient,
+  { fields, files }: { fields: () => Record<string, unknown>; files: UploadedFile[] },
+): Promise<Record<string, unknown> | string> | Record<string, unknown> | string {
+  const { state } = req;
+  const { params, ignored } = readParams(route.compiled, route.aliases, {
+    path: req.pathParams,
+    body: fields(),
+    query: req.query,
+  });
+  // Files sent to a route that takes none are unknown parameters like any other.
+  if (!route.files) {
+    for (const { field } of files) if (!ignored.includes(field)) ignored.push(field);
+    ignored.sort();
+  }
+  const result = route.handler({
+    params,
+    principal,
+    actors,
+    requestId: state.requestId,
+    log: state.log,
+    request: req.info,
+    files: route.files ? files : [],
+    appendHeader: req.appendHeader,
+    ...(deps.rateLimiter && { limits: deps.rateLimiter.forRequest(state) }),
+  });
+  return result instanceof Promise ? result.then((r) => success(r, ignored)) : success(result, ignored);
+}
+
+const success = (result: HandlerResult | void, ignored: string[]) =>
+  jsonBody({
+    result: 'success',
+    msg: '',
+    ...result,
+    ...(ignored.length > 0 ? { ignored_parameters_unsupported: ignored } : {}),
+  });
 
 /**
  * The caller of a route under /json, as the original's `rest_dispatch`

@@ -106,7 +106,10 @@ export interface Route {
   readonly pathMatch: ((path: Record<string, string>) => boolean) | undefined;
   readonly lean: boolean;
   readonly compiled: CompiledParams;
-  readonly handler: (ctx: HandlerContext<Record<string, unknown>>) => Promise<HandlerResult>;
+  /** Its fields (none when it gives nothing back), or a promise of them. */
+  readonly handler: (
+    ctx: HandlerContext<Record<string, unknown>>,
+  ) => Promise<HandlerResult | void> | HandlerResult | void;
 }
 
 const PATH_PARAM = /\{([^}]*)\}/g;
@@ -150,7 +153,8 @@ export function defineRoute<P extends TObject, A extends AuthMode, R extends TOb
     compiled: compileParams(spec.params),
     // The pipeline validated `params` against this very schema and resolved the
     // principal according to `auth`, which is what makes this cast sound.
-    handler: async (ctx) => ((await handler(ctx as HandlerContext<Static<P>, A>)) ?? {}) as HandlerResult,
+    // No async wrapper of its own: it would stay suspended around every request (each long poll's).
+    handler: handler as Route['handler'],
   };
 }
 

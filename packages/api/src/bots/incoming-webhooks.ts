@@ -14,12 +14,11 @@ export function withIncomingWebhookLimit(routes: Route[]): Route[] {
     const handler = route.handler;
     return {
       ...route,
-      handler: async (ctx) => {
-        if (ctx.principal?.bot_type === BOT_TYPES.incoming_webhook) {
-          throw new ChatError('BAD_REQUEST', 'This API is not available to incoming webhook bots.');
-        }
-        return handler(ctx);
-      },
+      // Not an async function: it would keep a promise of its own alive around every request (each long poll's).
+      handler: (ctx) =>
+        ctx.principal?.bot_type === BOT_TYPES.incoming_webhook
+          ? Promise.reject(new ChatError('BAD_REQUEST', 'This API is not available to incoming webhook bots.'))
+          : handler(ctx),
     };
   });
 }
