@@ -54,6 +54,9 @@ export const DEFAULT_ADMISSION: AdmissionSettings = {
 
 export type RequestClass = 'poll' | 'work' | 'exempt';
 
+/** What an exempt request frees once answered. */
+const NOTHING_TO_FREE = () => {};
+
 /** What the edge is doing right now. */
 export interface Load {
   inFlight: number;
@@ -234,28 +237,36 @@ export class Admission {
 
   /**
    * Admits a request (maybe after a short wait) or throws the refusal; the
-   * function answered frees its slot once the request is answered.
+   * function answered frees its slot once the request is answered. Answered
+   * at once unless the request waits for a slot: a long poll's admission
+   * keeps no promise alive.
    */
-  async admit(method: string, path: string, state: EdgeState): Promise<() => void> {
+  admit(method: string, path: string, state: EdgeState): (() => void) | Promise<() => void> {
     const cls = classify(method, path);
-    if (cls === 'exempt') return () => {};
+    if (cls === 'exempt') return NOTHING_TO_FREE;
     const verdict = decide(cls, this.load, this.settings);
     if (verdict.verdict === 'refuse') this.refuse(verdict.reason);
     if (cls === 'poll') this.polls++;
     // A slot freed for a waiter is handed over, already counted.
-    else if (verdict.verdict === 'wait') await this.waitForSlot();
+    else if (verdict.verdict === 'wait') return this.waitForSlot().then(() => this.admitted(cls, state));
     else this.inFlight++;
+    return this.admitted(cls, state);
+  }
+
+  private admitted(cls: Exclude<RequestClass, 'exempt'>, state: EdgeState): () => void {
     this.stats.admitted++;
     if (this.settings.maxInFlight > 0) state.deadline = Date.now() + this.settings.deadlineMs;
+    if (cls === 'poll') return this.pollAnswered;
     const started = performance.now();
     return () => {
-      if (cls === 'poll') this.polls--;
-      else {
-        this.release();
-        this.answered(started, state.route);
-      }
+      this.release();
+      this.answered(started, state.route);
     };
   }
+
+  private readonly pollAnswered = () => {
+    this.polls--;
+  };
 
   private refuse(reason: keyof AdmissionStats['refused']): never {
     this.stats.refused[reason]++;

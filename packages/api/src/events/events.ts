@@ -169,28 +169,35 @@ export function eventRoutes(options: ApiOptions): Route[] {
       response: Type.Object({ events: Type.Array(Type.Unknown()), queue_id: Type.String() }),
       // Every delivered event costs one of these: served without Koa (edge/lean.ts).
       lean: true,
-      async handler({ params, principal, actors }) {
-        const caller = new CallerContext(actors, principal);
+      // Promises, not an async function: a waiting poll keeps no suspended frame alive, and the caller's
+      // context is made once the queue has answered.
+      handler({ params, principal, actors }) {
         const queueId = checkedQueueId(params.queue_id);
         const key = `${principal.realm}/${queueId}`;
         const known = specs.get(key);
-        const got = await pollQueue(actors, options, queueAddress(principal.realm, queueId), {
-          type: 'queue.get',
+        const get = {
+          type: 'queue.get' as const,
           user_id: principal.user_id,
           last_event_id: params.last_event_id ?? null,
           dont_block: params.dont_block ?? false,
           since: Date.now(),
           ...(known && { has_spec: true }),
-        }).catch((err: unknown) => {
-          if (err instanceof ChatError && err.code === 'BAD_EVENT_QUEUE_ID') specs.delete(key);
-          throw err;
-        });
-        if (got.spec) specs.set(key, got.spec);
-        const spec = got.spec ?? known!; // a queue leaves its spec out only when the poll said it has it
-        return {
-          events: eventsJson(await present(caller, got.events, spec, fakeDomain, texts)),
-          queue_id: params.queue_id,
         };
+        return pollQueue(actors, options, queueAddress(principal.realm, queueId), get).then(
+          async (got) => {
+            if (got.spec) specs.set(key, got.spec);
+            const spec = got.spec ?? known!; // a queue leaves its spec out only when the poll said it has it
+            const caller = new CallerContext(actors, principal);
+            return {
+              events: eventsJson(await present(caller, got.events, spec, fakeDomain, texts)),
+              queue_id: params.queue_id,
+            };
+          },
+          (err: unknown) => {
+            if (err instanceof ChatError && err.code === 'BAD_EVENT_QUEUE_ID') specs.delete(key);
+            throw err;
+          },
+        );
       },
     }),
     defineRoute({

@@ -1,4 +1,4 @@
-import { ChatError, type ActorAddress, type QueueCommand, type QueueSpec } from '@chat/protocol';
+import { ChatError, type ActorAddress, type QueueCommand, type QueueGetReply, type QueueSpec } from '@chat/protocol';
 import type { ActorClient } from '@chat/runtime';
 import type { ApiOptions } from '../options.js';
 
@@ -17,24 +17,30 @@ type Get = Extract<QueueCommand, { type: 'queue.get' }> & { since: number };
  * answers its waiting poll OVERLOADED: that too is asked again, after a
  * pause, and reaches the queue's next host.
  */
-export async function pollQueue(actors: ActorClient, options: ApiOptions, to: ActorAddress<'queue'>, get: Get) {
+export function pollQueue(
+  actors: ActorClient,
+  options: ApiOptions,
+  to: ActorAddress<'queue'>,
+  get: Get,
+): Promise<QueueGetReply> {
   // The queue answers a waiting poll by its heartbeat; leave room for that answer.
   const deadline = get.since + options.heartbeatMs + 10_000;
   const slice = options.pollSliceMs;
-  for (;;) {
+  // Promises, not an async function's loop: a waiting poll keeps no suspended frame alive.
+  const attempt = (): Promise<QueueGetReply> => {
     const left = deadline - Date.now();
     const timeoutMs = slice === undefined || get.dont_block ? left : Math.min(left, slice);
-    try {
-      return await actors.ask(to, get, { timeoutMs });
-    } catch (err) {
+    return actors.ask(to, get, { timeoutMs }).catch((err: unknown) => {
       const code = err instanceof ChatError ? err.code : undefined;
       // A full mailbox (it says when to come back) is the client's to retry, not ours.
       const full = err instanceof ChatError && err.extra['retry-after'] !== undefined;
       const moving = code === 'OVERLOADED' && !full && !get.dont_block && Date.now() + RETRY_PAUSE_MS < deadline;
-      if (moving) await new Promise((resolve) => setTimeout(resolve, RETRY_PAUSE_MS));
-      else if (!(code === 'REQUEST_TIMEOUT' && timeoutMs < left)) throw err;
-    }
-  }
+      if (moving) return new Promise((resolve) => setTimeout(resolve, RETRY_PAUSE_MS)).then(attempt);
+      if (code === 'REQUEST_TIMEOUT' && timeoutMs < left) return attempt();
+      throw err;
+    });
+  };
+  return attempt();
 }
 
 /** How many queues' specs an edge keeps; past it, the one kept longest is dropped. */
