@@ -1,15 +1,15 @@
-import { randomUUID } from 'node:crypto';
 import type { Context, Next } from 'koa';
 import type { Logger } from 'pino';
 import type { EdgeMetrics } from './metrics.js';
 import type { EdgeState } from './state.js';
 import { lazyChild } from './logger.js';
+import { requestUuid } from './request-id.js';
 
 const SANE_REQUEST_ID = /^[A-Za-z0-9_-]{1,64}$/;
 
 /** A caller's request id is kept when it is safe to log and echo; otherwise we make one. */
 export function requestIdOf(header: string | undefined): string {
-  return header !== undefined && SANE_REQUEST_ID.test(header) ? header : randomUUID();
+  return header !== undefined && SANE_REQUEST_ID.test(header) ? header : requestUuid();
 }
 
 /** A request's state before anything else ran: its id, and its logger (the user id is added once known). */
