@@ -718,3 +718,57 @@ test.serial(
     }
   },
 );
+
+test.serial('a guest who leaves his channel may list users and register while his own list catches up', async (t) => {
+  const guest = await newGuest(t, 'Leaving Guest');
+  const peer = await newPerson(t.context, 'Left Peer');
+  await expectOk(
+    t.context.iago.post('/users/me/subscriptions', {
+      subscriptions: JSON.stringify([{ name: 'guest left room' }]),
+      principals: JSON.stringify([guest.user_id, peer.user_id]),
+    }),
+  );
+  await restrict(t, true);
+  try {
+    // The channel forgets him before his UserActor hears of it: requests in flight meanwhile still
+    // find the channel on his list, and the channel refuses him its subscribers. It shares no one.
+    let left = false;
+    let done = false;
+    const replies: Array<{ status: number; msg?: string; peer?: boolean }> = [];
+    const ask = async (i: number) => {
+      while (!done) {
+        const afterLeave = left;
+        if (i % 2 === 0) {
+          const reply = await guest.client.get<{ msg?: string; members?: User[] }>('/users');
+          const sees = reply.body.members?.some((u) => u.user_id === peer.user_id);
+          replies.push({ status: reply.status, msg: reply.body.msg, ...(afterLeave ? { peer: sees } : {}) });
+        } else {
+          const reply = await guest.client.post<{ msg?: string }>('/register', {
+            fetch_event_types: JSON.stringify(['realm_user']),
+          });
+          replies.push({ status: reply.status, msg: reply.body.msg });
+        }
+      }
+    };
+    const asking = Array.from({ length: 8 }, (_, i) => ask(i));
+    await expectOk(
+      guest.client.delete('/users/me/subscriptions', { subscriptions: JSON.stringify(['guest left room']) }),
+    );
+    left = true;
+    for (let i = 0; i < 5; i++) await new Promise((resolve) => setTimeout(resolve, 10));
+    done = true;
+    await Promise.all(asking);
+    t.deepEqual(
+      replies.filter((r) => r.status !== 200),
+      [],
+    );
+    // Asked once he had left, the list no longer has the peer, whatever his own list said then.
+    t.deepEqual(
+      replies.filter((r) => r.peer === true),
+      [],
+    );
+    t.true(replies.some((r) => r.peer === false));
+  } finally {
+    await restrict(t, false);
+  }
+});

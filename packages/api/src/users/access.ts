@@ -16,12 +16,21 @@ export async function accessibleUserIds(caller: CallerContext): Promise<Set<numb
   // The request's cached realm settings: a guest's request that already read them asks nothing more.
   if (inGroupSetting((await caller.settings()).can_access_all_users_group, caller.principal)) return null;
   const [state, { users }] = await Promise.all([caller.state(), userList(caller)]);
-  const infos = await Promise.all(Object.keys(state.subscriptions).map((id) => caller.channelInfo(Number(id))));
+  const infos = await Promise.all(
+    Object.keys(state.subscriptions).map((id) => caller.channelInfo(Number(id)).catch(notShared)),
+  );
   // The channel's word on whether he is subscribed: his own list may not have heard of a change yet, and a
   // register's snapshot must agree with the channel at the position it read (the access events' origin).
+  // A channel he just left refuses him its subscribers ("Invalid channel ID") until his list hears of it.
   const me = caller.principal.user_id;
-  const channels = infos.filter((info) => info.subscribers.includes(me));
+  const channels = infos.flatMap((info) => (info?.subscribers.includes(me) ? [info] : []));
   return accessFrom(me, channels, state.conversations, activeIds(users));
+}
+
+/** A channel's refusal of its subscribers to the caller ("Invalid channel ID", the only one of `channel.info`) as none shared. */
+function notShared(err: unknown): undefined {
+  if (err instanceof ChatError && err.code === 'BAD_REQUEST') return undefined;
+  throw err;
 }
 
 /** The ids of the realm's active users. */
