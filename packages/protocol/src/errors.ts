@@ -46,6 +46,11 @@ export const ERROR_CODES = {
    * A code of its own, because only the code crosses actor boundaries.
    */
   RESOURCE_NOT_FOUND: { status: 404, retriable: false, envelopeCode: 'BAD_REQUEST' },
+  /**
+   * The original's "Unable to access channel (…)." (a BAD_REQUEST to the client): a code of its own, so
+   * that the edge tells it from the channel's other refusals (`authorization_errors_fatal`) by the code.
+   */
+  UNABLE_TO_ACCESS_CHANNEL: { status: 400, retriable: false, envelopeCode: 'BAD_REQUEST' },
   NONEXISTENT_SUBDOMAIN: { status: 404, retriable: false },
   REQUEST_TOO_LARGE: { status: 413, retriable: false },
   RATE_LIMIT_HIT: { status: 429, retriable: true },
@@ -119,9 +124,8 @@ export const noChannelWithId = (id: number) =>
   new ChatError('STREAM_DOES_NOT_EXIST', `Channel with ID '${id}' does not exist`, { stream_id: id });
 /** A channel one may not subscribe anyone to because one cannot read it (the original's "unauthorized" channels). */
 export const unableToAccessChannel = (name: string) =>
-  new ChatError('BAD_REQUEST', `Unable to access channel (${name}).`);
-export const isUnableToAccessChannel = (err: unknown, name: string) =>
-  isChatError(err) && err.message === `Unable to access channel (${name}).`;
+  new ChatError('UNABLE_TO_ACCESS_CHANNEL', `Unable to access channel (${name}).`);
+export const isUnableToAccessChannel = (err: unknown) => isChatError(err) && err.code === 'UNABLE_TO_ACCESS_CHANNEL';
 export const notOwner = () => new ChatError('UNAUTHORIZED_PRINCIPAL', 'Must be an organization owner');
 export const missingArgument = (name: string) =>
   new ChatError('REQUEST_VARIABLE_MISSING', `Missing '${name}' argument`, { var_name: name });

@@ -1,6 +1,9 @@
-import { SYSTEM_GROUPS } from '@chat/protocol';
+import { SYSTEM_GROUPS, type ActorAddress, type Command } from '@chat/protocol';
+import { typedClient, type ActorClient, type UntypedActorClient } from '@chat/runtime';
 import type { ChatClient } from '@chat/testkit';
+import { onCluster } from './cluster-target.js';
 import { withServer } from './context.js';
+import { TestServer } from './support.js';
 import { newPerson, type Person } from './people.js';
 import { bodyOf, refused, succeeds } from './replies.js';
 
@@ -146,4 +149,63 @@ test('a new channel one may not create is refused before an unreadable one (list
   t.is((await iago.get('/get_stream_id', { stream: fresh })).status, 400);
   await refused(t, subscribe(bob.client, [hidden, fresh]), `Unable to access channel (${hidden}).`);
   t.is((await iago.get('/get_stream_id', { stream: fresh })).status, 400);
+});
+
+/**
+ * The edge's client, with each `channel.subscribe` ask of `userId` held until `release`: the
+ * channel's own check comes after what the test does meanwhile.
+ */
+function holdingSubscribes(actors: ActorClient, userId: () => number | undefined) {
+  const loose = actors as unknown as UntypedActorClient;
+  let release!: () => void;
+  let reached!: () => void;
+  const released = new Promise<void>((resolve) => (release = resolve));
+  const held = new Promise<void>((resolve) => (reached = resolve));
+  const client = typedClient({
+    ...loose,
+    ask: async (to: ActorAddress, body: Command, opts) => {
+      const actor = (body as { actor?: { user_id: number } | null }).actor;
+      if (body.type === 'channel.subscribe' && actor?.user_id === userId()) {
+        reached();
+        await released;
+      }
+      return loose.ask(to, body, opts);
+    },
+    tell: (to, body, opts) => loose.tell(to, body, opts),
+    fanout: (type, keys, body, opts) => loose.fanout(type, keys, body, opts),
+    fanoutAsk: (type, keys, body, opts) => loose.fanoutAsk(type, keys, body, opts),
+  });
+  return { client, held, release };
+}
+
+// Embedded only: the test holds an ask of the edge, which a cluster's edges do not let it reach.
+test('a channel that turns private and is renamed between the edge’s check and the subscribe is refused or listed', async (t) => {
+  if (onCluster) return t.pass();
+  for (const fatal of [true, false]) {
+    let bobId: number | undefined;
+    let hold!: ReturnType<typeof holdingSubscribes>;
+    const server = await TestServer.start({}, (actors) => (hold = holdingSubscribes(actors, () => bobId)).client);
+    try {
+      const iago = await server.login('iago@zulip.com');
+      const bob = await newPerson({ server, iago }, 'Bob T');
+      bobId = bob.user_id;
+      const [name, renamed] = [unique('Turning'), unique('Turned')];
+      const id = await channelOf(iago, name, false);
+      // Bob may read the channel when the edge checks; it is private, renamed and without him when the channel does.
+      const asked = subscribe(bob.client, [name], fatal ? {} : { authorization_errors_fatal: false });
+      await hold.held;
+      await bodyOf(iago.patch(`/streams/${id}`, { is_private: true, new_name: renamed }));
+      hold.release();
+      if (fatal) await refused(t, asked, `Unable to access channel (${renamed}).`);
+      else {
+        // Listed under the name asked for.
+        const listed = await succeeds('POST', SUBSCRIPTIONS, asked);
+        t.deepEqual([listed.subscribed, listed.already_subscribed, listed.unauthorized], [{}, {}, [name]]);
+      }
+      const after = await bodyOf<{ subscribers: number[] }>(iago.get(`/streams/${id}/members`));
+      t.false(after.subscribers.includes(bob.user_id));
+    } finally {
+      await server.stop();
+    }
+  }
 });

@@ -4,7 +4,8 @@ import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { DEFAULT_ADMISSION, DEFAULT_RATE_LIMITS } from '@chat/edge';
 import { ChatClient, type Credentials } from '@chat/testkit';
-import { loadConfig, startServer, type Config, type RunningServer } from '../src/index.js';
+import { silentLogger, type ActorClient } from '@chat/runtime';
+import { loadConfig, startEmbeddedNode, startServer, type Config, type RunningServer } from '../src/index.js';
 import { onCluster, startClusterServer } from './cluster-target.js';
 
 export const MAIN = fileURLToPath(new URL('../src/main.js', import.meta.url));
@@ -41,7 +42,14 @@ export class TestServer {
     readonly client: ChatClient,
   ) {}
 
-  static async start(overrides: Partial<Config> = {}): Promise<TestServer> {
+  /**
+   * `wrap`, embedded only: the edge reaches the actors through what it makes of the node's client (a
+   * test that holds one ask while something else happens).
+   */
+  static async start(
+    overrides: Partial<Config> = {},
+    wrap?: (actors: ActorClient) => ActorClient,
+  ): Promise<TestServer> {
     const dir = overrides.dataDir ?? (await tempDir('server-test'));
     const config = loadConfig(
       {},
@@ -56,7 +64,9 @@ export class TestServer {
     );
     const server = onCluster
       ? await startClusterServer(config, overrides.dataDir !== undefined)
-      : await startServer(config);
+      : wrap
+        ? await startWrapped(config, wrap)
+        : await startServer(config);
     return new TestServer(server, dir, new ChatClient(server.url));
   }
 
@@ -71,6 +81,11 @@ export class TestServer {
     await this.server.close();
     await rm(this.dir, { recursive: true, force: true });
   }
+}
+
+async function startWrapped(config: Config, wrap: (actors: ActorClient) => ActorClient): Promise<RunningServer> {
+  const node = await startEmbeddedNode(config, silentLogger);
+  return startServer(config, { ...node, actors: wrap(node.actors) });
 }
 
 export const wrongKey = (email: string): Credentials => ({ email, apiKey: 'x'.repeat(32) });

@@ -217,7 +217,7 @@ async function subscribe(
       })
       .catch((err: unknown) => {
         // Only a channel one cannot read is listed; any other refusal fails the request (as the original).
-        if (params.authorization_errors_fatal === false && isUnableToAccessChannel(err, found.name)) return undefined;
+        if (params.authorization_errors_fatal === false && isUnableToAccessChannel(err)) return undefined;
         throw err;
       });
     if (!result) {
