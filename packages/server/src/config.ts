@@ -46,7 +46,7 @@ export interface Config {
   headersTimeoutMs: number;
   /** The largest file an upload may hold, in MiB (the original's `max_file_upload_size_mib`). */
   maxFileUploadSizeMib: number;
-  /** A data export is refused above this many public channel messages (the original's MAX_MESSAGE_HISTORY, 250000)... */
+  /** A data export is refused above this many messages to export (the original's MAX_MESSAGE_HISTORY, 250000)... */
   exportMaxMessages: number;
   /** ...or this many MiB of uploaded files (the original's MAX_UPLOAD_QUOTA, 20 GiB). */
   exportMaxUploadMib: number;

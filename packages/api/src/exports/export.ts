@@ -60,7 +60,7 @@ const viewerOf = (user_id: number, role: number, groups: number[] = []): Viewer 
  * conversations of those who set `allow_private_data_export`, each read
  * as one of them (the first consenting member found).
  */
-async function consentedSources(
+export async function consentedSources(
   actors: ActorClient,
   realm: string,
   users: UserProfile[],

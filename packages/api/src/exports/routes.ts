@@ -37,15 +37,17 @@ export function exportRoutes(options: ApiOptions): Route[] {
       summary: 'Create a data export',
       description:
         "Starts writing a .tar.gz of the organization's public data (see docs/architecture.md); " +
-        'administrators hear `realm_export` as it starts and as it ends. An organization with more public ' +
-        'channel messages or uploaded bytes than the server allows (EXPORT_MAX_MESSAGES, EXPORT_MAX_UPLOAD_MIB) ' +
+        'administrators hear `realm_export` as it starts and as it ends. An organization with more messages to ' +
+        'export (public channels, and with export_type 2 the private channels and direct messages of those who ' +
+        'consented) or uploaded bytes than the server allows (EXPORT_MAX_MESSAGES, EXPORT_MAX_UPLOAD_MIB) ' +
         'is refused: "Please request a manual export from" the ZULIP_ADMINISTRATOR address.',
       tags: ['server_and_organizations'],
       async handler({ params, principal, actors, log }) {
         const caller = new CallerContext(actors, principal);
         const exportType = params.export_type ?? EXPORT_PUBLIC;
         // Counted only for an administrator; the realm refuses after its rate limit, as the original.
-        const tooLarge = isAdministrator(principal) && (await exportTooLarge(actors, principal, options.exportLimits));
+        const tooLarge =
+          isAdministrator(principal) && (await exportTooLarge(actors, principal, exportType, options.exportLimits));
         const { id } = await actors.ask(caller.realm, {
           type: 'realm.requestExport',
           actor: principal,
