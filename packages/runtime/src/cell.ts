@@ -21,6 +21,11 @@ import { copyJson, FencedError, JsonText, type StoreWrite } from './ports/index.
 import { IdempotencyCache, type JournalEntry, type Snapshot } from './records.js';
 import { ActorTimers } from './timers.js';
 
+/** An append issued: `durable` resolves with its journal position once it is durable. */
+export interface Issued {
+  durable: Promise<number>;
+}
+
 export type Delivery =
   | { kind: 'message'; envelope: AskEnvelope; respond?: (reply: ReplyEnvelope) => void }
   | { kind: 'timer'; name: string };
@@ -34,7 +39,7 @@ export interface CellHost {
   /** How long a relayed message waits for its receivers' confirmation. */
   readonly outboxTimeoutMs: number;
   /** Issues the entry's append, calling `apply` as it does; see `Partition.issue`. */
-  issue(cell: ActorCell, entry: JournalEntry, apply: () => StoreWrite[]): Promise<{ durable: Promise<number> }>;
+  issue(cell: ActorCell, entry: JournalEntry, apply: () => StoreWrite[]): Issued | Promise<Issued>;
   loadSnapshot(address: ActorAddress): Promise<Snapshot | undefined>;
   /** The cell's state changed without a journal entry (`Decision.soft`): its next snapshot must save it. */
   changedSoftly(cell: ActorCell): void;
@@ -162,17 +167,15 @@ export class ActorCell {
     };
   }
 
-  private async process(delivery: Delivery): Promise<void> {
-    // Once activated, no wait for it: a turn of the microtask queue fewer per message.
-    if (!this.activated) {
-      try {
-        await this.ready;
-      } catch (err) {
-        this.log.error({ err }, 'actor failed to activate');
-        if (delivery.kind === 'message') delivery.respond?.(replyError(internal()));
-        return;
-      }
-    }
+  /**
+   * Handles one delivery. It returns a promise only when the mailbox must
+   * wait: activation, a behavior that decides asynchronously, or an append
+   * that waits for a checkpoint. Otherwise everything is done when it
+   * returns (replies owed later are chained in `replies`), and the mailbox
+   * goes on at once.
+   */
+  private process(delivery: Delivery): Promise<void> | void {
+    if (!this.activated) return this.processActivated(delivery);
     if (this.stopped) {
       // Dropped with its partition: the asker may retry on the rebuilt actor.
       if (delivery.kind === 'message') delivery.respond?.(replyError(unavailable()));
@@ -180,32 +183,59 @@ export class ActorCell {
     }
     this.lastActive = Date.now();
     if (delivery.kind === 'timer') {
-      await this.run(() => this.behavior.onTimer!(this.context(), delivery.name), undefined);
-      return;
+      return this.run(() => this.behavior.onTimer!(this.context(), delivery.name), undefined);
     }
     const { envelope, respond } = delivery;
     const answer = planIntake(envelope, Date.now(), this.idem);
     if (answer) return this.answer(answer, respond);
     const key = envelope.idempotencyKey;
-    await this.run(() => this.behavior.handle(this.context(key), envelope.body), respond, key, envelope.requestId);
+    return this.run(() => this.behavior.handle(this.context(key), envelope.body), respond, key, envelope.requestId);
+  }
+
+  private async processActivated(delivery: Delivery): Promise<void> {
+    try {
+      await this.ready;
+    } catch (err) {
+      this.log.error({ err }, 'actor failed to activate');
+      if (delivery.kind === 'message') delivery.respond?.(replyError(internal()));
+      return;
+    }
+    return this.process(delivery);
   }
 
   /** Decides one message, plans what to do about it (`plan.ts`) and does it. */
-  private async run(
+  private run(
     decide: () => Decision<TypedEvent> | Promise<Decision<TypedEvent>>,
     respond: ((reply: ReplyEnvelope) => void) | undefined,
     idempotencyKey?: string,
     requestId?: string,
-  ): Promise<void> {
-    let decision: Decision<TypedEvent>;
+  ): Promise<void> | void {
+    let decided: Decision<TypedEvent> | Promise<Decision<TypedEvent>>;
     try {
-      // Most behaviors decide at once: awaited only when it is a promise.
-      const decided = decide();
-      decision = decided instanceof Promise ? await decided : decided;
+      decided = decide();
+    } catch (err) {
+      return this.failed(err, respond, requestId);
+    }
+    // Most behaviors decide at once: waited for only when it is a promise.
+    if (decided instanceof Promise) {
+      return decided.then(
+        (decision) => this.decided(decision, respond, idempotencyKey, requestId),
+        (err: unknown) => this.failed(err, respond, requestId),
+      );
+    }
+    return this.decided(decided, respond, idempotencyKey, requestId);
+  }
+
+  private decided(
+    decision: Decision<TypedEvent>,
+    respond: ((reply: ReplyEnvelope) => void) | undefined,
+    idempotencyKey: string | undefined,
+    requestId: string | undefined,
+  ): Promise<void> | void {
+    try {
       if (this.host.carriesValues && !decision.uncopied) decision = copied(decision);
     } catch (err) {
-      if (!isChatError(err)) this.log.error({ err, requestId }, 'actor failed to handle a message');
-      return this.answer(planFailure(err), respond);
+      return this.failed(err, respond, requestId);
     }
     const plan = planDecision(decision, {
       eventVersion: this.behavior.eventVersion,
@@ -214,7 +244,12 @@ export class ActorCell {
       holding: (name) => this.holds.has(name),
       pendingReplies: this.pendingReplies,
     });
-    await this.execute(plan, respond, requestId);
+    return this.execute(plan, respond, requestId);
+  }
+
+  private failed(err: unknown, respond: ((reply: ReplyEnvelope) => void) | undefined, requestId?: string): void {
+    if (!isChatError(err)) this.log.error({ err, requestId }, 'actor failed to handle a message');
+    this.answer(planFailure(err), respond);
   }
 
   private answer(plan: Answer, respond: ((reply: ReplyEnvelope) => void) | undefined): void {
@@ -228,26 +263,44 @@ export class ActorCell {
    * its reply (and its tells) wait for that, and for every reply before it,
    * so that no one ever sees a change that could still be lost.
    */
-  private async execute(
+  private execute(
     plan: Change,
     asker: ((reply: ReplyEnvelope) => void) | undefined,
     requestId: string | undefined,
-  ): Promise<void> {
-    let durable: Promise<number> | undefined;
-    if (plan.entry) {
-      const entry = plan.entry;
-      try {
-        ({ durable } = await this.host.issue(this, entry, () => this.applyEntry(entry)));
-      } catch (err) {
-        // Not issued, so not applied: the caller may retry with the same key.
-        this.log.error({ err, requestId }, 'journal append refused');
-        // The lease ran out (or the journal was taken over) after this host took the message, so no next owner
-        // heard it: the asker is told at once, not behind earlier replies, to ask the shard's owner again.
-        if (err instanceof FencedError) asker?.(replyError(notOwnerError().toWire()));
-        else this.afterPrevious(asker, async () => replyError(unavailable()));
-        return;
-      }
+  ): Promise<void> | void {
+    const entry = plan.entry;
+    if (!entry) return this.carryOut(plan, asker, requestId, undefined);
+    let issued: Issued | Promise<Issued>;
+    try {
+      issued = this.host.issue(this, entry, () => this.applyEntry(entry));
+    } catch (err) {
+      return this.refused(err, asker, requestId);
     }
+    if (issued instanceof Promise) {
+      return issued.then(
+        ({ durable }) => this.carryOut(plan, asker, requestId, durable),
+        (err: unknown) => this.refused(err, asker, requestId),
+      );
+    }
+    return this.carryOut(plan, asker, requestId, issued.durable);
+  }
+
+  /** The append was not issued, so not applied: the caller may retry with the same key. */
+  private refused(err: unknown, asker: ((reply: ReplyEnvelope) => void) | undefined, requestId: string | undefined) {
+    this.log.error({ err, requestId }, 'journal append refused');
+    // The lease ran out (or the journal was taken over) after this host took the message, so no next owner
+    // heard it: the asker is told at once, not behind earlier replies, to ask the shard's owner again.
+    if (err instanceof FencedError) asker?.(replyError(notOwnerError().toWire()));
+    else this.afterPrevious(asker, async () => replyError(unavailable()));
+  }
+
+  /** The rest of `execute`, once the decision's entry (if any) is issued. */
+  private carryOut(
+    plan: Change,
+    asker: ((reply: ReplyEnvelope) => void) | undefined,
+    requestId: string | undefined,
+    durable: Promise<number> | undefined,
+  ): void {
     if (plan.soft.length > 0) {
       for (const event of plan.soft) this.behavior.apply(this.state, event);
       if (plan.remember !== undefined) this.idem.set(plan.remember, plan.reply);

@@ -1,7 +1,7 @@
 import { ChatError, ENVELOPE_VERSION, formatAddress } from '@chat/protocol';
 import type { ActorAddress, AskEnvelope, ReplyEnvelope } from '@chat/protocol';
 import type { AnyBehavior } from './behavior.js';
-import { ActorCell, type CellHost } from './cell.js';
+import { ActorCell, type CellHost, type Issued } from './cell.js';
 import { notOwnerError, type ActorClient } from './client.js';
 import { silentLogger, type Logger } from './logger.js';
 import {
@@ -564,7 +564,7 @@ export class ActorHost implements CellHost {
     this.partitionOf(cell).changedSoftly(cell);
   }
 
-  issue(cell: ActorCell, entry: JournalEntry, apply: () => StoreWrite[]): Promise<{ durable: Promise<number> }> {
+  issue(cell: ActorCell, entry: JournalEntry, apply: () => StoreWrite[]): Issued | Promise<Issued> {
     return this.partitionOf(cell).issue(cell, entry, apply);
   }
 

@@ -1,6 +1,9 @@
 /**
  * A bounded FIFO that one consumer drains one item at a time. `offer`
  * refuses when full instead of growing: back-pressure reaches the caller.
+ * The consumer returns a promise only for an item it must wait on: the
+ * next item waits for it. Items it finishes at once are drained in the
+ * same turn, with no promise between them.
  */
 export class Mailbox<T> {
   private readonly items: T[] = [];
@@ -10,7 +13,7 @@ export class Mailbox<T> {
 
   constructor(
     private readonly capacity: number,
-    private readonly consume: (item: T) => Promise<void>,
+    private readonly consume: (item: T) => Promise<void> | void,
   ) {}
 
   get size(): number {
@@ -25,7 +28,10 @@ export class Mailbox<T> {
   offer(item: T): boolean {
     if (this.size >= this.capacity) return false;
     this.items.push(item);
-    if (!this.running) void this.drain();
+    if (!this.running) {
+      this.running = true;
+      this.drain();
+    }
     return true;
   }
 
@@ -35,8 +41,7 @@ export class Mailbox<T> {
     return new Promise((resolve) => this.idle.push(resolve));
   }
 
-  private async drain(): Promise<void> {
-    this.running = true;
+  private drain(): void {
     while (this.head < this.items.length) {
       const item = this.items[this.head]!;
       this.items[this.head++] = undefined as T;
@@ -44,7 +49,18 @@ export class Mailbox<T> {
         this.items.splice(0, this.head);
         this.head = 0;
       }
-      await this.consume(item);
+      let pending: Promise<void> | void;
+      try {
+        pending = this.consume(item);
+      } catch (err) {
+        // As a failed wait below: never thrown at whoever offered the item.
+        pending = Promise.reject(err);
+      }
+      if (pending) {
+        // A failure stays unhandled, as a bug: the mailbox stops.
+        void pending.then(() => this.drain());
+        return;
+      }
     }
     this.items.length = 0;
     this.head = 0;

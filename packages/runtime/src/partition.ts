@@ -1,6 +1,6 @@
 import { decode, encode, type ActorAddress } from '@chat/protocol';
 import type { AnyBehavior } from './behavior.js';
-import { applyEntry, type ActorCell } from './cell.js';
+import { applyEntry, type ActorCell, type Issued } from './cell.js';
 import type { ActorClient } from './client.js';
 import type { Logger } from './logger.js';
 import { Outbox, outgoingKey } from './outbox.js';
@@ -142,14 +142,23 @@ export class Partition {
   /**
    * Issues the append of one entry and, in the same tick, applies it to the
    * actor's state (`apply`), so that the actor can decide its next message
-   * while the append becomes durable. Waits only while a checkpoint is taken:
-   * a checkpoint therefore never sees state whose append was not issued.
-   * Resolves with the promise of the entry's durable position, which also
-   * waits for the rows `apply` returned to be written: a checkpoint must not
-   * pass an entry whose rows are not in the store yet.
+   * while the append becomes durable. Waits only while a checkpoint is taken
+   * (then it returns a promise; otherwise it issues at once): a checkpoint
+   * therefore never sees state whose append was not issued. Gives the
+   * promise of the entry's durable position, which also waits for the rows
+   * `apply` returned to be written: a checkpoint must not pass an entry whose
+   * rows are not in the store yet. Throws (or rejects) when not issued.
    */
-  async issue(cell: ActorCell, entry: JournalEntry, apply: () => StoreWrite[]): Promise<{ durable: Promise<number> }> {
+  issue(cell: ActorCell, entry: JournalEntry, apply: () => StoreWrite[]): Issued | Promise<Issued> {
+    return this.gate ? this.issueAfterGate(cell, entry, apply) : this.issueNow(cell, entry, apply);
+  }
+
+  private async issueAfterGate(cell: ActorCell, entry: JournalEntry, apply: () => StoreWrite[]): Promise<Issued> {
     while (this.gate) await this.gate;
+    return this.issueNow(cell, entry, apply);
+  }
+
+  private issueNow(cell: ActorCell, entry: JournalEntry, apply: () => StoreWrite[]): Issued {
     if (this.broken) throw this.broken;
     if (this.deps.owned && !this.deps.owned()) throw new FencedError(this.fence, this.fence.epoch + 1);
     this.inflight++;
