@@ -166,6 +166,8 @@ export const NOT_OWNER = 'not_owner';
 export const notOwnerError = () =>
   new ChatError('OVERLOADED', 'This host does not own that actor; try again', { [NOT_OWNER]: true });
 
+const timedOut = (timeoutMs: number) => new ChatError('REQUEST_TIMEOUT', `No answer within ${timeoutMs} ms`);
+
 /** An untyped client (a wrapper, a fake) seen as the typed `ActorClient` it stands for. */
 export const typedClient = (client: UntypedActorClient): ActorClient => client as ActorClient;
 
@@ -178,7 +180,7 @@ export class TransportActorClient implements ActorClient {
 
   private waiting = 0;
 
-  async ask<T extends ActorType, K extends CommandType<T>>(
+  ask<T extends ActorType, K extends CommandType<T>>(
     to: ActorAddress<T>,
     body: CommandBody<T, K>,
     opts: AskOptions = {},
@@ -187,28 +189,54 @@ export class TransportActorClient implements ActorClient {
     const envelope = this.envelope('ask', to, body as Command, timeoutMs, opts);
     const subject = this.subject(to);
     const data = toWire(this.transport, envelope, subject);
-    for (let attempt = 0; ; attempt++) {
-      const left = envelope.deadline - Date.now();
-      let reply: ReplyEnvelope | undefined;
-      try {
-        if (left <= 0) throw new TransportTimeout();
-        reply = fromWire<ReplyEnvelope>(await this.transport.request(subject, data, left));
-      } catch (err) {
-        if (err instanceof TransportTimeout) {
-          throw new ChatError('REQUEST_TIMEOUT', `No answer within ${timeoutMs} ms`);
+    return this.attempt(subject, data, envelope.deadline, timeoutMs, opts, 0) as Promise<CommandReply<T, K>>;
+  }
+
+  /**
+   * One try of an ask; a host that does not own the actor (or none at all)
+   * makes it wait and try again until the deadline. Promises, not an async
+   * function's loop: a waiting ask (a long poll's) keeps no suspended frame.
+   */
+  private attempt(
+    subject: string,
+    data: Uint8Array,
+    deadline: number,
+    timeoutMs: number,
+    opts: AskOptions,
+    attempt: number,
+  ): Promise<unknown> {
+    const left = deadline - Date.now();
+    if (left <= 0) return Promise.reject(timedOut(timeoutMs));
+    return this.transport.request(subject, data, left).then(
+      (raw) => {
+        const reply = fromWire<ReplyEnvelope>(raw);
+        if (reply.ok) {
+          if (reply.at !== undefined) opts.onPosition?.(reply.at);
+          return reply.body;
         }
+        if (reply.error.extra?.[NOT_OWNER] !== true) throw ChatError.fromWire(reply.error);
+        return this.again(subject, data, deadline, timeoutMs, opts, attempt);
+      },
+      (err: unknown) => {
+        if (err instanceof TransportTimeout) throw timedOut(timeoutMs);
         if (!(err instanceof NoResponders)) throw err;
-      }
-      if (reply?.ok) {
-        if (reply.at !== undefined) opts.onPosition?.(reply.at);
-        return reply.body as CommandReply<T, K>;
-      }
-      const moved = !reply || reply.error.extra?.[NOT_OWNER] === true;
-      if (!moved) throw ChatError.fromWire(reply!.error);
-      if (!(await this.waitForOwner(attempt, envelope.deadline))) {
-        throw new ChatError('OVERLOADED', 'No actor host serves this request right now; try again');
-      }
-    }
+        return this.again(subject, data, deadline, timeoutMs, opts, attempt);
+      },
+    );
+  }
+
+  private again(
+    subject: string,
+    data: Uint8Array,
+    deadline: number,
+    timeoutMs: number,
+    opts: AskOptions,
+    attempt: number,
+  ): Promise<unknown> {
+    return this.waitForOwner(attempt, deadline).then((waited) => {
+      if (!waited) throw new ChatError('OVERLOADED', 'No actor host serves this request right now; try again');
+      return this.attempt(subject, data, deadline, timeoutMs, opts, attempt + 1);
+    });
   }
 
   /** Waits a little before asking again for a shard without owner; false when it should not. */
