@@ -186,10 +186,15 @@ export class TransportActorClient implements ActorClient {
     opts: AskOptions = {},
   ): Promise<CommandReply<T, K>> {
     const timeoutMs = opts.timeoutMs ?? this.options.defaultTimeoutMs;
-    const envelope = this.envelope('ask', to, body as Command, timeoutMs, opts);
-    const subject = this.subject(to);
-    const data = toWire(this.transport, envelope, subject);
-    return this.attempt(subject, data, envelope.deadline, timeoutMs, opts, 0) as Promise<CommandReply<T, K>>;
+    try {
+      const envelope = this.envelope('ask', to, body as Command, timeoutMs, opts);
+      const subject = this.subject(to);
+      const data = toWire(this.transport, envelope, subject);
+      return this.attempt(subject, data, envelope.deadline, timeoutMs, opts, 0) as Promise<CommandReply<T, K>>;
+    } catch (err) {
+      // A body that cannot be written, a transport that throws: a rejection, as from an async function.
+      return Promise.reject(err as Error);
+    }
   }
 
   /**

@@ -1,5 +1,6 @@
 import test from 'ava';
-import { decode } from '@chat/protocol';
+import { decode, type ActorAddress } from '@chat/protocol';
+import { TransportActorClient } from '../src/client.js';
 import { Carried, checkValues, copyJson, fromWire, JsonText, toWire, type Transport } from '../src/ports/index.js';
 
 const inProcess = { carriesValues: true } as Transport;
@@ -89,4 +90,18 @@ test('copyJson gives what a JSON round trip gives, key order included', (t) => {
   t.is(Object.getPrototypeOf((copy as { own: object }).own), Object.prototype);
   t.is(copyJson(undefined), null);
   t.not(copyJson(value), value);
+});
+
+test('an ask whose message cannot be written rejects; it never throws at its caller', async (t) => {
+  const sent: string[] = [];
+  const transport = {
+    request: (subject: string) => (sent.push(subject), Promise.reject(new Error('not reached'))),
+  } as unknown as Transport;
+  const client = new TransportActorClient(transport, { shardCount: 4, defaultTimeoutMs: 1_000 });
+  let asked: Promise<unknown> | undefined;
+  t.notThrows(() => {
+    asked = client.ask({ type: 'realm', key: 'r' } as ActorAddress, { type: 'realm.settings', n: 1n } as never);
+  });
+  await t.throwsAsync(asked!, { message: /BigInt/ });
+  t.deepEqual(sent, []);
 });
