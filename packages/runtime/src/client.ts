@@ -166,6 +166,15 @@ export const NOT_OWNER = 'not_owner';
 export const notOwnerError = () =>
   new ChatError('OVERLOADED', 'This host does not own that actor; try again', { [NOT_OWNER]: true });
 
+/** An ask as it was sent: what each of its tries sends again. */
+interface Sent {
+  subject: string;
+  data: Uint8Array;
+  deadline: number;
+  timeoutMs: number;
+  opts: AskOptions;
+}
+
 const timedOut = (timeoutMs: number) => new ChatError('REQUEST_TIMEOUT', `No answer within ${timeoutMs} ms`);
 
 /** An untyped client (a wrapper, a fake) seen as the typed `ActorClient` it stands for. */
@@ -190,7 +199,8 @@ export class TransportActorClient implements ActorClient {
       const envelope = this.envelope('ask', to, body as Command, timeoutMs, opts);
       const subject = this.subject(to);
       const data = toWire(this.transport, envelope, subject);
-      return this.attempt(subject, data, envelope.deadline, timeoutMs, opts, 0) as Promise<CommandReply<T, K>>;
+      const sent: Sent = { subject, data, deadline: envelope.deadline, timeoutMs, opts };
+      return this.attempt(sent, 0) as Promise<CommandReply<T, K>>;
     } catch (err) {
       // A body that cannot be written, a transport that throws: a rejection, as from an async function.
       return Promise.reject(err as Error);
@@ -202,45 +212,32 @@ export class TransportActorClient implements ActorClient {
    * makes it wait and try again until the deadline. Promises, not an async
    * function's loop: a waiting ask (a long poll's) keeps no suspended frame.
    */
-  private attempt(
-    subject: string,
-    data: Uint8Array,
-    deadline: number,
-    timeoutMs: number,
-    opts: AskOptions,
-    attempt: number,
-  ): Promise<unknown> {
-    const left = deadline - Date.now();
-    if (left <= 0) return Promise.reject(timedOut(timeoutMs));
-    return this.transport.request(subject, data, left).then(
+  private attempt(ask: Sent, attempt: number): Promise<unknown> {
+    const left = ask.deadline - Date.now();
+    if (left <= 0) return Promise.reject(timedOut(ask.timeoutMs));
+    return this.transport.request(ask.subject, ask.data, left).then(
       (raw) => {
         const reply = fromWire<ReplyEnvelope>(raw);
         if (reply.ok) {
-          if (reply.at !== undefined) opts.onPosition?.(reply.at);
+          if (reply.at !== undefined) ask.opts.onPosition?.(reply.at);
           return reply.body;
         }
         if (reply.error.extra?.[NOT_OWNER] !== true) throw ChatError.fromWire(reply.error);
-        return this.again(subject, data, deadline, timeoutMs, opts, attempt);
+        return this.again(ask, attempt);
       },
       (err: unknown) => {
-        if (err instanceof TransportTimeout) throw timedOut(timeoutMs);
+        if (err instanceof TransportTimeout) throw timedOut(ask.timeoutMs);
         if (!(err instanceof NoResponders)) throw err;
-        return this.again(subject, data, deadline, timeoutMs, opts, attempt);
+        return this.again(ask, attempt);
       },
     );
   }
 
-  private again(
-    subject: string,
-    data: Uint8Array,
-    deadline: number,
-    timeoutMs: number,
-    opts: AskOptions,
-    attempt: number,
-  ): Promise<unknown> {
-    return this.waitForOwner(attempt, deadline).then((waited) => {
+  /** After a try that found no owner: the next, once `waitForOwner` allows it. */
+  private again(ask: Sent, attempt: number): Promise<unknown> {
+    return this.waitForOwner(attempt, ask.deadline).then((waited) => {
       if (!waited) throw new ChatError('OVERLOADED', 'No actor host serves this request right now; try again');
-      return this.attempt(subject, data, deadline, timeoutMs, opts, attempt + 1);
+      return this.attempt(ask, attempt + 1);
     });
   }
 
