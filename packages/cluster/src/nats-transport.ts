@@ -2,6 +2,7 @@ import { connect, Events, type NatsConnection } from 'nats';
 import {
   NoResponders,
   silentLogger,
+  TransportClosed,
   type Logger,
   type Subscription,
   type Transport,
@@ -89,7 +90,7 @@ export class NatsTransport implements Transport {
   }
 
   request(subject: string, data: Uint8Array, timeoutMs: number): Promise<Uint8Array> {
-    if (this.closed) return Promise.reject(new Error('transport is closed'));
+    if (this.closed) return Promise.reject(new TransportClosed());
     if (!this.connected) {
       return Promise.reject(new NoResponders(`not connected to NATS (reconnecting); cannot reach ${subject}`));
     }
@@ -141,7 +142,7 @@ export class NatsTransport implements Transport {
   async close(): Promise<void> {
     if (this.closed) return;
     this.closed = true;
-    this.inbox.close(new Error('transport closed'));
+    this.inbox.close(new TransportClosed());
     if (this.nc.isClosed()) return;
     // Draining needs the server; during an outage it would wait for the reconnect, so just close.
     if (!this.connected) return this.nc.close();

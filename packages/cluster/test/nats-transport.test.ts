@@ -1,6 +1,6 @@
 import test from 'ava';
 import { connect } from 'nats';
-import { NoResponders, TransportTimeout, type TransportMessage } from '@chat/runtime';
+import { NoResponders, TransportClosed, TransportTimeout, type TransportMessage } from '@chat/runtime';
 import { NatsTransport } from '../src/index.js';
 import { bytes, deferred, freshNamespace, natsUrl, RecordingLogger, text, Transports } from './nats-support.js';
 
@@ -237,8 +237,8 @@ test('close drains: pending requests are rejected, later calls fail or drop', as
   const pending = Array.from({ length: 20 }, () => client.request('slow', bytes('?'), 60_000));
   await seen.promise;
   await client.close();
-  for (const request of pending) await t.throwsAsync(request, { message: 'transport closed' });
-  await t.throwsAsync(client.request('slow', bytes('?'), 1000), { message: /closed/ });
+  for (const request of pending) await t.throwsAsync(request, { instanceOf: TransportClosed });
+  await t.throwsAsync(client.request('slow', bytes('?'), 1000), { instanceOf: TransportClosed });
   t.notThrows(() => client.publish('slow', bytes('dropped')));
   t.throws(() => client.subscribe('x', () => {}), { message: /closed/ });
   await client.close(); // twice is harmless

@@ -3,6 +3,7 @@ import {
   jsonOf,
   NoResponders,
   silentLogger,
+  TransportClosed,
   TransportTimeout,
   type Logger,
   type Subscription,
@@ -168,12 +169,12 @@ export class ChannelTransport implements Transport {
     this.closed = true;
     clearInterval(this.sweeper);
     this.sweeper = undefined;
-    for (const entry of this.pending.values()) entry.reject(new Error('transport closed'));
+    for (const entry of this.pending.values()) entry.reject(new TransportClosed());
     this.pending.clear();
   }
 
   private exchange<T>(message: Extract<Upward, { id: number }>, timeoutMs?: number, poll = false): Promise<T> {
-    if (this.closed) return Promise.reject(new Error('transport is closed'));
+    if (this.closed) return Promise.reject(new TransportClosed());
     const id = this.next++;
     return new Promise<T>((resolve, reject) => {
       const entry: Pending = { resolve: resolve as (value: unknown) => void, reject, poll };
@@ -260,6 +261,7 @@ export class ChannelTransport implements Transport {
 function rebuild(name: string, message: string): Error {
   if (name === 'TransportTimeout') return new TransportTimeout(message);
   if (name === 'NoResponders') return new NoResponders(message);
+  if (name === 'TransportClosed') return new TransportClosed();
   return new Error(message);
 }
 

@@ -1,6 +1,7 @@
 import {
   Carried,
   NoResponders,
+  TransportClosed,
   TransportTimeout,
   type Subscription,
   type Transport,
@@ -156,7 +157,7 @@ export class InProcessTransport implements Transport {
   }
 
   request(subject: string, data: Uint8Array, timeoutMs: number): Promise<Uint8Array> {
-    if (this.closed) return Promise.reject(new Error('transport is closed'));
+    if (this.closed) return Promise.reject(new TransportClosed());
     const recipients = this.recipients(subject);
     if (recipients.length === 0) {
       return Promise.reject(new NoResponders(`no responders for ${subject}`));
@@ -222,7 +223,7 @@ export class InProcessTransport implements Transport {
     this.wildcards.clear();
     this.exact.clear();
     this.routes.clear();
-    for (const entry of [...this.pending]) entry.reject(new Error('transport closed'));
+    for (const entry of [...this.pending]) entry.reject(new TransportClosed());
     clearTimeout(this.sweeper);
   }
 

@@ -1,6 +1,6 @@
 import { MessageChannel, type MessagePort } from 'node:worker_threads';
 import test from 'ava';
-import { Carried, fromWire, NoResponders, toWire, TransportTimeout } from '@chat/runtime';
+import { Carried, fromWire, NoResponders, toWire, TransportClosed, TransportTimeout } from '@chat/runtime';
 import { ChannelTransport, InProcessTransport, POLLS_PER_TURN, serveChannel, type Channel } from '../src/index.js';
 import { bytes, deferred, text } from './helpers.js';
 
@@ -49,6 +49,20 @@ test('failures keep their kind: no responders, a timeout of the other side', asy
   await t.throwsAsync(worker.request('actor.nobody.1', bytes('x'), 1000), { instanceOf: NoResponders });
   inside.subscribe('actor.slow.1', () => {});
   await t.throwsAsync(worker.request('actor.slow.1', bytes('x'), 50), { instanceOf: TransportTimeout });
+  await close();
+});
+
+test('a closed transport, on either side, fails an ask with TransportClosed: waiting, and asked after', async (t) => {
+  const { inside, worker, close } = pair();
+  inside.subscribe('actor.slow.1', () => {});
+  const waiting = worker.request('actor.slow.1', bytes('x'), 60_000);
+  await inside.close();
+  await t.throwsAsync(waiting, { instanceOf: TransportClosed });
+  await t.throwsAsync(worker.request('actor.slow.1', bytes('x'), 1000), { instanceOf: TransportClosed });
+  const held = worker.request('actor.slow.1', bytes('x'), 60_000);
+  await worker.close();
+  await t.throwsAsync(held, { instanceOf: TransportClosed });
+  await t.throwsAsync(worker.request('actor.slow.1', bytes('x'), 1000), { instanceOf: TransportClosed });
   await close();
 });
 

@@ -5,6 +5,7 @@ import {
   fromWire,
   NoResponders,
   toWire,
+  TransportClosed,
   TransportTimeout,
   type TransportMessage,
 } from '@chat/runtime';
@@ -168,9 +169,9 @@ test('close rejects pending requests and stops delivery', async (t) => {
   const pending = transport.request('slow', bytes('?'), 60_000);
   const msg = await seen.promise;
   await transport.close();
-  await t.throwsAsync(pending, { message: /closed/ });
+  await t.throwsAsync(pending, { instanceOf: TransportClosed });
   msg.respond?.(bytes('too late')); // a no-op, not a crash
-  await t.throwsAsync(transport.request('slow', bytes('?'), 1000), { message: /closed/ });
+  await t.throwsAsync(transport.request('slow', bytes('?'), 1000), { instanceOf: TransportClosed });
 });
 
 test('a throwing handler is reported and does not stop the others', async (t) => {

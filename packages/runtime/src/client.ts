@@ -10,7 +10,7 @@ import {
   type ReplyEnvelope,
   type ReplyOf,
 } from '@chat/protocol';
-import { fromWire, NoResponders, toWire, TransportTimeout, type Transport } from './ports/index.js';
+import { fromWire, NoResponders, toWire, TransportClosed, TransportTimeout, type Transport } from './ports/index.js';
 import { hostSubject, shardOf, shardSubject } from './shards.js';
 
 export interface AskOptions {
@@ -177,6 +177,12 @@ interface Sent {
 
 const timedOut = (timeoutMs: number) => new ChatError('REQUEST_TIMEOUT', `No answer within ${timeoutMs} ms`);
 
+/**
+ * An ask whose transport closed (this process is stopping): not a fault, and not one to ask again
+ * here; it says when to come back, as a full mailbox does.
+ */
+const stopped = () => new ChatError('OVERLOADED', 'The server is stopping; try again', { 'retry-after': 1 });
+
 /** An untyped client (a wrapper, a fake) seen as the typed `ActorClient` it stands for. */
 export const typedClient = (client: UntypedActorClient): ActorClient => client as ActorClient;
 
@@ -227,6 +233,7 @@ export class TransportActorClient implements ActorClient {
       },
       (err: unknown) => {
         if (err instanceof TransportTimeout) throw timedOut(ask.timeoutMs);
+        if (err instanceof TransportClosed) throw stopped();
         if (!(err instanceof NoResponders)) throw err;
         return this.again(ask, attempt);
       },
@@ -297,7 +304,8 @@ export class TransportActorClient implements ActorClient {
         );
         return reply.ok ? (reply.body as FanoutReply).failed : group;
       } catch (err) {
-        if (err instanceof TransportTimeout || err instanceof NoResponders) return group;
+        if (err instanceof TransportTimeout || err instanceof NoResponders || err instanceof TransportClosed)
+          return group;
         throw err;
       }
     });

@@ -91,6 +91,19 @@ test('an ask past its deadline fails with REQUEST_TIMEOUT and a late reply is dr
   t.is(await node.client.ask(actor('slow'), { type: 'sleep', ms: 1 }), 'woke');
 });
 
+test('an ask whose transport closes (its process is stopping) fails OVERLOADED with retry-after, not as a fault', async (t) => {
+  const node = await start(t);
+  const waiting = node.client.ask(actor('slow'), { type: 'sleep', ms: 300 }, { timeoutMs: 60_000 });
+  await new Promise((resolve) => setImmediate(resolve));
+  await node.transport.close();
+  for (const ask of [waiting, node.client.ask(actor('other'), { type: 'sleep', ms: 1 })]) {
+    const err = await t.throwsAsync(ask);
+    t.true(err instanceof ChatError);
+    t.is((err as ChatError).code, 'OVERLOADED');
+    t.is((err as ChatError).extra['retry-after'], 1);
+  }
+});
+
 test('a domain error travels back as a ChatError with its code', async (t) => {
   const node = await start(t);
   const err = await t.throwsAsync(node.client.ask(actor('err'), { type: 'fail' }));

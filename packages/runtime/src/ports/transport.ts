@@ -22,8 +22,9 @@ export interface Subscription {
 export interface Transport {
   /**
    * Sends a request to whoever serves `subject` and resolves with the reply.
-   * Rejects with `TransportTimeout` after `timeoutMs`, or `NoResponders` when
-   * nobody serves the subject.
+   * Rejects with `TransportTimeout` after `timeoutMs`, `NoResponders` when
+   * nobody serves the subject, or `TransportClosed` once the transport is
+   * closed (a request still waiting then too).
    */
   request(subject: string, data: Uint8Array, timeoutMs: number): Promise<Uint8Array>;
   /** Fire and forget; delivered at most once. */
@@ -44,6 +45,14 @@ export class TransportTimeout extends Error {
 
 export class NoResponders extends Error {
   override readonly name = 'NoResponders';
+}
+
+/** The transport was closed (its process is stopping): no request goes, none waiting is answered. */
+export class TransportClosed extends Error {
+  override readonly name = 'TransportClosed';
+  constructor() {
+    super('transport is closed');
+  }
 }
 
 /**
