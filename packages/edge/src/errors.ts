@@ -2,6 +2,7 @@ import type { Context, Next } from 'koa';
 import { ChatError, isChatError } from '@chat/protocol';
 import type { Logger } from 'pino';
 import type { EdgeState } from './state.js';
+import { connectionClosed } from './pipeline.js';
 
 /**
  * A known path asked with a method it does not serve. Not a `ChatError`
@@ -39,7 +40,7 @@ function renderError(ctx: Context & { state: EdgeState }, err: unknown): void {
     ctx.state.log.error({ err }, 'error after the response started');
     return;
   }
-  const answer = errorAnswer(err, ctx.state.log);
+  const answer = errorAnswer(err, ctx.state.log, connectionClosed(ctx.req));
   // Headers a handler set before failing (e.g. a Location) belong to the
   // response it did not produce; the request id stays.
   const requestId = ctx.response.get('X-Request-Id');
@@ -58,10 +59,13 @@ export interface ErrorAnswer {
   headers: Array<[string, string]>;
 }
 
-/** What a failure answers (and logs: a fault of ours with its stack, a 5xx refusal as a warning). */
-export function errorAnswer(err: unknown, log: Logger): ErrorAnswer {
+/**
+ * What a failure answers (and logs: a fault of ours with its stack, a 5xx refusal as a warning unless
+ * the request's connection has `closed`: nobody got it, as when a stopping server closed it).
+ */
+export function errorAnswer(err: unknown, log: Logger, closed = false): ErrorAnswer {
   if (isChatError(err)) {
-    if (err.status >= 500) log.warn({ code: err.code, error: err.message }, 'request failed');
+    if (err.status >= 500 && !closed) log.warn({ code: err.code, error: err.message }, 'request failed');
     const headers: Array<[string, string]> = [];
     if (err.code === 'UNAUTHORIZED') headers.push(['WWW-Authenticate', 'Basic realm="zulip"']);
     // The unread rest of an oversized body must not be taken for the next request.

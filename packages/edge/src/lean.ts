@@ -4,7 +4,7 @@ import { errorAnswer } from './errors.js';
 import { formFields } from './body.js';
 import type { EdgeMetrics } from './metrics.js';
 import { requestDone, requestState } from './observe.js';
-import { routeAnswer, type PipelineDeps } from './pipeline.js';
+import { connectionClosed, routeAnswer, type PipelineDeps } from './pipeline.js';
 import { limitHeaders } from './rate-limit.js';
 import type { Route } from './route.js';
 
@@ -83,6 +83,7 @@ async function serve(
         query: formFields(searchFields(query)),
         readBody: noBody,
         appendHeader: (name, value) => headers.push([name, value]),
+        closed: () => connectionClosed(req),
       });
       body = typeof answered === 'string' ? answered : JSON.stringify(answered);
     } finally {
@@ -90,12 +91,12 @@ async function serve(
     }
   } catch (err) {
     // As the error funnel: the headers of the response not produced go, the request id stays.
-    const failed = errorAnswer(err, state.log);
+    const failed = errorAnswer(err, state.log, connectionClosed(req));
     status = failed.status;
     body = JSON.stringify(failed.body);
     headers = failed.headers;
   }
-  requestDone(logger, metrics, state, { method: 'GET', path, status, started });
+  requestDone(logger, metrics, state, { method: 'GET', path, status, started, closed: connectionClosed(req) });
   if (res.writableEnded || res.socket?.writable === false) return;
   // The headers written as one list (no header object kept): the id, the route's own, the limits', the body's.
   const head = ['X-Request-Id', state.requestId];

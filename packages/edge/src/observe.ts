@@ -4,6 +4,7 @@ import type { EdgeMetrics } from './metrics.js';
 import type { EdgeState } from './state.js';
 import { lazyChild } from './logger.js';
 import { requestUuid } from './request-id.js';
+import { connectionClosed } from './pipeline.js';
 
 const SANE_REQUEST_ID = /^[A-Za-z0-9_-]{1,64}$/;
 
@@ -34,20 +35,23 @@ export function observe(logger: Logger, metrics: EdgeMetrics) {
     try {
       await next();
     } finally {
-      requestDone(logger, metrics, ctx.state, { method: ctx.method, path: ctx.path, status: ctx.status, started });
+      const { method, path, status } = ctx;
+      requestDone(logger, metrics, ctx.state, { method, path, status, started, closed: connectionClosed(ctx.req) });
     }
   };
 }
 
 /**
  * The one log line of a request and its metrics. The line names the route
- * template and the user, never headers or parameters.
+ * template and the user, never headers or parameters. A 5xx is an error,
+ * unless the request's connection had `closed` before its answer: nobody
+ * got it (its client left, or a stopping server closed it).
  */
 export function requestDone(
   logger: Logger,
   metrics: EdgeMetrics,
   state: EdgeState,
-  request: { method: string; path: string; status: number; started: bigint },
+  request: { method: string; path: string; status: number; started: bigint; closed?: boolean },
 ): void {
   const { method, status } = request;
   const seconds = Number(process.hrtime.bigint() - request.started) / 1e9;
@@ -55,7 +59,7 @@ export function requestDone(
   metrics.requests.inc({ method, route, status: String(status) });
   metrics.duration.observe({ method, route }, seconds);
   // Built only when it is written (at `warn` it is not: most servers' level).
-  const level = status >= 500 ? 'error' : 'info';
+  const level = status >= 500 && !request.closed ? 'error' : 'info';
   if (!logger.isLevelEnabled(level)) return;
   const line = {
     requestId: state.requestId,
@@ -65,6 +69,7 @@ export function requestDone(
     status,
     durationMs: Math.round(seconds * 1e6) / 1e3,
     userId: state.principal?.user_id,
+    ...(request.closed && { closed: true }),
   };
   logger[level](line, 'request');
 }

@@ -1,3 +1,4 @@
+import type { IncomingMessage } from 'node:http';
 import type { Context } from 'koa';
 import { withOptions, type ActorClient } from '@chat/runtime';
 import type { Principal } from '@chat/protocol';
@@ -41,6 +42,8 @@ export interface RouteRequest {
   /** Reads the body, once the caller is known (the files' temporary paths are removed once answered). */
   readBody(): Promise<{ fields: () => Record<string, unknown>; files: UploadedFile[]; paths: string[] }>;
   appendHeader(name: string, value: string): void;
+  /** True once the request's connection has closed: nobody reads the answer. */
+  closed(): boolean;
 }
 
 /**
@@ -69,6 +72,7 @@ export function routeMiddleware(route: Route, deps: PipelineDeps, prefix: '/api/
         return { fields: () => bodyFields(ctx), ...uploadedFiles(ctx.request.files) };
       },
       appendHeader: (name, value) => ctx.append(name, value),
+      closed: () => connectionClosed(ctx.req),
     });
     ctx.status = 200;
     // Koa sends an object as JSON; text already JSON keeps the same type.
@@ -139,6 +143,7 @@ function answerOf(
     request: req.info,
     files: route.files ? files : [],
     appendHeader: req.appendHeader,
+    closed: req.closed,
     ...(deps.rateLimiter && { limits: deps.rateLimiter.forRequest(state) }),
   });
   return result instanceof Promise ? result.then((r) => success(r, ignored)) : success(result, ignored);
@@ -169,6 +174,9 @@ async function sessionPrincipal(route: Route, req: RouteRequest, deps: PipelineD
   if (!SAFE_METHODS.has(req.method)) checkCsrf(cookies.get(CSRF_COOKIE), req.header(CSRF_HEADER), 'header');
   return principal;
 }
+
+/** Whether a request's connection has closed (its client left, or the server closed it): its answer goes nowhere. */
+export const connectionClosed = (req: IncomingMessage): boolean => req.socket?.destroyed === true;
 
 function requestInfo(ctx: Context): RequestInfo {
   return { host: ctx.host, ip: ctx.ip, userAgent: ctx.get('User-Agent') };

@@ -53,6 +53,8 @@ export interface HandlerContext<P, A extends AuthMode = AuthMode> {
   limits?: RequestLimits;
   /** Adds a response header (a session's `Set-Cookie`). */
   appendHeader(name: string, value: string): void;
+  /** True once the request's connection has closed (its client left, or the server stopping closed it). */
+  closed(): boolean;
 }
 
 /** What a handler gives back: the fields merged into `{result: 'success', msg: ''}`. */

@@ -27,7 +27,12 @@ function pollRoute(path: string, lean: boolean): Route {
       last_event_id: Type.Optional(Type.Integer()),
       dont_block: Type.Optional(Type.Boolean()),
     }),
-    async handler({ params, principal, appendHeader }) {
+    async handler({ params, principal, appendHeader, closed }) {
+      if (params.queue_id === 'held') {
+        // Waits until its client leaves, then fails as a poll cut off by a stopping server does.
+        while (!closed()) await new Promise((resolve) => setTimeout(resolve, 10));
+        throw new ChatError('OVERLOADED', 'The server is stopping; try again', { 'retry-after': 1 });
+      }
       if (params.queue_id === 'gone') {
         throw new ChatError('BAD_EVENT_QUEUE_ID', `Bad event queue ID: ${params.queue_id}`, {
           queue_id: params.queue_id,
@@ -187,3 +192,29 @@ test('a body, another method, a trailing slash: through Koa', async (t) => {
   t.like(JSON.parse(withBody.text), { msg: "Missing 'queue_id' argument" });
   for (const id of ['slash', 'delete', 'body']) t.true(edge.koa.includes(id), id);
 });
+
+for (const path of ['/api/v1/poll', '/api/v1/twin']) {
+  test(`${path}: a failure answered to a connection already closed is logged at info, not as an error`, async (t) => {
+    const requestId = `held${path.length}`;
+    const gone = new AbortController();
+    const asked = fetch(`${edge.url}${path}?queue_id=held`, {
+      headers: { Authorization: IAGO, 'X-Request-Id': requestId },
+      signal: gone.signal,
+    });
+    setTimeout(() => gone.abort(), 100);
+    t.is(
+      await asked.then(
+        () => 'answered',
+        () => 'cut',
+      ),
+      'cut',
+    );
+    const lines = async () => {
+      for (let i = 0; i < 200 && !edge.logLines.some((l) => l['requestId'] === requestId); i++) {
+        await new Promise((resolve) => setTimeout(resolve, 10));
+      }
+      return edge.logLines.filter((l) => l['requestId'] === requestId);
+    };
+    t.like(await lines(), [{ level: 30, msg: 'request', status: 503, closed: true }]);
+  });
+}

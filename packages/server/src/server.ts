@@ -68,10 +68,13 @@ export interface RunningServer {
 /**
  * Starts an edge over `backend`, or over an embedded node when none is given
  * (the default deployment): the development realm if wanted, then HTTP.
- * Closing the server closes the backend.
+ * Closing the server closes the backend. `log`: where its lines go (default: stdout at `config.logLevel`).
  */
-export async function startServer(config: Config, backend?: Backend): Promise<RunningServer> {
-  const log = createLogger({ level: config.logLevel });
+export async function startServer(
+  config: Config,
+  backend?: Backend,
+  log = createLogger({ level: config.logLevel }),
+): Promise<RunningServer> {
   const node = backend ?? (await startEmbeddedNode(config, log));
   if (config.mode === 'development') {
     const outcome = await ensureDevRealm(node.actors);

@@ -32,7 +32,13 @@ export const TEST_RATE_LIMITS = {
  * (CI runs many files at once: at load 20 one request's asks took over 10 s).
  * admission.test.ts tests the refusals and the deadline.
  */
-const TEST_ADMISSION = { ...DEFAULT_ADMISSION, maxLagMs: 60_000, targetMs: 0, maxWaitMs: 10_000, deadlineMs: 30_000 };
+export const TEST_ADMISSION = {
+  ...DEFAULT_ADMISSION,
+  maxLagMs: 60_000,
+  targetMs: 0,
+  maxWaitMs: 10_000,
+  deadlineMs: 30_000,
+};
 
 /** An in-process server on a free port over a fresh data folder. */
 export class TestServer {

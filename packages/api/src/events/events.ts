@@ -171,7 +171,7 @@ export function eventRoutes(options: ApiOptions): Route[] {
       lean: true,
       // Promises, not an async function: a waiting poll keeps no suspended frame alive, and the caller's
       // context is made once the queue has answered.
-      handler({ params, principal, actors }) {
+      handler({ params, principal, actors, closed }) {
         const queueId = checkedQueueId(params.queue_id);
         const key = `${principal.realm}/${queueId}`;
         const known = specs.get(key);
@@ -183,7 +183,7 @@ export function eventRoutes(options: ApiOptions): Route[] {
           since: Date.now(),
           ...(known && { has_spec: true }),
         };
-        return pollQueue(actors, options, queueAddress(principal.realm, queueId), get).then(
+        return pollQueue(actors, options, queueAddress(principal.realm, queueId), get, closed).then(
           async (got) => {
             if (got.spec) specs.set(key, got.spec);
             const spec = got.spec ?? known!; // a queue leaves its spec out only when the poll said it has it

@@ -15,13 +15,16 @@ type Get = Extract<QueueCommand, { type: 'queue.get' }> & { since: number };
  * queue answers the new ask and drops the old one, so nothing is answered
  * twice. A queue whose host stops (a graceful stop, a shard handed off)
  * answers its waiting poll OVERLOADED: that too is asked again, after a
- * pause, and reaches the queue's next host.
+ * pause, and reaches the queue's next host. A poll whose connection has
+ * closed (`closed`: its client left, or this server is stopping and closed
+ * it) is never asked again: nobody would read the answer.
  */
 export function pollQueue(
   actors: ActorClient,
   options: ApiOptions,
   to: ActorAddress<'queue'>,
   get: Get,
+  closed: () => boolean,
 ): Promise<QueueGetReply> {
   // The queue answers a waiting poll by its heartbeat; leave room for that answer.
   const deadline = get.since + options.heartbeatMs + 10_000;
@@ -31,8 +34,9 @@ export function pollQueue(
     const left = deadline - Date.now();
     const timeoutMs = slice === undefined || get.dont_block ? left : Math.min(left, slice);
     return actors.ask(to, get, { timeoutMs }).catch((err: unknown) => {
+      if (closed()) throw err;
       const code = err instanceof ChatError ? err.code : undefined;
-      // A full mailbox (it says when to come back) is the client's to retry, not ours.
+      // A full mailbox or a stopping server (it says when to come back) is the client's to retry, not ours.
       const full = err instanceof ChatError && err.extra['retry-after'] !== undefined;
       const moving = code === 'OVERLOADED' && !full && !get.dont_block && Date.now() + RETRY_PAUSE_MS < deadline;
       if (moving) return new Promise((resolve) => setTimeout(resolve, RETRY_PAUSE_MS)).then(attempt);
