@@ -16,6 +16,15 @@ import {
 } from '@chat/protocol';
 
 /**
+ * An ask started now and awaited later, when a check needs it: marked handled at once, so that a refusal
+ * that comes before its turn (another check failed first) is not an unhandled rejection.
+ */
+export function asked<T>(promise: Promise<T>): Promise<T> {
+  promise.catch(() => {});
+  return promise;
+}
+
+/**
  * What the messaging operations ask of the realm and of the caller's own
  * UserActor, bound to one request.
  */

@@ -1,6 +1,6 @@
 import { render, scan, type RenderLinkifier, type RenderUser } from '@chat/markdown';
 import { ChatError, type PreparedContent, type Resolved } from '@chat/protocol';
-import type { CallerContext } from '../context.js';
+import { asked, type CallerContext } from '../context.js';
 import { activeByName, customEmoji } from '../realm/emoji-choice.js';
 
 /**
@@ -32,19 +32,24 @@ export async function linkifiersOf(caller: CallerContext): Promise<RenderLinkifi
 export async function prepareContent(caller: CallerContext, content: string): Promise<PreparedContent> {
   const query = scan(content);
   const wanted = query.userNames.length + query.userIds.length + query.groupNames.length + query.channelNames.length;
-  const resolved =
+  // Asked at once: what it mentions, the custom emoji (only when the content may name one), the linkifiers.
+  const resolving =
     wanted === 0
-      ? { users: [], groups: [], channels: [] }
-      : await caller.resolve({
-          user_names: query.userNames,
-          user_ids: query.userIds,
-          group_names: query.groupNames,
-          channel_names: query.channelNames,
-          mentioner_id: caller.principal.user_id,
-        });
-  // Custom emoji are asked for only when the content may name one.
-  const realmEmoji = /:[^\s:]+:/.test(content) ? activeByName(await customEmoji(caller)) : undefined;
-  const linkifiers = await linkifiersOf(caller);
+      ? undefined
+      : asked(
+          caller.resolve({
+            user_names: query.userNames,
+            user_ids: query.userIds,
+            group_names: query.groupNames,
+            channel_names: query.channelNames,
+            mentioner_id: caller.principal.user_id,
+          }),
+        );
+  const emoji = /:[^\s:]+:/.test(content) ? asked(customEmoji(caller)) : undefined;
+  const linkifying = asked(linkifiersOf(caller));
+  const resolved = resolving ? await resolving : { users: [], groups: [], channels: [] };
+  const realmEmoji = emoji ? activeByName(await emoji) : undefined;
+  const linkifiers = await linkifying;
   const usersByName = new Map<string, RenderUser[]>();
   for (const u of resolved.users) {
     const key = u.full_name.toLowerCase();

@@ -11,7 +11,7 @@ import {
 } from '@chat/protocol';
 import { prepareContent } from './content.js';
 import { checkDirectMessage } from './direct-permission.js';
-import { CallerContext } from '../context.js';
+import { asked, CallerContext } from '../context.js';
 import { checkContent, normalizeTopic } from '../limits.js';
 import { claimUploads } from '../uploads/uploads.js';
 import { checkMayAccessAll } from '../users/access.js';
@@ -96,9 +96,15 @@ export async function prepareSend(
   markRead: number[] = [],
 ): Promise<PreparedSend> {
   const sender: Principal = caller.principal;
-  const settings: RealmSettings = await caller.settings();
   const content = checkContent(req.content);
   const direct = req.type === 'direct' || req.type === 'private';
+  // The realm's answers a message needs (its settings, the channel named, what the content mentions) are
+  // asked at once, not one after another; each is awaited where a check needs it, in the order the checks
+  // run, so a refusal is the one the first failing check gives.
+  const settingsAsked = asked(caller.settings());
+  const channelAsked = direct ? undefined : asked(channelIdOf(caller, req.to));
+  const contentAsked = asked(prepareContent(caller, content));
+  const settings: RealmSettings = await settingsAsked;
   let address;
   let topic = '';
   let channelId: number | undefined;
@@ -110,12 +116,12 @@ export async function prepareSend(
     address = conversationAddress(sender.realm, [sender.user_id, ...others.map((u) => u.user_id)]);
     await checkDirectMessage(caller, sender, others, settings, address.key);
   } else {
-    channelId = await channelIdOf(caller, req.to);
+    channelId = await channelAsked!;
     if (req.topic === undefined) throw new ChatError('BAD_REQUEST', 'Missing topic');
     topic = normalizeTopic(req.topic, settings);
     address = channelAddress(sender.realm, channelId);
   }
-  const prepared = await prepareContent(caller, content);
+  const prepared = await contentAsked;
   const read = req.read_by_sender ?? !sender.is_bot;
   // A retry with the same queue and local id is the same message.
   const local =
