@@ -10,7 +10,7 @@ export interface ShardManagerOptions {
   leaseMs: number;
   /** Where the lease table is: the leases are renewed over a session of their own. */
   cassandra: { contactPoints: string[]; localDataCenter: string; keyspace: string };
-  /** At most this many shards are taken or given up per round, so a join or leave moves load gradually. */
+  /** At most this many shards are given up per round, so a join moves load gradually (free ones are all taken). */
   movesPerRound?: number;
   /** Called every round (a fifth of the lease) with the shards this host holds (for the shard map). */
   onRound?: (held: HeldShard[]) => void;
@@ -35,8 +35,8 @@ export interface HeldShard {
  * Keeps this host's share of the shards. Every round (a fifth of the lease)
  * it reads who is alive, and computes each shard's rightful owner by
  * rendezvous hashing over the live hosts: it hands off the shards that
- * belong elsewhere and takes the free ones that belong to it, a few per
- * round. A `LeaseKeeper` renews the leases on a thread of its own. A host
+ * belong elsewhere, a few per round, and takes all the free ones that
+ * belong to it, several side by side. A `LeaseKeeper` renews the leases on a thread of its own. A host
  * acts for a shard only until its lease, as measured on its own monotonic
  * clock from the start of the last successful renewal, minus a margin: so
  * after a pause (SIGSTOP) it stops before another host may take over.
@@ -128,16 +128,20 @@ export class ShardManager {
     if (!hosts.includes(hostId)) hosts.push(hostId);
     const byShard = new Map(leases.map((lease) => [lease.shard, lease]));
     let moves = this.options.movesPerRound ?? 4;
-    for (let shard = 0; shard < this.options.shardCount && moves > 0; shard++) {
+    const free: number[] = [];
+    for (let shard = 0; shard < this.options.shardCount; shard++) {
       if (this.stopped) return;
       const rightful = rendezvous(shard, hosts);
       if (this.held.has(shard)) {
-        if (rightful === hostId) continue;
+        if (rightful === hostId || moves === 0) continue;
         await this.giveUp(shard);
         moves--;
-      } else if (rightful === hostId && isFree(byShard.get(shard))) {
-        if (await this.take(shard, byShard.get(shard))) moves--;
-      }
+      } else if (rightful === hostId && isFree(byShard.get(shard))) free.push(shard);
+    }
+    // A free shard is served by no one (its host died, or handed it off): all are taken now, a few at a time
+    // side by side, not one after another (each take reads the shard's journal).
+    for (let i = 0; i < free.length && !this.stopped; i += TAKES_AT_ONCE) {
+      await Promise.all(free.slice(i, i + TAKES_AT_ONCE).map((shard) => this.take(shard, byShard.get(shard))));
     }
     this.options.onRound?.(this.heldShards());
   }
@@ -150,7 +154,8 @@ export class ShardManager {
     this.keeper!.hold(shard, epoch, started + this.validNs);
     try {
       await this.options.host.addShard(shard, epoch, () => this.valid(shard));
-      this.log.info({ shard, epoch }, 'shard taken');
+      const tookMs = Number((monotonicNs() - started) / 1_000_000n);
+      this.log.info({ shard, epoch, tookMs }, 'shard taken');
       return true;
     } catch (err) {
       this.log.error({ err, shard, epoch }, 'could not take shard; releasing it');
@@ -184,6 +189,9 @@ export class ShardManager {
     this.log.warn({ shard }, 'shard lease lost; shard dropped');
   }
 }
+
+/** Free shards taken side by side. */
+const TAKES_AT_ONCE = 8;
 
 const isFree = (lease: Lease | undefined) => !lease || lease.expiresAt < Date.now();
 
