@@ -158,6 +158,39 @@ async function userOnHost(admin: ChatClient, hostId: string): Promise<ChatClient
   throw new Error(`no user lands on ${hostId}`);
 }
 
+/** When each of `shards` was taken again after `since` (ms after it), by whom, and how long the take took, from the hosts' logs. */
+async function takenSince(since: number, shards: number[]): Promise<string> {
+  const taken = new Map<number, string>();
+  for (const host of cluster.hosts) {
+    for (const line of (await host.log()).split('\n')) {
+      if (!line.includes('"shard taken"')) continue;
+      const { time, shard, tookMs } = JSON.parse(line) as { time: number; shard: number; tookMs: number };
+      if (time >= since && shards.includes(shard) && !taken.has(shard))
+        taken.set(shard, `${shard} at +${time - since} ms by ${host.id.split('-').at(-1)} (took ${tookMs} ms)`);
+    }
+  }
+  return shards.map((shard) => taken.get(shard) ?? `${shard} not taken`).join(', ');
+}
+
+/** How often each value occurs, as `value ×n` in order of first occurrence. */
+function tally(values: string[]): string {
+  const counts = new Map<string, number>();
+  for (const value of values) counts.set(value, (counts.get(value) ?? 0) + 1);
+  return [...counts].map(([value, n]) => `${value} ×${n}`).join(', ') || 'none';
+}
+
+/** The edge's admission refusals since it started, by reason (from its /metrics). */
+async function admissionRefusals(): Promise<string> {
+  const text = await (await fetch(`${cluster.edge.url}/metrics`)).text();
+  const refused = [...text.matchAll(/^chat_admission_refused\{reason="([^"]+)"\} (\d+)$/gm)];
+  return (
+    refused
+      .filter(([, , n]) => n !== '0')
+      .map(([, reason, n]) => `${reason} ×${n}`)
+      .join(', ') || 'none'
+  );
+}
+
 let cluster: ProcessCluster;
 
 test.before(async () => {
@@ -214,6 +247,7 @@ test.serial('failover: a host killed with SIGKILL loses no acknowledged send; it
   const poll = poller(hamlet, queueId, params);
   const send = sender(iago, 'failover');
   await sleep(3000);
+  const victimShards = (await cluster.leases.list()).filter((l) => l.owner === victimId).map((l) => l.shard);
   const killedAt = Date.now();
   victim.signal('SIGKILL');
   // Asks in flight to the dead host wait out their timeout (NATS does not tell an asker that its
@@ -221,12 +255,16 @@ test.serial('failover: a host killed with SIGKILL loses no acknowledged send; it
   // own, sees when the service answers again.
   const probeTo = victimChannels[0] ?? 'Verona';
   const probes: Array<Promise<Sent | undefined>> = [];
+  const probeAnswers: string[] = [];
   const probing = setInterval(() => {
     const started = Date.now();
     const content = `failover-probe-${probes.length}`;
     probes.push(
       iago.post<{ id: number }>('/messages', { type: 'stream', to: probeTo, topic: 'faults', content }).then(
-        (r) => (r.status === 200 ? { id: r.body.id, content, channel: probeTo, started, at: Date.now() } : undefined),
+        (r) => {
+          probeAnswers.push(r.status === 200 ? '200' : `${r.status} ${(r.body as { code?: string }).code}`);
+          return r.status === 200 ? { id: r.body.id, content, channel: probeTo, started, at: Date.now() } : undefined;
+        },
         () => undefined,
       ),
     );
@@ -263,6 +301,7 @@ test.serial('failover: a host killed with SIGKILL loses no acknowledged send; it
   const after = send.acked.filter((s) => s.at >= killedAt);
   // Recovery: the first probe (to one of the victim's channels, if it had any) that succeeded.
   const recoveryMs = Math.min(...probed.map((p) => p.at)) - killedAt;
+  const takes = await takenSince(killedAt, victimShards);
   const stored = await readBack(iago);
   const missing = send.acked.filter((s) => !stored.get(s.content)?.includes(s.id));
   const doubled = [...stored].filter(([content, ids]) => content.startsWith('failover') && ids.length > 1);
@@ -276,7 +315,8 @@ test.serial('failover: a host killed with SIGKILL loses no acknowledged send; it
     `killed ${victim.id} (queue host; channels there: ${victimChannels.join(', ') || 'none'}): ` +
       `${send.acked.length} sends acknowledged (${before.length} before, ${after.length} after), ` +
       `${send.failures.length} failed [${[...new Set(send.failures)].join('; ')}], ` +
-      `first success of a moved shard ${recoveryMs} ms after the kill, ` +
+      `first success of a moved shard ${recoveryMs} ms after the kill; its shards ${takes}; ` +
+      `probes answered ${tally(probeAnswers)}, the edge refused ${await admissionRefusals()}; ` +
       `${missing.length} acknowledged missing, ${doubled.length} doubled; ` +
       `queue ${queueId} (of a subscriber of ${[...hamletSees].join(', ')}): ${poll.ids.size} message events, ` +
       `${notDelivered.length} acknowledged sends to those channels without an event (${lostBefore} before the kill), ` +

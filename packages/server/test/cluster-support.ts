@@ -12,7 +12,7 @@ import {
   type Announcement,
   type Lease,
 } from '@chat/cluster';
-import { createLogger } from '@chat/edge';
+import { createLogger, DEFAULT_ADMISSION } from '@chat/edge';
 import { decode } from '@chat/protocol';
 import { ChatClient } from '@chat/testkit';
 import {
@@ -25,9 +25,17 @@ import {
   type Config,
   type RunningServer,
 } from '../src/index.js';
-import { MAIN, tempDir } from './support.js';
+import { MAIN, TEST_ADMISSION, tempDir } from './support.js';
 
 export const LEASE_MS = 3000;
+
+/**
+ * The edge's admission: as every test server's (TEST_ADMISSION), it refuses no work for slowness, which a
+ * 2-core machine running three hosts, the engines and the test brings (the defaults refused a third of the
+ * failover test's probes, for seconds after the shards had moved). But a request's asks end after the
+ * default 10 s, as in production: an ask stranded on a killed host waits that long.
+ */
+const admission = { ...TEST_ADMISSION, deadlineMs: DEFAULT_ADMISSION.deadlineMs };
 
 /** An actor host as a real process, so a test can SIGKILL or SIGSTOP it. */
 export class HostProcess {
@@ -157,7 +165,7 @@ export async function startProcessCluster(hostCount = 3): Promise<ProcessCluster
   const namespace = `f_${randomBytes(6).toString('hex')}`;
   const env = { ...process.env, CLUSTER_NAMESPACE: namespace, LEASE_MS: String(LEASE_MS) };
   const cluster = readClusterConfig(env);
-  const config = loadConfig({}, { port: 0, dataDir: dir, logLevel: 'silent', rateLimits: undefined });
+  const config = loadConfig({}, { port: 0, dataDir: dir, logLevel: 'silent', rateLimits: undefined, admission });
   const ids = Array.from({ length: hostCount }, (_, i) => `${namespace}-h${i + 1}`);
   const hosts = ids.map((id) => new HostProcess(id, join(dir, `${id}.log`), env));
   const session = await openKeyspace({
