@@ -36,10 +36,11 @@ export interface HeldShard {
  * it reads who is alive, and computes each shard's rightful owner by
  * rendezvous hashing over the live hosts: it hands off the shards that
  * belong elsewhere, a few per round, and takes all the free ones that
- * belong to it, several side by side. A `LeaseKeeper` renews the leases on a thread of its own. A host
- * acts for a shard only until its lease, as measured on its own monotonic
- * clock from the start of the last successful renewal, minus a margin: so
- * after a pause (SIGSTOP) it stops before another host may take over.
+ * belong to it, several side by side. A `LeaseKeeper` renews the leases
+ * on a thread of its own. A host acts for a shard only until its lease,
+ * as measured on its own monotonic clock from the start of the last
+ * successful renewal, minus a margin: so after a pause (SIGSTOP) it stops
+ * before another host may take over.
  */
 export class ShardManager {
   private readonly held = new Map<number, Held>();
@@ -139,9 +140,11 @@ export class ShardManager {
       } else if (rightful === hostId && isFree(byShard.get(shard))) free.push(shard);
     }
     // A free shard is served by no one (its host died, or handed it off): all are taken now, a few at a time
-    // side by side, not one after another (each take reads the shard's journal).
+    // side by side, not one after another (each take reads the shard's journal). The round ends only once
+    // every take has (a stop waits for the round), then fails with the first that failed.
     for (let i = 0; i < free.length && !this.stopped; i += TAKES_AT_ONCE) {
-      await Promise.all(free.slice(i, i + TAKES_AT_ONCE).map((shard) => this.take(shard, byShard.get(shard))));
+      const takes = free.slice(i, i + TAKES_AT_ONCE).map((shard) => this.take(shard, byShard.get(shard)));
+      for (const result of await Promise.allSettled(takes)) if (result.status === 'rejected') throw result.reason;
     }
     this.options.onRound?.(this.heldShards());
   }
