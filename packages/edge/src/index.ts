@@ -61,5 +61,5 @@ export {
 export { MIN_ANSWERS, Quickest } from './quickest.js';
 export { Limit } from './limit.js';
 export { scopedActors } from './pipeline.js';
-export { RawJson } from './raw-json.js';
+export { RawBytes, RawJson } from './raw-json.js';
 export type { EdgeState } from './state.js';

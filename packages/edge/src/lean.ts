@@ -65,7 +65,7 @@ async function serve(
   const started = process.hrtime.bigint();
   const state = requestState(logger, header(req, 'x-request-id'));
   let status = 200;
-  let body: string;
+  let body: string | Buffer;
   let headers: Array<[string, string]> = [];
   try {
     const done = deps.admission ? await deps.admission.admit('GET', path, state) : undefined;
@@ -85,7 +85,7 @@ async function serve(
         appendHeader: (name, value) => headers.push([name, value]),
         closed: () => connectionClosed(req),
       });
-      body = typeof answered === 'string' ? answered : JSON.stringify(answered);
+      body = Buffer.isBuffer(answered) ? answered : JSON.stringify(answered);
     } finally {
       done?.();
     }

@@ -75,16 +75,16 @@ export function routeMiddleware(route: Route, deps: PipelineDeps, prefix: '/api/
       closed: () => connectionClosed(ctx.req),
     });
     ctx.status = 200;
-    // Koa sends an object as JSON; text already JSON keeps the same type.
-    if (typeof body === 'string') ctx.type = 'json';
+    // Koa sends an object as JSON; JSON already written in bytes keeps the same type.
+    if (Buffer.isBuffer(body)) ctx.type = 'json';
     ctx.body = body;
   };
 }
 
-/** A route's success body (an object, or JSON text when a field is raw), or the failure thrown. */
+/** A route's success body (an object, or JSON in bytes when a field is raw), or the failure thrown. */
 export function routeAnswer(route: Route, deps: PipelineDeps, prefix: '/api/v1' | '/json') {
   const template = `${prefix}${route.path}`;
-  return async (req: RouteRequest): Promise<Record<string, unknown> | string> => {
+  return async (req: RouteRequest): Promise<Record<string, unknown> | Buffer> => {
     const { state } = req;
     const { requestId, log } = state;
     state.route = template;
@@ -122,7 +122,7 @@ function answerOf(
   principal: Principal | undefined,
   actors: ActorClient,
   { fields, files }: { fields: () => Record<string, unknown>; files: UploadedFile[] },
-): Promise<Record<string, unknown> | string> | Record<string, unknown> | string {
+): Promise<Record<string, unknown> | Buffer> | Record<string, unknown> | Buffer {
   const { state } = req;
   const { params, ignored } = readParams(route.compiled, route.aliases, {
     path: req.pathParams,

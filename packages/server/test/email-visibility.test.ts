@@ -74,6 +74,21 @@ for (const value of [1, 2, 3, 4, 5]) {
   });
 }
 
+test('the own row written anew among names of several bytes a letter leaves every row whole', async (t) => {
+  // The list is kept as UTF-8 bytes and the caller's own row is put between slices of it: the slices must
+  // fall between rows however many bytes the letters before and after take.
+  const before = await newPerson(t.context, 'Zoë Ørsted 日本語');
+  const target = await hiding(t, 'Visibility own', 4);
+  const after = await newPerson(t.context, 'Łukasz 😀 Ñandú');
+  const own = await snapshotOf(target.client, { fetch_event_types: ['realm_user'] });
+  t.like(rowOf(own, target.user_id), { delivery_email: target.email, full_name: 'Visibility own' });
+  t.is(rowOf(own, before.user_id).full_name, 'Zoë Ørsted 日本語');
+  t.is(rowOf(own, after.user_id).full_name, 'Łukasz 😀 Ñandú');
+  const members = (await bodyOf<{ members: Body[] }>(target.client.get('/users'))).members;
+  const ids = (rows: Body[]) => rows.map((u) => u.user_id as number).sort((a, b) => a - b);
+  t.deepEqual(ids(own.realm_users as Body[]), ids(members.filter((u) => u.is_active)));
+});
+
 test('changing the setting tells who gains or loses the address, and everyone the new API address', async (t) => {
   const target = await newPerson(t.context, 'Setting Changer');
   const [hamlet, polonius, iago] = await Promise.all(

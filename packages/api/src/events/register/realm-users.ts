@@ -1,4 +1,4 @@
-import { RawJson } from '@chat/edge';
+import { RawBytes } from '@chat/edge';
 import { addressClass, seesAddress, type UserProfile } from '@chat/protocol';
 import type { CallerContext } from '../../context.js';
 import { renderUser, type Viewer } from '../../users/json.js';
@@ -15,9 +15,9 @@ export interface Restriction {
 }
 
 interface Rendering {
-  active: RawJson;
-  nonActive: RawJson;
-  /** Where each active user's row starts in `active` (and, last, its length), to write one row anew. */
+  active: Buffer;
+  nonActive: Buffer;
+  /** The byte where each active user's row starts in `active` (and, last, its length), to write one row anew. */
   starts: Int32Array;
 }
 
@@ -25,15 +25,15 @@ function render(users: UserProfile[], viewer: Viewer, clientGravatar: boolean): 
   return users.map((u) => JSON.stringify(renderUser(u, viewer, clientGravatar)));
 }
 
-const joined = (rows: string[]) => new RawJson(`[${rows.join(',')}]`);
+const joined = (rows: string[]) => Buffer.from(`[${rows.join(',')}]`);
 
-/** Row i of `[r0,r1,...]` spans starts[i] to starts[i + 1] - 1 (the comma, or the closing bracket). */
+/** Row i of `[r0,r1,...]` spans bytes starts[i] to starts[i + 1] - 1 (the comma, or the closing bracket). */
 function rowStarts(rows: string[]): Int32Array {
   const starts = new Int32Array(rows.length + 1);
   let at = 1;
   rows.forEach((row, i) => {
     starts[i] = at;
-    at += row.length + 1;
+    at += Buffer.byteLength(row) + 1;
   });
   starts[rows.length] = Math.max(at, 2);
   return starts;
@@ -66,12 +66,19 @@ export async function realmUsers(caller: CallerContext, clientGravatar: boolean,
   }
   const mine = cached.at.get(me.user_id);
   const own = mine !== undefined ? cached.active[mine]! : undefined;
-  if (mine === undefined || !own || seesAddress(classViewer, own)) return { users: cached.users, ...rendered };
-  // Slices and a concatenation of the shared text: no copy of the other rows.
-  const text = rendered.active.json;
-  const row = JSON.stringify(renderUser(own, me, clientGravatar));
-  const patched = text.slice(0, rendered.starts[mine]) + row + text.slice(rendered.starts[mine + 1]! - 1);
-  return { users: cached.users, active: new RawJson(patched), nonActive: rendered.nonActive };
+  const nonActive = new RawBytes(rendered.nonActive);
+  if (mine === undefined || !own || seesAddress(classViewer, own)) {
+    return { users: cached.users, active: new RawBytes(rendered.active), nonActive };
+  }
+  // Slices of the shared bytes around the row written anew: no copy of the other rows.
+  const bytes = rendered.active;
+  const row = Buffer.from(JSON.stringify(renderUser(own, me, clientGravatar)));
+  const before = bytes.subarray(0, rendered.starts[mine]);
+  return {
+    users: cached.users,
+    active: new RawBytes(before, row, bytes.subarray(rendered.starts[mine + 1]! - 1)),
+    nonActive,
+  };
 }
 
 /**
@@ -87,5 +94,5 @@ function restrictedUsers(users: UserProfile[], me: Viewer, clientGravatar: boole
       (u.is_active ? active : nonActive).push(JSON.stringify(renderUser(u, me, clientGravatar)));
     else if (!r.incomplete) active.push(JSON.stringify(unknownUser(u.user_id, r.domain)));
   }
-  return { users, active: joined(active), nonActive: joined(nonActive) };
+  return { users, active: new RawBytes(joined(active)), nonActive: new RawBytes(joined(nonActive)) };
 }
