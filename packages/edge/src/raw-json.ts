@@ -39,7 +39,7 @@ export function jsonBody(body: Record<string, unknown>): Record<string, unknown>
     }
   }
   pieces.push(Buffer.from(`${text}}`));
-  return Buffer.concat(pieces);
+  return pieces.length === 1 ? pieces[0]! : Buffer.concat(pieces);
 }
 
 function hasRaw(body: Record<string, unknown>): boolean {
