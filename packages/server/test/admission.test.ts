@@ -2,7 +2,7 @@ import anyTest, { type TestFn } from 'ava';
 import type { ChatClient } from '@chat/testkit';
 import { DEFAULT_ADMISSION } from '@chat/edge';
 import { basicAuth, rawConnection } from './raw-http.js';
-import { TestServer } from './support.js';
+import { metricsAt, TestServer } from './support.js';
 
 /**
  * Admission control through the whole server: with one slot for work, a
@@ -28,9 +28,8 @@ test.after.always(async (t) => {
   await t.context.server?.stop();
 });
 
-async function inFlight(hamlet: ChatClient): Promise<number> {
-  const text = await (await hamlet.fetch('GET', '//metrics')).text();
-  return Number(/^chat_admission_in_flight (\d+)$/m.exec(text)?.[1]);
+async function inFlight(server: TestServer): Promise<number> {
+  return (await metricsAt(server.server.url)).get('chat_admission_in_flight') ?? NaN;
 }
 
 test('a server held past its bound refuses fast with 503 and Retry-After, and serves again afterwards', async (t) => {
@@ -46,8 +45,8 @@ test('a server held past its bound refuses fast with 503 and Retry-After, and se
       `Authorization: ${basicAuth(email, apiKey)}\r\n` +
       'Content-Type: application/x-www-form-urlencoded\r\nContent-Length: 1000\r\n\r\n',
   );
-  for (let i = 0; i < 200 && (await inFlight(hamlet)) !== 1; i++) await new Promise((r) => setTimeout(r, 25));
-  t.is(await inFlight(hamlet), 1, 'the held request takes the slot');
+  for (let i = 0; i < 200 && (await inFlight(server)) !== 1; i++) await new Promise((r) => setTimeout(r, 25));
+  t.is(await inFlight(server), 1, 'the held request takes the slot');
 
   const refused = await hamlet.get('/users/me');
   t.is(refused.status, 503);
@@ -59,11 +58,11 @@ test('a server held past its bound refuses fast with 503 and Retry-After, and se
   });
   t.is(refused.headers.get('retry-after'), '1');
   // Refused while the holder is still held: nothing waited for it to end or for a deadline.
-  t.is(await inFlight(hamlet), 1);
+  t.is(await inFlight(server), 1);
   t.is(raw.socket.bytesRead, 0, 'the held request has no answer yet');
 
   raw.socket.destroy();
-  for (let i = 0; i < 200 && (await inFlight(hamlet)) !== 0; i++) await new Promise((r) => setTimeout(r, 25));
+  for (let i = 0; i < 200 && (await inFlight(server)) !== 0; i++) await new Promise((r) => setTimeout(r, 25));
   const served = await hamlet.get('/users/me');
   t.is(served.status, 200);
 

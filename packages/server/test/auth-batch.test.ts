@@ -2,6 +2,7 @@ import { typedClient, type ActorClient } from '@chat/runtime';
 import { authenticateWith, type ApiOptions } from '@chat/api';
 import { createLogger } from '@chat/edge';
 import { withServer } from './context.js';
+import { metricsAt } from './support.js';
 
 /**
  * Every request's credentials are checked by the realm's one actor, so that
@@ -18,15 +19,7 @@ test('three hundred requests at once each get their own answer', async (t) => {
   const basic = (email: string, key: string) => `Basic ${Buffer.from(`${email}:${key}`).toString('base64')}`;
   const headers = [hamlet, othello].map((c) => basic(c.credentials!.email, c.credentials!.apiKey));
   headers.push(basic('hamlet@zulip.com', 'x'.repeat(32)));
-  const counter = async (name: string) => {
-    const text = await (await fetch(`${url}/metrics`)).text();
-    return Number(
-      text
-        .split('\n')
-        .find((l) => l.startsWith(`${name} `))
-        ?.split(' ')[1] ?? NaN,
-    );
-  };
+  const counter = async (name: string) => (await metricsAt(url)).get(name) ?? NaN;
   await hamlet.post('/drafts', { drafts: JSON.stringify([{ type: '', to: [], topic: '', content: 'mine' }]) });
   const before = [await counter('chat_auth_checks_total'), await counter('chat_auth_messages_total')];
   // GET /drafts answers from the caller's own UserActor: whose drafts come back says who was authenticated.

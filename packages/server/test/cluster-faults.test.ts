@@ -4,6 +4,7 @@ import { channelAddress, queueAddress, realmAddress, userAddress } from '@chat/p
 import type { ChatClient } from '@chat/testkit';
 import { channelId } from './context.js';
 import { startProcessCluster, sleep, LEASE_MS, type ProcessCluster } from './cluster-support.js';
+import { metricsAt } from './support.js';
 
 /** Faults of a real cluster: actor hosts as processes, killed or paused; real NATS, Kafka and Cassandra. */
 
@@ -181,14 +182,11 @@ function tally(values: string[]): string {
 
 /** The edge's admission refusals since it started, by reason (from its /metrics). */
 async function admissionRefusals(): Promise<string> {
-  const text = await (await fetch(`${cluster.edge.url}/metrics`)).text();
-  const refused = [...text.matchAll(/^chat_admission_refused\{reason="([^"]+)"\} (\d+)$/gm)];
-  return (
-    refused
-      .filter(([, , n]) => n !== '0')
-      .map(([, reason, n]) => `${reason} ×${n}`)
-      .join(', ') || 'none'
-  );
+  const refused = [...(await metricsAt(cluster.edge.url))].flatMap(([series, n]) => {
+    const reason = /^chat_admission_refused\{reason="([^"]+)"\}$/.exec(series)?.[1];
+    return reason !== undefined && n > 0 ? [`${reason} ×${n}`] : [];
+  });
+  return refused.join(', ') || 'none';
 }
 
 let cluster: ProcessCluster;

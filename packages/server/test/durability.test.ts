@@ -6,7 +6,7 @@ import { fileURLToPath } from 'node:url';
 import { promisify } from 'node:util';
 import anyTest, { type TestFn } from 'ava';
 import { ChatClient, ServerProcess, waitFor } from '@chat/testkit';
-import { MAIN, tempDir } from './support.js';
+import { MAIN, metricsAt, tempDir } from './support.js';
 
 /** The server as its own process, so that it can be killed with SIGKILL. */
 const test = anyTest as TestFn<{ dir: string; server: ServerProcess }>;
@@ -31,8 +31,9 @@ async function loginIago(url: string): Promise<ChatClient> {
 }
 
 async function journalFsyncs(url: string): Promise<number> {
-  const text = await (await fetch(`${url}/metrics`)).text();
-  return Number(/^chat_journal_fsyncs (\d+)/m.exec(text)![1]);
+  const fsyncs = (await metricsAt(url)).get('chat_journal_fsyncs');
+  if (fsyncs === undefined) throw new Error('no chat_journal_fsyncs in /metrics');
+  return fsyncs;
 }
 
 test('an acknowledged write is there after kill -9 and a restart', async (t) => {

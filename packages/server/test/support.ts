@@ -94,4 +94,20 @@ async function startWrapped(config: Config, wrap: (actors: ActorClient) => Actor
   return startServer(config, { ...node, actors: wrap(node.actors) });
 }
 
+/**
+ * The figures of a server's /metrics, each series by its name as written
+ * there (`chat_journal_fsyncs`, `chat_admission_refused{reason="slow route"}`).
+ */
+export async function metricsAt(url: string): Promise<Map<string, number>> {
+  const text = await (await fetch(`${url}/metrics`)).text();
+  const figures = new Map<string, number>();
+  for (const line of text.split('\n')) {
+    if (line === '' || line.startsWith('#')) continue;
+    // The value follows the last space: a label's value may hold spaces.
+    const at = line.lastIndexOf(' ');
+    figures.set(line.slice(0, at), Number(line.slice(at + 1)));
+  }
+  return figures;
+}
+
 export const wrongKey = (email: string): Credentials => ({ email, apiKey: 'x'.repeat(32) });
