@@ -10,7 +10,7 @@ export interface ShardManagerOptions {
   leaseMs: number;
   /** Where the lease table is: the leases are renewed over a session of their own. */
   cassandra: { contactPoints: string[]; localDataCenter: string; keyspace: string };
-  /** At most this many shards are taken or given up per round, so a join or leave moves load gradually. */
+  /** At most this many shards are given up per round, so a join moves load gradually (free ones are all taken). */
   movesPerRound?: number;
   /** Called every round (a fifth of the lease) with the shards this host holds (for the shard map). */
   onRound?: (held: HeldShard[]) => void;
@@ -35,11 +35,12 @@ export interface HeldShard {
  * Keeps this host's share of the shards. Every round (a fifth of the lease)
  * it reads who is alive, and computes each shard's rightful owner by
  * rendezvous hashing over the live hosts: it hands off the shards that
- * belong elsewhere and takes the free ones that belong to it, a few per
- * round. A `LeaseKeeper` renews the leases on a thread of its own. A host
- * acts for a shard only until its lease, as measured on its own monotonic
- * clock from the start of the last successful renewal, minus a margin: so
- * after a pause (SIGSTOP) it stops before another host may take over.
+ * belong elsewhere, a few per round, and takes all the free ones that
+ * belong to it, several side by side. A `LeaseKeeper` renews the leases
+ * on a thread of its own. A host acts for a shard only until its lease,
+ * as measured on its own monotonic clock from the start of the last
+ * successful renewal, minus a margin: so after a pause (SIGSTOP) it stops
+ * before another host may take over.
  */
 export class ShardManager {
   private readonly held = new Map<number, Held>();
@@ -128,16 +129,22 @@ export class ShardManager {
     if (!hosts.includes(hostId)) hosts.push(hostId);
     const byShard = new Map(leases.map((lease) => [lease.shard, lease]));
     let moves = this.options.movesPerRound ?? 4;
-    for (let shard = 0; shard < this.options.shardCount && moves > 0; shard++) {
+    const free: number[] = [];
+    for (let shard = 0; shard < this.options.shardCount; shard++) {
       if (this.stopped) return;
       const rightful = rendezvous(shard, hosts);
       if (this.held.has(shard)) {
-        if (rightful === hostId) continue;
+        if (rightful === hostId || moves === 0) continue;
         await this.giveUp(shard);
         moves--;
-      } else if (rightful === hostId && isFree(byShard.get(shard))) {
-        if (await this.take(shard, byShard.get(shard))) moves--;
-      }
+      } else if (rightful === hostId && isFree(byShard.get(shard))) free.push(shard);
+    }
+    // A free shard is served by no one (its host died, or handed it off): all are taken now, a few at a time
+    // side by side, not one after another (each take reads the shard's journal). The round ends only once
+    // every take has (a stop waits for the round), then fails with the first that failed.
+    for (let i = 0; i < free.length && !this.stopped; i += TAKES_AT_ONCE) {
+      const takes = free.slice(i, i + TAKES_AT_ONCE).map((shard) => this.take(shard, byShard.get(shard)));
+      for (const result of await Promise.allSettled(takes)) if (result.status === 'rejected') throw result.reason;
     }
     this.options.onRound?.(this.heldShards());
   }
@@ -185,6 +192,9 @@ export class ShardManager {
     this.log.warn({ shard }, 'shard lease lost; shard dropped');
   }
 }
+
+/** Free shards taken side by side. */
+const TAKES_AT_ONCE = 8;
 
 const isFree = (lease: Lease | undefined) => !lease || lease.expiresAt < Date.now();
 

@@ -103,3 +103,38 @@ test('a host whose event loop is busy in 1 s turns keeps its leases', async (t) 
     await client.shutdown();
   }
 });
+
+test('the free shards that belong to a host are all taken in its first round, side by side', async (t) => {
+  const keyspace = t.context.keyspaces.name();
+  const options = cassandraOptions(keyspace);
+  const client = await openKeyspace(options);
+  // A take reads the shard's journal: here each takes 200 ms, and the host notes how many run at once.
+  let running = 0;
+  let most = 0;
+  const host = {
+    addShard: async () => {
+      most = Math.max(most, ++running);
+      await sleep(200);
+      running--;
+    },
+    removeShard: async () => undefined,
+  } as unknown as ActorHost;
+  const shardCount = 8;
+  const manager = new ShardManager({
+    table: new LeaseTable(client),
+    cassandra: options,
+    host,
+    hostId: 'h1',
+    shardCount,
+    leaseMs: LEASE_MS,
+    log: silentLogger,
+  });
+  try {
+    await manager.start();
+    t.is(manager.shards.length, shardCount, 'every free shard taken in the first round');
+    t.is(most, shardCount, 'all taken at once');
+  } finally {
+    await manager.stop(false);
+    await client.shutdown();
+  }
+});
