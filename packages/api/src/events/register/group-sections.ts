@@ -11,18 +11,16 @@ export async function groupSections(
   wants: (section: string) => boolean,
   includeDeactivated: boolean,
 ): Promise<Record<string, unknown>> {
-  const body: Record<string, unknown> = {};
-  if (wants('realm_user_groups') || wants('user_group')) {
-    body.realm_user_groups = await caller.actors.ask(caller.realm, {
-      type: 'realm.userGroups',
-      include_deactivated: includeDeactivated,
-    });
-  }
-  if (wants('channel_folders') || wants('channel_folder')) {
-    body.channel_folders = await caller.actors.ask(caller.realm, {
-      type: 'realm.channelFolders',
-      include_archived: true,
-    });
-  }
-  return body;
+  const [groups, folders] = await Promise.all([
+    wants('realm_user_groups') || wants('user_group')
+      ? caller.actors.ask(caller.realm, { type: 'realm.userGroups', include_deactivated: includeDeactivated })
+      : undefined,
+    wants('channel_folders') || wants('channel_folder')
+      ? caller.actors.ask(caller.realm, { type: 'realm.channelFolders', include_archived: true })
+      : undefined,
+  ]);
+  return {
+    ...(groups !== undefined && { realm_user_groups: groups }),
+    ...(folders !== undefined && { channel_folders: folders }),
+  };
 }

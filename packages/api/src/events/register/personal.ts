@@ -33,9 +33,9 @@ export async function scheduledSections(
     ['scheduled_messages', 'message'],
     ['reminders', 'reminder'],
   ] as const;
-  const body: Record<string, unknown> = {};
-  for (const [section, kind] of kinds) {
-    if (wants(section)) body[section] = await caller.actors.ask(caller.me, { type: 'user.scheduled', kind });
-  }
-  return body;
+  const wanted = kinds.filter(([section]) => wants(section));
+  const lists = await Promise.all(
+    wanted.map(([, kind]) => caller.actors.ask(caller.me, { type: 'user.scheduled', kind })),
+  );
+  return Object.fromEntries(wanted.map(([section], i) => [section, lists[i]]));
 }

@@ -97,7 +97,10 @@ export function registerRoutes(options: ApiOptions): Route[] {
         });
         const reads = new ReadPositions(actors);
         // Its sections read many of the same channels: each is asked once.
-        await snapshot.build(new CallerContext(reads.client, principal).rememberChannels(), options);
+        const [, settings] = await Promise.all([
+          snapshot.build(new CallerContext(reads.client, principal).rememberChannels(), options),
+          caller.settings(),
+        ]);
         for (const { section, actor, position } of snapshot.held) reads.note(section, actor, position);
         const dropped = await actors.ask(queue, {
           type: 'queue.cover',
@@ -113,7 +116,6 @@ export function registerRoutes(options: ApiOptions): Route[] {
           const key = m.channel_id === null ? conversationAddress(principal.realm, m.dm_user_ids).key : '';
           snapshot.foldNewest(key, m.id);
         }
-        const settings = await caller.settings();
         return {
           queue_id: queueId,
           // What the queue still holds came after the snapshot: the client polls for all of it.

@@ -11,6 +11,7 @@ import {
   type ChannelGrants,
   type ActorAddress,
   type ChannelInfo,
+  type RealmSettings,
   type UserSnapshot,
 } from '@chat/protocol';
 import type { CallerContext } from '../../context.js';
@@ -31,6 +32,8 @@ import { addPeopleSections, type PeopleRequest } from './people.js';
 import { realmSection } from './realm-section.js';
 import { emptySections, userDefaultsSection } from './empty-sections.js';
 import { ownAccountSection } from './own-account.js';
+
+type Body = Record<string, unknown>;
 
 /** Sections built from one actor's reads, and the event type that changes each. */
 const SECTION_EVENTS: Array<[string, string]> = [
@@ -121,10 +124,15 @@ export class Snapshot {
     return this.req.fetch === null || this.req.fetch.has(section);
   }
 
+  /**
+   * Reads the sections. They are independent reads, asked at once (through an
+   * edge worker each round of asks crosses to the actors and back, and one
+   * after another they were most of a register's time); each part answers
+   * its fields, which go into the body in this order whatever order they
+   * came in. Only the order of the body's fields would tell it apart.
+   */
   async build(caller: CallerContext, options: ApiOptions): Promise<void> {
-    const state = await caller.state();
-    const settings = await caller.settings();
-    const access = await accessibleUserIds(caller);
+    const [state, settings, access] = await Promise.all([caller.state(), caller.settings(), accessibleUserIds(caller)]);
     const restriction: Restriction | undefined = access
       ? {
           access,
@@ -132,126 +140,147 @@ export class Snapshot {
           incomplete: this.req.user_list_incomplete ?? false,
         }
       : undefined;
-    this.body.zulip_version = ZULIP_VERSION;
-    this.body.zulip_feature_level = FEATURE_LEVEL;
-    this.body.zulip_merge_base = ZULIP_VERSION;
-    this.body.max_reminder_note_length = 1000;
-    this.body.max_bulk_new_subscription_messages = 100;
-    if (this.wants('realm')) {
-      const info = await caller.actors.ask(caller.realm, { type: 'realm.info' });
-      const org = await caller.actors.ask(caller.realm, { type: 'realm.organization' });
-      Object.assign(this.body, realmSection(org, info, options));
-      this.types.add('realm');
-    }
-    Object.assign(
-      this.body,
-      emptySections((section) => this.wants(section)),
-    );
-    if (this.wants('custom_profile_fields')) {
-      this.body.custom_profile_fields = await caller.actors.ask(caller.realm, { type: 'realm.profileFields' });
-      this.types.add('custom_profile_fields');
-    }
-    if (this.wants('realm_playgrounds')) {
-      this.body.realm_playgrounds = await caller.actors.ask(caller.realm, { type: 'realm.playgrounds' });
-      this.types.add('realm_playgrounds');
-    }
-    if (this.wants('realm_user_settings_defaults')) {
-      const org = await caller.actors.ask(caller.realm, { type: 'realm.organization' });
-      Object.assign(this.body, userDefaultsSection(org.user_defaults));
-      this.types.add('realm_user_settings_defaults');
-    }
-    if (this.wants('subscription')) {
-      // Which channels he may know of follows his role and groups, and the channels' privacy and web-public
-      // flags, as the realm has them now, in one answer asked before any channel is read: a change of any
-      // sends `stream` create and delete as a change of the realm, covered at that answer's position (see
-      // reads.ts; two asks could be answered on either side of such a change).
-      const grants = await this.directory(caller);
-      const channels = grants.channels ?? [];
-      const subscribed = new Set(Object.keys(state.subscriptions).map(Number));
-      const unsubscribed = new Set(state.unsubscribed);
-      // Of his former channels, one keeps only those he may still know of, as in the original
-      // (the channel would refuse him the others).
-      const known = new Map(channels.map((c) => [c.channel_id, c]));
-      const former = [...unsubscribed].filter((id) => {
-        const channel = known.get(id);
-        return channel !== undefined && mayKnowFormerChannel(caller.principal, channel);
-      });
-      // A private channel that has just removed him refuses him although his list still names it: asked again
-      // as anyone, it is listed, and his list's `subscription` remove follows (the register used to fail).
-      const own = (id: number) => caller.channelInfo(id).catch(() => this.channel(caller, id));
-      const all = await Promise.all([...subscribed, ...former].map(own));
-      const infos = all.filter(
-        (info): info is ChannelInfo => info !== undefined && (this.req.archived_channels || !info.is_archived),
-      );
-      const global = this.req.notification_settings_null
-        ? null
-        : await caller.actors.ask(caller.me, { type: 'user.settings' });
-      const never = await this.neverSubscribed(caller, channels, subscribed, unsubscribed, grants);
-      const lists = await subscriberLists(caller, this.req.include_subscribers, [...infos, ...never]);
-      const json = infos.map((info) => {
-        const own = state.subscriptions[info.stream_id] ?? FORMER_SUBSCRIPTION;
-        const sub = subscriptionJson(info, global ? withGlobalDefaults(own, global) : own, lists);
-        return { id: info.stream_id, sub };
-      });
-      this.body.subscriptions = json.filter((j) => subscribed.has(j.id)).map((j) => j.sub);
-      this.body.unsubscribed = json.filter((j) => !subscribed.has(j.id)).map((j) => j.sub);
-      this.body.never_subscribed = never.map((info) => neverSubscribedJson(info, lists));
-      // `subscription remove` comes from the UserActor, like the list; the rest from the channels read.
-      this.types.add('subscription').add('stream');
-    }
-    if (this.wants('realm_user')) {
-      const { users, active, nonActive } = await realmUsers(caller, this.req.client_gravatar, restriction);
-      this.body.realm_users = active;
-      this.body.realm_non_active_users = nonActive;
-      const me = users.find((u) => u.user_id === this.me)!;
-      Object.assign(this.body, ownAccountSection(caller.principal, me, settings));
-      this.types.add('realm_user');
-      if (access) this.accessible = [...access];
-    }
-    if (this.wants('realm_bot')) {
-      const bots = await caller.actors.ask(caller.realm, {
-        type: 'realm.bots',
-        actor: caller.principal,
-        scope: 'administered',
-      });
-      this.body.realm_bots = bots.map(presentBot);
-    }
-    if (this.wants('user_topic')) {
-      this.body.user_topics = state.user_topics;
-      this.types.add('user_topic');
-    }
-    if (this.wants('realm_emoji')) {
-      this.body.realm_emoji = await caller.actors.ask(caller.realm, { type: 'realm.emoji' });
-      this.types.add('realm_emoji');
-    }
-    if (this.wants('muted_topics')) this.body.muted_topics = await mutedTopics(caller, state.user_topics);
-    if (this.wants('starred_messages')) this.body.starred_messages = [...state.starred].sort((a, b) => a - b);
-    if (this.wants('stream')) {
-      this.body.streams = await this.streams(caller, state, await this.directory(caller));
-      this.types.add('stream');
-    }
-    if (this.wants('default_streams')) {
+    const wants = (section: string) => this.wants(section);
+    const parts: Array<Promise<object> | object> = [
+      {
+        zulip_version: ZULIP_VERSION,
+        zulip_feature_level: FEATURE_LEVEL,
+        zulip_merge_base: ZULIP_VERSION,
+        max_reminder_note_length: 1000,
+        max_bulk_new_subscription_messages: 100,
+      },
+      this.realm(caller, options),
+      emptySections(wants),
+      this.read('custom_profile_fields', 'custom_profile_fields', () =>
+        caller.actors.ask(caller.realm, { type: 'realm.profileFields' }),
+      ),
+      this.read('realm_playgrounds', 'realm_playgrounds', () =>
+        caller.actors.ask(caller.realm, { type: 'realm.playgrounds' }),
+      ),
+      this.userDefaults(caller),
+      this.subscriptions(caller, state),
+      this.users(caller, settings, restriction),
+      this.wants('realm_bot')
+        ? caller.actors
+            .ask(caller.realm, { type: 'realm.bots', actor: caller.principal, scope: 'administered' })
+            .then((bots) => ({ realm_bots: bots.map(presentBot) }))
+        : {},
+      this.read('user_topic', 'user_topics', () => state.user_topics),
+      this.read('realm_emoji', 'realm_emoji', () => caller.actors.ask(caller.realm, { type: 'realm.emoji' })),
+      this.wants('muted_topics')
+        ? mutedTopics(caller, state.user_topics).then((muted) => ({ muted_topics: muted }))
+        : {},
+      this.wants('starred_messages') ? { starred_messages: [...state.starred].sort((a, b) => a - b) } : {},
+      this.read('stream', 'streams', async () => this.streams(caller, state, await this.directory(caller))),
       // The original pretends to guests that there are no default channels.
-      this.body.realm_default_streams = isGuest(caller.principal)
-        ? []
-        : await caller.actors.ask(caller.realm, { type: 'realm.defaultChannels' });
-      this.types.add('default_streams');
-    }
-    // Clients without `linkifier_url_template` read none, as in the original.
-    if (this.wants('realm_linkifiers')) {
-      this.body.realm_linkifiers = this.req.linkifier_url_template
-        ? await caller.actors.ask(caller.realm, { type: 'realm.linkifiers' })
-        : [];
-      this.types.add('realm_linkifiers');
-    }
-    Object.assign(this.body, await personalSections(caller, (section) => this.wants(section)));
-    Object.assign(this.body, await mutingSections(caller, (section) => this.wants(section)));
-    Object.assign(this.body, await scheduledSections(caller, (section) => this.wants(section)));
-    const groups = await groupSections(caller, (s) => this.wants(s), this.req.include_deactivated_groups ?? false);
-    Object.assign(this.body, groups);
-    const people = this.req.people ?? { slim_presence: false, user_settings_object: false };
-    await addPeopleSections(caller, people, (s) => this.wants(s), this.body, access);
+      this.read('default_streams', 'realm_default_streams', () =>
+        isGuest(caller.principal) ? [] : caller.actors.ask(caller.realm, { type: 'realm.defaultChannels' }),
+      ),
+      // Clients without `linkifier_url_template` read none, as in the original.
+      this.read('realm_linkifiers', 'realm_linkifiers', () =>
+        this.req.linkifier_url_template ? caller.actors.ask(caller.realm, { type: 'realm.linkifiers' }) : [],
+      ),
+      personalSections(caller, wants),
+      mutingSections(caller, wants),
+      scheduledSections(caller, wants),
+      groupSections(caller, wants, this.req.include_deactivated_groups ?? false),
+      this.people(caller, access),
+      this.messages(caller, state),
+    ];
+    for (const part of await Promise.all(parts)) Object.assign(this.body, part);
     for (const [section, type] of SECTION_EVENTS) if (section in this.body) this.types.add(type);
+    if (access && this.wants('realm_user')) this.accessible = [...access];
+  }
+
+  /** `{[field]: read()}` if the snapshot wants `section`, which it then holds. */
+  private async read(section: string, field: string, read: () => unknown): Promise<Body> {
+    if (!this.wants(section)) return {};
+    const value = await read();
+    this.types.add(section);
+    return { [field]: value };
+  }
+
+  private async realm(caller: CallerContext, options: ApiOptions): Promise<Body> {
+    if (!this.wants('realm')) return {};
+    const [info, org] = await Promise.all([
+      caller.actors.ask(caller.realm, { type: 'realm.info' }),
+      caller.actors.ask(caller.realm, { type: 'realm.organization' }),
+    ]);
+    this.types.add('realm');
+    return realmSection(org, info, options);
+  }
+
+  private async userDefaults(caller: CallerContext): Promise<Body> {
+    if (!this.wants('realm_user_settings_defaults')) return {};
+    const org = await caller.actors.ask(caller.realm, { type: 'realm.organization' });
+    this.types.add('realm_user_settings_defaults');
+    return userDefaultsSection(org.user_defaults);
+  }
+
+  private async subscriptions(caller: CallerContext, state: UserSnapshot): Promise<Body> {
+    if (!this.wants('subscription')) return {};
+    // Which channels he may know of follows his role and groups, and the channels' privacy and web-public
+    // flags, as the realm has them now, in one answer asked before any channel is read: a change of any
+    // sends `stream` create and delete as a change of the realm, covered at that answer's position (see
+    // reads.ts; two asks could be answered on either side of such a change).
+    const grants = await this.directory(caller);
+    const channels = grants.channels ?? [];
+    const subscribed = new Set(Object.keys(state.subscriptions).map(Number));
+    const unsubscribed = new Set(state.unsubscribed);
+    // Of his former channels, one keeps only those he may still know of, as in the original
+    // (the channel would refuse him the others).
+    const known = new Map(channels.map((c) => [c.channel_id, c]));
+    const former = [...unsubscribed].filter((id) => {
+      const channel = known.get(id);
+      return channel !== undefined && mayKnowFormerChannel(caller.principal, channel);
+    });
+    // A private channel that has just removed him refuses him although his list still names it: asked again
+    // as anyone, it is listed, and his list's `subscription` remove follows (the register used to fail).
+    const own = (id: number) => caller.channelInfo(id).catch(() => this.channel(caller, id));
+    const [all, global, never] = await Promise.all([
+      Promise.all([...subscribed, ...former].map(own)),
+      this.req.notification_settings_null ? null : caller.actors.ask(caller.me, { type: 'user.settings' }),
+      this.neverSubscribed(caller, channels, subscribed, unsubscribed, grants),
+    ]);
+    const infos = all.filter(
+      (info): info is ChannelInfo => info !== undefined && (this.req.archived_channels || !info.is_archived),
+    );
+    const lists = await subscriberLists(caller, this.req.include_subscribers, [...infos, ...never]);
+    const json = infos.map((info) => {
+      const own = state.subscriptions[info.stream_id] ?? FORMER_SUBSCRIPTION;
+      const sub = subscriptionJson(info, global ? withGlobalDefaults(own, global) : own, lists);
+      return { id: info.stream_id, sub };
+    });
+    // `subscription remove` comes from the UserActor, like the list; the rest from the channels read.
+    this.types.add('subscription').add('stream');
+    return {
+      subscriptions: json.filter((j) => subscribed.has(j.id)).map((j) => j.sub),
+      unsubscribed: json.filter((j) => !subscribed.has(j.id)).map((j) => j.sub),
+      never_subscribed: never.map((info) => neverSubscribedJson(info, lists)),
+    };
+  }
+
+  private async users(caller: CallerContext, settings: RealmSettings, restriction?: Restriction): Promise<Body> {
+    if (!this.wants('realm_user')) return {};
+    const { users, active, nonActive } = await realmUsers(caller, this.req.client_gravatar, restriction);
+    const me = users.find((u) => u.user_id === this.me)!;
+    this.types.add('realm_user');
+    return {
+      realm_users: active,
+      realm_non_active_users: nonActive,
+      ...ownAccountSection(caller.principal, me, settings),
+    };
+  }
+
+  private async people(caller: CallerContext, access: Set<number> | null): Promise<Body> {
+    const people = this.req.people ?? { slim_presence: false, user_settings_object: false };
+    const body: Body = {};
+    await addPeopleSections(caller, people, (s) => this.wants(s), body, access);
+    return body;
+  }
+
+  /** No fields: the newest message id and the unread messages, which `finish` writes. */
+  private async messages(caller: CallerContext, state: UserSnapshot): Promise<Body> {
     if (this.wants('recent_private_conversations')) {
       for (const c of state.conversations)
         if (c.max_message_id > 0) this.recent.set(c.key, { user_ids: c.user_ids, max_message_id: c.max_message_id });
@@ -271,6 +300,7 @@ export class Snapshot {
       for (const [key, id] of newest) this.foldNewest(key, id);
       this.types.add('message').add('update_message_flags').add('delete_message').add('update_message');
     }
+    return {};
   }
 
   /**
