@@ -1,5 +1,5 @@
 import { ChatError, type ActorAddress, type Command } from '@chat/protocol';
-import { shardOf, type ActorBehavior, type AnyBehavior } from '../src/index.js';
+import { shardOf, TURN_HANDOVERS, type ActorBehavior, type AnyBehavior } from '../src/index.js';
 import { counter as untypedCounter, type CounterEvent, type CounterState } from './counter.js';
 import { nodeTest, TestNode, waitFor } from './node.js';
 import type { AnyProtocols } from './untyped.js';
@@ -62,6 +62,7 @@ function refusingQueue(): AnyBehavior {
 const behaviors = () => [poster as unknown as AnyBehavior, relaying(), refusingQueue()];
 const posterOf = (key = 'p'): ActorAddress => ({ type: 'realm', key });
 const user = (key: string): ActorAddress => ({ type: 'user', key });
+const queue = (key: string): ActorAddress => ({ type: 'queue', key });
 
 async function start(t: { context: { nodes: TestNode[] } }) {
   const node = await TestNode.start(behaviors());
@@ -143,4 +144,21 @@ test('a relay confirms only once what it passed on is confirmed', async (t) => {
   refusing.delete('q-refusing');
   await waitFor(() => node.host.owed === 0, 10_000);
   t.deepEqual(await valuesOf(node, { type: 'queue', key: 'q-refusing' }), [9], 'applied once');
+});
+
+test('a relay to a receiver whose subject has a fan-out waiting in the line comes behind it', async (t) => {
+  const node = await start(t);
+  const keys = Array.from({ length: 3 * TURN_HANDOVERS }, (_, i) => `line-${i}`);
+  // The fan-out is lined one item per shard, in the order the keys' shards first come: the last key of
+  // the last item is handed over in the line's last turn.
+  const shardOfKey = (key: string) => shardOf(queue(key), 4);
+  const lastShard = [...new Set(keys.map(shardOfKey))].at(-1);
+  const last = [...keys].reverse().find((key) => shardOfKey(key) === lastShard)!;
+  // Awake first, so that no activation spreads the work by itself.
+  await Promise.all([...keys.map((key) => valuesOf(node, queue(key))), valuesOf(node, user('u'))]);
+  node.client.fanout('queue', keys, { type: 'add', value: 1 });
+  // Owed (it has a key), so the user's decision is a relay, made while most of the fan-out is still lined.
+  await node.client.ask(user('u'), { type: 'pass', value: 2, to: last }, { idempotencyKey: 'o:test@1:0' });
+  await waitFor(async () => (await valuesOf(node, queue(last))).length === 2);
+  t.deepEqual(await valuesOf(node, queue(last)), [1, 2]);
 });
