@@ -14,24 +14,22 @@ const pick = (from: Record<string, unknown>, names: readonly string[]) =>
   Object.fromEntries(names.map((name) => [name, from[name]]));
 
 /**
- * The register sections of settings, statuses and presence, added to `body`
- * as `wants` (the snapshot's `fetch_event_types`) asks; read at once, added
- * in that order.
+ * The register sections of settings, statuses and presence, as `wants` (the
+ * snapshot's `fetch_event_types`) asks; read at once, in this order.
  */
-export async function addPeopleSections(
+export async function peopleSections(
   caller: CallerContext,
   req: PeopleRequest,
   wants: (section: string) => boolean,
-  body: Record<string, unknown>,
   /** A restricted guest's accessible users (null: everyone): statuses and presence of the others stay out. */
   access: Set<number> | null = null,
-): Promise<void> {
+): Promise<Record<string, unknown>> {
   const parts = await Promise.all([
     settingsSections(caller, req, wants),
     statuses(caller, wants, access),
     presences(caller, req, wants, access),
   ]);
-  for (const part of parts) Object.assign(body, part);
+  return Object.assign({}, ...parts);
 }
 
 async function settingsSections(caller: CallerContext, req: PeopleRequest, wants: (section: string) => boolean) {

@@ -11,6 +11,7 @@ import {
   type ChannelGrants,
   type ActorAddress,
   type ChannelInfo,
+  type Organization,
   type RealmSettings,
   type UserSnapshot,
 } from '@chat/protocol';
@@ -28,7 +29,7 @@ import { UnreadIndex } from './unread.js';
 import { mutingSections, personalSections, scheduledSections } from './personal.js';
 import { mutedTopics } from '../../channels/muted-topics.js';
 import { groupSections } from './group-sections.js';
-import { addPeopleSections, type PeopleRequest } from './people.js';
+import { peopleSections, type PeopleRequest } from './people.js';
 import { realmSection } from './realm-section.js';
 import { emptySections, userDefaultsSection } from './empty-sections.js';
 import { ownAccountSection } from './own-account.js';
@@ -114,6 +115,7 @@ export class Snapshot {
 
   private readonly me: number;
   private grants?: Promise<ChannelGrants>;
+  private org?: Promise<Organization>;
   private readonly infos = new Map<number, Promise<ChannelInfo | undefined>>();
 
   constructor(private readonly req: SnapshotRequest) {
@@ -184,7 +186,7 @@ export class Snapshot {
       mutingSections(caller, wants),
       scheduledSections(caller, wants),
       groupSections(caller, wants, this.req.include_deactivated_groups ?? false),
-      this.people(caller, access),
+      peopleSections(caller, this.req.people ?? { slim_presence: false, user_settings_object: false }, wants, access),
       this.messages(caller, state),
     ];
     for (const part of await Promise.all(parts)) Object.assign(this.body, part);
@@ -204,7 +206,7 @@ export class Snapshot {
     if (!this.wants('realm')) return {};
     const [info, org] = await Promise.all([
       caller.actors.ask(caller.realm, { type: 'realm.info' }),
-      caller.actors.ask(caller.realm, { type: 'realm.organization' }),
+      this.organization(caller),
     ]);
     this.types.add('realm');
     return realmSection(org, info, options);
@@ -212,7 +214,7 @@ export class Snapshot {
 
   private async userDefaults(caller: CallerContext): Promise<Body> {
     if (!this.wants('realm_user_settings_defaults')) return {};
-    const org = await caller.actors.ask(caller.realm, { type: 'realm.organization' });
+    const org = await this.organization(caller);
     this.types.add('realm_user_settings_defaults');
     return userDefaultsSection(org.user_defaults);
   }
@@ -272,13 +274,6 @@ export class Snapshot {
     };
   }
 
-  private async people(caller: CallerContext, access: Set<number> | null): Promise<Body> {
-    const people = this.req.people ?? { slim_presence: false, user_settings_object: false };
-    const body: Body = {};
-    await addPeopleSections(caller, people, (s) => this.wants(s), body, access);
-    return body;
-  }
-
   /** No fields: the newest message id and the unread messages, which `finish` writes. */
   private async messages(caller: CallerContext, state: UserSnapshot): Promise<Body> {
     if (this.wants('recent_private_conversations')) {
@@ -301,6 +296,11 @@ export class Snapshot {
       this.types.add('message').add('update_message_flags').add('delete_message').add('update_message');
     }
     return {};
+  }
+
+  /** The realm's organization settings, asked once for the sections that read them (`realm`, the user defaults). */
+  private organization(caller: CallerContext) {
+    return (this.org ??= caller.actors.ask(caller.realm, { type: 'realm.organization' }));
   }
 
   /**
