@@ -1,4 +1,5 @@
 import {
+  atTurnEnd,
   Carried,
   jsonOf,
   NoResponders,
@@ -47,7 +48,8 @@ export type Downward =
 
 /**
  * Sends in batches: the messages of one turn of the event loop go as one
- * array, one write and one read on each side instead of one per message.
+ * array, one write and one read on each side instead of one per message,
+ * at the turn's end (before the host's next slice, `atTurnEnd`).
  * A send to a channel that has closed is dropped, as a closed connection's,
  * and logged once.
  */
@@ -71,7 +73,7 @@ function batched(channel: Channel, log: Logger): (message: unknown) => void {
   return (message) => {
     if (batch) return void batch.push(message);
     batch = [message];
-    setImmediate(flush);
+    atTurnEnd(flush);
   };
 }
 

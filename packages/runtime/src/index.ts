@@ -6,4 +6,4 @@ export * from './host.js';
 export * from './logger.js';
 export { originOf, outgoingKey } from './outbox.js';
 export { checkpointDue, type CheckpointPolicy } from './partition.js';
-export { TURN_HANDOVERS } from './turns.js';
+export { atTurnEnd, TURN_HANDOVERS } from './turns.js';

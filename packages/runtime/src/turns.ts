@@ -1,3 +1,23 @@
+/**
+ * Calls `fn` at this turn's end: on the next check of the event loop, and
+ * before the next slice of any host's line (`Turns`) in this process. A
+ * slice's answers come in the microtasks after it, so a send batched for the
+ * next check (`setImmediate`) would otherwise go out behind the next slice:
+ * every batch, the send's reply in a fan-out included, one slice late.
+ */
+export function atTurnEnd(fn: () => void): void {
+  endOfTurn.push(fn);
+  if (endOfTurn.length === 1) setImmediate(runTurnEnd);
+}
+
+let endOfTurn: Array<() => void> = [];
+
+function runTurnEnd(): void {
+  const due = endOfTurn;
+  endOfTurn = [];
+  for (const fn of due) fn();
+}
+
 /** How many deliveries to its own actors a host makes in one turn of the event loop (see `Turns`). */
 export const TURN_HANDOVERS = 256;
 
@@ -94,6 +114,7 @@ export class Turns {
     if (this.turnEnds) return;
     this.turnEnds = true;
     setImmediate(() => {
+      runTurnEnd();
       this.turnEnds = false;
       this.budget = this.perTurn;
       this.serve();
