@@ -1,3 +1,5 @@
+let endOfTurn: Array<() => void> = [];
+
 /**
  * Calls `fn` at this turn's end: on the next check of the event loop, and
  * before the next slice of any host's line (`Turns`) in this process. A
@@ -10,12 +12,19 @@ export function atTurnEnd(fn: () => void): void {
   if (endOfTurn.length === 1) setImmediate(runTurnEnd);
 }
 
-let endOfTurn: Array<() => void> = [];
-
+/** One that throws stops neither the others nor the slice: its error is thrown on its own, as `setImmediate`'s would be. */
 function runTurnEnd(): void {
   const due = endOfTurn;
   endOfTurn = [];
-  for (const fn of due) fn();
+  for (const fn of due) {
+    try {
+      fn();
+    } catch (err) {
+      queueMicrotask(() => {
+        throw err;
+      });
+    }
+  }
 }
 
 /** How many deliveries to its own actors a host makes in one turn of the event loop (see `Turns`). */

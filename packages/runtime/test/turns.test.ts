@@ -24,3 +24,24 @@ test('at the turn end, with nothing lined, runs on the next check in the order a
   await new Promise((resolve) => setImmediate(resolve));
   t.deepEqual(log, [1, 2]);
 });
+
+test('one that throws at the turn end stops neither the others nor the next slice', async (t) => {
+  const log: string[] = [];
+  // The error must reach the process as uncaught; ava's own listener would fail the file, so it is ours for this test.
+  const ava = process.listeners('uncaughtException');
+  process.removeAllListeners('uncaughtException');
+  const thrown = new Promise<unknown>((resolve) => process.once('uncaughtException', resolve));
+  t.teardown(() => ava.forEach((listener) => process.on('uncaughtException', listener)));
+  const turns = new Turns(1);
+  turns.add('queue.2', 2, (from) => {
+    log.push(`slice ${from}`);
+    if (from === 0)
+      atTurnEnd(() => {
+        throw new Error('flush failed');
+      });
+    atTurnEnd(() => log.push(`sent ${from}`));
+  });
+  await turns.whenEmpty();
+  t.is(((await thrown) as Error).message, 'flush failed');
+  t.deepEqual(log, ['slice 0', 'sent 0', 'slice 1']);
+});
