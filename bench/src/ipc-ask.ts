@@ -11,12 +11,17 @@ import { fromWire, toWire, type Transport } from '@chat/runtime';
  * `embedded/src/channel-transport.ts`) against the same ask in one process:
  * `ASKS` (20,000) asks, `LANES` (50) at a time, of an authentication-sized
  * ask and reply, answered at once by a subscriber on the in-process
- * transport. CPU per ask of each process (user + system).
+ * transport. CPU per ask of each process (user + system). With `PACE_MS`,
+ * each lane waits that long after each answer, so that every ask finds the
+ * other process asleep (what a trickle of requests does), and the one
+ * process's figure counts the same wake of its own.
  *
  *   node bench/dist/src/ipc-ask.js
+ *   LANES=1 PACE_MS=2 ASKS=2000 node bench/dist/src/ipc-ask.js
  */
 const ASKS = Number(process.env.ASKS ?? 20_000);
 const LANES = Number(process.env.LANES ?? 50);
+const PACE_MS = Number(process.env.PACE_MS ?? 0);
 const checks = Array.from({ length: 4 }, (_, i) => ({ email: `user${i}@example.com`, key: 'x'.repeat(32) }));
 const ASK = { v: 1, to: { type: 'realm', key: 'zulip' }, body: { type: 'realm.authenticateMany', checks } };
 const principals = checks.map((c, i) => ({ realm: 'zulip', user_id: i, email: c.email, role: 400, groups: [1, 2, 3] }));
@@ -36,6 +41,7 @@ async function asks(transport: Transport): Promise<{ cpu: number; ms: number }> 
     while (next < ASKS) {
       next++;
       fromWire(await transport.request('actor.realm.0', toWire(transport, ASK), 10_000));
+      if (PACE_MS > 0) await new Promise((resolve) => setTimeout(resolve, PACE_MS));
     }
   };
   await Promise.all(Array.from({ length: LANES }, lane));
@@ -65,6 +71,7 @@ if (process.argv[2] === 'worker') {
     JSON.stringify({
       asks: ASKS,
       lanes: LANES,
+      pace_ms: PACE_MS,
       ask_bytes: JSON.stringify(ASK).length,
       reply_bytes: JSON.stringify(REPLY).length,
       one_process_cpu_per_ask: per(one.cpu),
