@@ -130,6 +130,9 @@ export class LiveClient {
     if (answer.status === 200) {
       this.queueId = answer.body.queue_id as string;
       this.lastEventId = answer.body.last_event_id as number;
+      // As the web app: its presence reports ask for what changed since the snapshot it loaded with.
+      const presenceId = answer.body.presence_last_update_id;
+      if (typeof presenceId === 'number') this.presenceId = presenceId;
     }
     return answer;
   }
@@ -143,18 +146,24 @@ export class LiveClient {
     this.running = false;
   }
 
-  /** POST /users/me/presence as the web app sends it every minute; `retries` times again when refused for load. */
-  async ping(retries = 0): Promise<Answer> {
-    let answer = await this.pingOnce();
+  /**
+   * POST /users/me/presence as the web app sends it: every minute for what changed since its last (`last_update_id`),
+   * and once at page load with `pingOnly` (the snapshot it loaded with already has everyone's); `retries` times
+   * again when refused for load.
+   */
+  async ping(retries = 0, pingOnly = false): Promise<Answer> {
+    let answer = await this.pingOnce(pingOnly);
     for (let tries = 0; tries < retries && isRefusal(answer); tries++) {
       await sleep(retryDelayMs(answer));
-      answer = await this.pingOnce();
+      answer = await this.pingOnce(pingOnly);
     }
     return answer;
   }
 
-  private async pingOnce(): Promise<Answer> {
-    const params: Record<string, unknown> = { status: 'active', slim_presence: true, last_update_id: this.presenceId };
+  private async pingOnce(pingOnly: boolean): Promise<Answer> {
+    const params: Record<string, unknown> = pingOnly
+      ? { status: 'active', ping_only: true }
+      : { status: 'active', slim_presence: true, last_update_id: this.presenceId };
     const answer = await this.http.request('POST', '/users/me/presence', params, this.user);
     if (answer.status === 200 && typeof answer.body.presence_last_update_id === 'number') {
       this.presenceId = answer.body.presence_last_update_id;

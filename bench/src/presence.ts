@@ -29,17 +29,20 @@ export class PresenceLoop {
     if (seconds === 0) this.skipped = 'turned off';
   }
 
-  /** Reports presence once for every client, as at page load; skipped if the server does not answer it with 200. */
+  /**
+   * Reports presence once for every client, as at page load (`ping_only`, as the web app: its snapshot has
+   * everyone's); skipped if the server does not answer it with 200.
+   */
   async comeOnline(): Promise<void> {
     const first = this.fleet.clients[0];
     if (this.skipped || !first) return;
     // Page loads of a client that a loaded server refused come again (setup is not measured).
-    const answer = await first.ping(5);
+    const answer = await first.ping(5, true);
     if (answer.status !== 200) {
       this.skipped = `POST /users/me/presence answered ${answer.status}`;
       return;
     }
-    await pool(this.fleet.clients.slice(1), 8, async (client) => void (await client.ping(5)));
+    await pool(this.fleet.clients.slice(1), 8, async (client) => void (await client.ping(5, true)));
   }
 
   /** Starts new figures (those of the interval so far are returned). */

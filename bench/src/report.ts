@@ -2,6 +2,7 @@ import { mkdir, writeFile } from 'node:fs/promises';
 import { cpus, loadavg, platform, release, totalmem } from 'node:os';
 import { join } from 'node:path';
 import type { Options } from './config/args.js';
+import type { PresenceBurst } from './scenarios/chat-realm.js';
 import type { Outcome, RealmSetup } from './scenarios/common.js';
 import { openFileLimit } from './proc.js';
 import { pick, pickShort, ratio } from './stats.js';
@@ -134,6 +135,14 @@ export function table(result: Result): string {
   ];
   // overload runs no baseline: its figures are held to the issue's goals instead.
   if (result.scenario === 'overload') rows.pop();
+  const burst = (result as { presence_burst?: PresenceBurst }).presence_burst;
+  if (burst && burst.clients > 0) {
+    rows.push([
+      'presence burst',
+      `${burst.clients} online in ${burst.seconds} s: ${burst.events_delivered} events, server CPU ${burst.server_cpu_seconds ?? '-'} s (${burst.server_cpu_ms_per_client ?? '-'} ms a client)`,
+      '',
+    ]);
+  }
   rows.push(...overloadRows(result));
   const width = Math.max(...rows.map((row) => row[1].length));
   const lines = [

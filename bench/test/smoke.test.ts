@@ -111,6 +111,12 @@ test.serial('chat: two steps against an embedded server and the baseline, every 
   const messages = written.steps.reduce((sum: number, s: any) => sum + s.server.deliveries_received, 0);
   t.true(written.events_delivered >= messages, `${written.events_delivered} events, ${messages} messages`);
   perDelivery(t, written, output.table);
+  // Twenty users, under the presence limit (100): each one coming online is an event to everyone else's queue.
+  const burst = written.presence_burst;
+  t.like(burst, { clients: 20 });
+  t.true(burst.events_delivered >= 20 * 19, JSON.stringify(burst));
+  t.is(burst.server_cpu_ms_per_client, Math.round((burst.server_cpu_seconds * 1e5) / 20) / 100);
+  t.regex(output.table, new RegExp(`presence burst +20 online in [\\d.]+ s: ${burst.events_delivered} events`));
 });
 
 /** server_cpu_us_per_delivery: the measured part's server CPU over the events delivered in it, in the JSON and the table. */

@@ -11,6 +11,18 @@ export interface ChatRealm {
   senders: number[];
   traffic: Traffic;
   presence: PresenceLoop;
+  /** What everyone's coming online cost (issue 21 line 5), from the first report until the queues were quiet. */
+  presenceBurst: PresenceBurst;
+}
+
+/** The burst of page loads' presence reports: its clients, its events and the server's CPU over it. */
+export interface PresenceBurst {
+  clients: number;
+  seconds: number;
+  events_delivered: number;
+  server_cpu_seconds: number | null;
+  /** Server CPU per client that came online. */
+  server_cpu_ms_per_client: number | null;
 }
 
 /**
@@ -37,11 +49,25 @@ export async function chatRealm<T>(ctx: RunContext, work: (realm: ChatRealm) => 
     if (senders.length < 2) throw new Error(`only ${senders.length} queues could be registered`);
     const traffic = new Traffic(target.http, manifest, senders, options, options.seed, fleet);
     const presence = new PresenceLoop(fleet, options.presenceSeconds);
+    const before = { sample: target.sample(), events: fleet.polls.events, at: performance.now() };
     await presence.comeOnline();
+    const answered = performance.now();
     if (presence.skipped) notes.push(`presence skipped: ${presence.skipped}`);
-    // Everyone coming online is an event to everyone: let that burst drain before anything is measured.
+    // In a small realm everyone coming online is an event to everyone: let that burst drain before anything is
+    // measured. The burst ends at its last report's answer or its last event, whichever came later.
     if (!(await fleet.settle(2000, 300_000))) notes.push('the queues were still busy 5 minutes after setup');
+    const ended = Math.max(answered, fleet.polls.lastEventAt);
+    const after = target.sample();
+    const cpu = before.sample && after ? Math.round((after.cpuSeconds - before.sample.cpuSeconds) * 100) / 100 : null;
+    const clients = presence.skipped ? 0 : fleet.clients.length;
+    const presenceBurst: PresenceBurst = {
+      clients,
+      seconds: Math.round((ended - before.at) / 100) / 10,
+      events_delivered: fleet.polls.events - before.events,
+      server_cpu_seconds: cpu,
+      server_cpu_ms_per_client: cpu === null || clients === 0 ? null : Math.round((cpu * 1e5) / clients) / 100,
+    };
     presence.start();
-    return work({ target, fleet, senders, traffic, presence });
+    return work({ target, fleet, senders, traffic, presence, presenceBurst });
   });
 }

@@ -12,7 +12,7 @@ import { broken, Meter, rates, stepJson, withBaseline, type Outcome, type RunCon
  */
 export async function chat(ctx: RunContext): Promise<Outcome> {
   const { options, progress, notes } = ctx;
-  return chatRealm(ctx, async ({ target, fleet, senders, traffic, presence }) => {
+  return chatRealm(ctx, async ({ target, fleet, senders, traffic, presence, presenceBurst }) => {
     const { manifest } = target;
     return withBaseline(ctx, manifest, async (baseline) => {
       const baseTraffic = new Traffic(baseline.http, manifest, senders, options, options.seed);
@@ -123,6 +123,7 @@ export async function chat(ctx: RunContext): Promise<Outcome> {
           server_broke_at: serverBroke ? { rate: brokeAt, why: serverBroke } : null,
           live_queues: fleet.clients.length,
           queues_lost: fleet.polls.queuesLost,
+          presence_burst: presenceBurst,
           presence: {
             count: presence.stats.count,
             errors: presence.stats.errors,

@@ -26,7 +26,7 @@ const GOALS = { peakRssBytes: 1.5 * 1024 ** 3, refusalP99Ms: 100, recoverySecond
  */
 export async function overload(ctx: RunContext): Promise<Outcome> {
   const { options, progress, notes } = ctx;
-  return chatRealm(ctx, async ({ target, fleet, senders, traffic, presence }) => {
+  return chatRealm(ctx, async ({ target, fleet, senders, traffic, presence, presenceBurst }) => {
     const { manifest } = target;
     const stopBusy = options.busyCores > 0 ? burnCores(options.busyCores, ctx.cleanups) : undefined;
     try {
@@ -166,7 +166,7 @@ export async function overload(ctx: RunContext): Promise<Outcome> {
         deliveredEvents,
         baseline: { throughput: 0, send: null, broke: false, steps: [], usage: emptyUsage },
         steps: [],
-        extra: { overload: figures },
+        extra: { overload: figures, presence_burst: presenceBurst },
         chart: {
           title: `overload: ${offered} msgs/s offered (${options.overloadFactor} x ${sustainable}) for ${options.overloadSeconds} s`,
           subtitle: `probe sends (${options.probeRate}/s); load from ${options.quietSeconds} s to ${loadEnd / 1000} s; busy cores ${options.busyCores}`,
