@@ -5,6 +5,7 @@ import { performance } from 'node:perf_hooks';
 import { fileURLToPath } from 'node:url';
 import { ChannelTransport, InProcessTransport, serveChannel, type Channel } from '@chat/embedded';
 import { fromWire, toWire, type Transport } from '@chat/runtime';
+import { sleep } from './util.js';
 
 /**
  * What an edge worker's ask costs over its IPC channel (`EDGE_WORKERS`,
@@ -41,7 +42,7 @@ async function asks(transport: Transport): Promise<{ cpu: number; ms: number }> 
     while (next < ASKS) {
       next++;
       fromWire(await transport.request('actor.realm.0', toWire(transport, ASK), 10_000));
-      if (PACE_MS > 0) await new Promise((resolve) => setTimeout(resolve, PACE_MS));
+      if (PACE_MS > 0) await sleep(PACE_MS);
     }
   };
   await Promise.all(Array.from({ length: LANES }, lane));

@@ -2,7 +2,7 @@ import { Fleet } from '../fleet.js';
 import { PresenceLoop } from '../presence.js';
 import type { Target } from '../target.js';
 import { Traffic } from '../traffic.js';
-import { withTarget, type RunContext } from './common.js';
+import { cpuDelta, withTarget, type RunContext } from './common.js';
 
 /** The chat realm with its live queues, the traffic of its senders and their presence. */
 export interface ChatRealm {
@@ -58,7 +58,7 @@ export async function chatRealm<T>(ctx: RunContext, work: (realm: ChatRealm) => 
     if (!(await fleet.settle(2000, 300_000))) notes.push('the queues were still busy 5 minutes after setup');
     const ended = Math.max(answered, fleet.polls.lastEventAt);
     const after = target.sample();
-    const cpu = before.sample && after ? Math.round((after.cpuSeconds - before.sample.cpuSeconds) * 100) / 100 : null;
+    const cpu = before.sample && after ? cpuDelta(before.sample.cpuSeconds, after.cpuSeconds) : null;
     const clients = presence.skipped ? 0 : fleet.clients.length;
     const presenceBurst: PresenceBurst = {
       clients,

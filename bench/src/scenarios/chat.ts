@@ -2,7 +2,7 @@ import { Traffic, type StepRecord } from '../traffic.js';
 import { pickShort } from '../stats.js';
 import { perDelivery } from '../report.js';
 import { chatRealm } from './chat-realm.js';
-import { broken, Meter, rates, stepJson, withBaseline, type Outcome, type RunContext } from './common.js';
+import { broken, cpuDelta, Meter, rates, stepJson, withBaseline, type Outcome, type RunContext } from './common.js';
 
 /**
  * Many users chatting: every user has a live queue; the send rate steps
@@ -55,7 +55,7 @@ export async function chat(ctx: RunContext): Promise<Outcome> {
           const eventsAtStart = fleet.polls.events;
           const step = await traffic.runStep(rate, options.stepSeconds);
           const after = target.sample();
-          const cpu = before && after ? Math.round((after.cpuSeconds - before.cpuSeconds) * 100) / 100 : null;
+          const cpu = before && after ? cpuDelta(before.cpuSeconds, after.cpuSeconds) : null;
           const events = fleet.polls.events - eventsAtStart;
           serverBroke = broken(step, options, true);
           if (serverBroke) brokeAt = rate;

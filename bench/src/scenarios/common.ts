@@ -101,7 +101,8 @@ export class Meter {
   }
 }
 
-const cpuDelta = (before: number, after: number) => Math.round((after - before) * 100) / 100;
+/** CPU seconds between two samples, to the hundredth. */
+export const cpuDelta = (before: number, after: number) => Math.round((after - before) * 100) / 100;
 
 /** Opens a target of the given shape, runs `work` and always stops it (by pid, temp folder removed). */
 export async function withTarget<T>(ctx: RunContext, shape: RealmShape, work: (t: Target) => Promise<T>): Promise<T> {
